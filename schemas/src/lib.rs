@@ -1,0 +1,26 @@
+//! Canonical serde types shared by every Blindfold crate; `json/*.schema.json` is generated from them.
+#![forbid(unsafe_code)]
+
+pub mod decision;
+pub mod event;
+pub mod grant;
+pub mod registry;
+pub mod strict_json;
+
+pub use decision::{Decision, Layer, Reason, Verdict};
+pub use event::{Channel, Event, Intent, Provenance, Relation};
+pub use grant::{GrantClaims, Proposal};
+
+/// Every schema this crate publishes: the file stem under `schemas/json/` and its generator.
+///
+/// The generator binary writes each entry to `json/<name>.schema.json`; `--check` fails when a
+/// committed file differs from what the types produce now.
+pub fn published_schemas() -> Vec<(&'static str, schemars::Schema)> {
+    vec![
+        ("grant-claims", schemars::schema_for!(GrantClaims)),
+        ("proposal", schemars::schema_for!(Proposal)),
+        ("decision", schemars::schema_for!(Decision)),
+        ("reason", schemars::schema_for!(Reason)),
+        ("event", schemars::schema_for!(Event)),
+    ]
+}

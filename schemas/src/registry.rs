@@ -1,0 +1,38 @@
+//! The trusted tool registry's entry shape (SPEC §7, §11): effect class and argument roles.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// What running a tool can do to the world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// Reads only.
+    Read,
+    /// Changes the workspace.
+    Mutate,
+    /// Sends something outside (network, mail, push).
+    External,
+}
+
+impl Effect {
+    /// `mutate` and `external` are effectful: they need a grant (and, with preverify, a verification).
+    pub fn is_effectful(self) -> bool {
+        !matches!(self, Effect::Read)
+    }
+}
+
+/// One registry entry: how to classify a tool and derive (operation, target, artifact) from its
+/// arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSpec {
+    /// Effect class.
+    pub effect: Effect,
+    /// Argument holding the target; none ⇒ the target is the tool name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_arg: Option<String>,
+    /// Argument holding the artifact bytes; none ⇒ every non-target argument goes to `args`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact_arg: Option<String>,
+}

@@ -1,0 +1,55 @@
+//! The command line: one subcommand per file, each returning its exit code.
+
+mod grant;
+mod keygen;
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Exit code for a usage error (bad flags, unreadable inputs).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code for a bad configuration (sysexits EX_USAGE).
+pub const EXIT_CONFIG: u8 = 64;
+
+/// Blindfold: an identity-blind, verify-before-execute, grant-checking sidecar for multi-agent
+/// harnesses.
+#[derive(Debug, Parser)]
+#[command(
+    name = "blindfold",
+    version,
+    about = "Blindfold: identity-blind routing, pre-action verification, signed grants and authority traces for multi-agent harnesses.",
+    propagate_version = true
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start the daemon (health endpoint and WebSocket control API).
+    Run(run::RunArgs),
+    /// Create an Ed25519 issuer key pair (NAME.key.pem 0600, NAME.pub.pem) and print its key id.
+    Keygen(keygen::KeygenArgs),
+    /// Issue, check and revoke signed grants.
+    #[command(subcommand)]
+    Grant(grant::GrantCommand),
+}
+
+/// Runs the parsed command line and returns the process exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Keygen(args) => keygen::run(args),
+        Command::Grant(cmd) => grant::run(cmd),
+    }
+}
+
+/// Prints `message` to stderr and returns the usage exit code.
+pub(crate) fn usage_error(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("blindfold: {message}");
+    ExitCode::from(EXIT_USAGE)
+}

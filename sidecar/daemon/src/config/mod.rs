@@ -1,0 +1,48 @@
+//! Configuration: an embedded default, a file, and `BLINDFOLD_…` variables, validated in full
+//! before anything binds. A bad config names the field and exits 64.
+
+mod raw;
+mod validate;
+
+pub use raw::RawConfig;
+pub use validate::{Config, ConfigError, GrantsConfig, Modes, ServerConfig};
+
+use std::path::Path;
+
+/// The embedded default configuration (TOML).
+pub const DEFAULT_TOML: &str = include_str!("default.toml");
+
+/// Loads the default, then `file` (if any), then `BLINDFOLD_…` environment variables, and
+/// validates the result.
+pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
+    let mut builder =
+        config::Config::builder().add_source(config::File::from_str(DEFAULT_TOML, config::FileFormat::Toml));
+    if let Some(path) = file {
+        if !path.is_file() {
+            return Err(ConfigError::field("--config", format!("no such file: {}", path.display())));
+        }
+        builder = builder.add_source(config::File::from(path).format(config::FileFormat::Toml));
+    }
+    builder = builder.add_source(
+        config::Environment::with_prefix("BLINDFOLD")
+            .prefix_separator("_")
+            .separator("__")
+            .list_separator(",")
+            .with_list_parse_key("server.allowed_origins")
+            .with_list_parse_key("grants.trusted_keys")
+            .with_list_parse_key("grants.revoked_kids")
+            .try_parsing(true)
+            .source(Some(config_variables())),
+    );
+    let merged = builder.build().map_err(ConfigError::from_source)?;
+    let raw: RawConfig = merged.try_deserialize().map_err(ConfigError::from_source)?;
+    raw.validate()
+}
+
+/// `BLINDFOLD_<SECTION>__<KEY>` variables only: other `BLINDFOLD_…` variables (tokens for
+/// adapters, test knobs) are not configuration and must not fail validation.
+fn config_variables() -> config::Map<String, String> {
+    std::env::vars()
+        .filter(|(k, _)| k.strip_prefix("BLINDFOLD_").is_some_and(|rest| rest.contains("__")))
+        .collect()
+}

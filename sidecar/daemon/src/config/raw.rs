@@ -1,0 +1,69 @@
+//! The configuration as written: every section and key, nothing checked yet.
+
+use serde::{Deserialize, Serialize};
+
+/// The whole configuration file as parsed; `validate` turns it into a [`super::Config`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    /// `[server]`.
+    pub server: RawServer,
+    /// `[state]`.
+    pub state: RawState,
+    /// `[modes]`.
+    pub modes: RawModes,
+    /// `[grants]`.
+    pub grants: RawGrants,
+}
+
+/// `[server]`: where the health endpoint and the control API listen.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawServer {
+    /// `host:port`, loopback only.
+    pub listen: String,
+    /// Browser origins allowed on the control API.
+    #[serde(default)]
+    pub allowed_origins: Vec<String>,
+}
+
+/// `[state]`: Blindfold's private directory.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawState {
+    /// Directory; empty means the platform default.
+    #[serde(default)]
+    pub dir: String,
+}
+
+/// `[modes]`: which mechanisms are on.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawModes {
+    /// Strip displayed identity.
+    pub anonymize: bool,
+    /// Show only verified identity.
+    pub attest: bool,
+    /// Contradiction blocks execute; effectful proposals need verification.
+    pub preverify: bool,
+    /// Mutations need a signed grant.
+    pub grants: bool,
+    /// Block (true) or only record (false).
+    pub enforce: bool,
+}
+
+/// `[grants]`: trusted issuers and time bounds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawGrants {
+    /// SPKI PEM files of trusted issuer keys.
+    #[serde(default)]
+    pub trusted_keys: Vec<String>,
+    /// Revoked key ids.
+    #[serde(default)]
+    pub revoked_kids: Vec<String>,
+    /// Clock leeway, seconds.
+    pub leeway_s: u64,
+    /// Maximum grant lifetime, seconds.
+    pub max_ttl_s: u64,
+}

@@ -1,0 +1,160 @@
+//! Raw → validated configuration. Every problem names the field it is about.
+
+use super::raw::RawConfig;
+use blindfold_engine::grants::{GrantPolicy, TrustedKeys};
+use serde::Serialize;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// A configuration problem, naming the field (`server.listen`, …).
+#[derive(Debug, thiserror::Error)]
+#[error("config error: {field}: {message}")]
+pub struct ConfigError {
+    /// Dotted path of the field.
+    pub field: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl ConfigError {
+    /// An error about `field`.
+    pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { field: field.into(), message: message.into() }
+    }
+
+    /// Wraps an error from the config sources (parse, unknown key, wrong type).
+    pub fn from_source(e: config::ConfigError) -> Self {
+        Self::field("config", e.to_string())
+    }
+}
+
+/// Which mechanisms are on (SPEC §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Modes {
+    /// Strip displayed identity.
+    pub anonymize: bool,
+    /// Show only verified identity (anonymize wins when both are set).
+    pub attest: bool,
+    /// Contradiction blocks execute; effectful proposals need verification.
+    pub preverify: bool,
+    /// Mutations need a signed grant.
+    pub grants: bool,
+    /// Block (true) or only record (false).
+    pub enforce: bool,
+}
+
+/// `[server]`, validated.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// A loopback address.
+    pub listen: SocketAddr,
+    /// Browser origins allowed on the control API.
+    pub allowed_origins: Vec<String>,
+}
+
+/// `[grants]`, validated: keys loaded and the time policy set.
+#[derive(Clone)]
+pub struct GrantsConfig {
+    /// Trusted issuer keys (revoked ones already marked).
+    pub keys: TrustedKeys,
+    /// Leeway and lifetime bound.
+    pub policy: GrantPolicy,
+}
+
+/// The validated configuration the daemon runs on.
+#[derive(Clone)]
+pub struct Config {
+    /// Listening and origins.
+    pub server: ServerConfig,
+    /// Blindfold's private directory.
+    pub state_dir: PathBuf,
+    /// Mechanisms on.
+    pub modes: Modes,
+    /// Grant verification.
+    pub grants: GrantsConfig,
+    /// The raw form, for `--print-config`.
+    pub raw: RawConfig,
+}
+
+/// Longest clock leeway accepted (5 minutes); more would make expiry meaningless.
+const MAX_LEEWAY_S: u64 = 300;
+/// Longest grant lifetime accepted in config (30 days).
+const MAX_MAX_TTL_S: u64 = 30 * 24 * 3600;
+
+impl RawConfig {
+    /// Checks every field; the first problem is returned with its field name.
+    pub fn validate(self) -> Result<Config, ConfigError> {
+        let listen: SocketAddr = self.server.listen.parse().map_err(|_| {
+            ConfigError::field("server.listen", format!("not a host:port address: {:?}", self.server.listen))
+        })?;
+        if !listen.ip().is_loopback() {
+            return Err(ConfigError::field(
+                "server.listen",
+                format!("{listen} is not a loopback address; the control API listens on loopback only"),
+            ));
+        }
+        for (i, origin) in self.server.allowed_origins.iter().enumerate() {
+            let ok = (origin.starts_with("http://") || origin.starts_with("https://"))
+                && !origin.trim_end_matches('/').contains(['?', '#'])
+                && origin.matches('/').count() == 2;
+            if !ok {
+                return Err(ConfigError::field(
+                    format!("server.allowed_origins[{i}]"),
+                    format!("not an origin (scheme://host[:port]): {origin:?}"),
+                ));
+            }
+        }
+        let state_dir = resolve_state_dir(&self.state.dir)?;
+        if self.grants.leeway_s > MAX_LEEWAY_S {
+            return Err(ConfigError::field("grants.leeway_s", format!("at most {MAX_LEEWAY_S} seconds")));
+        }
+        if self.grants.max_ttl_s == 0 || self.grants.max_ttl_s > MAX_MAX_TTL_S {
+            return Err(ConfigError::field(
+                "grants.max_ttl_s",
+                format!("between 1 and {MAX_MAX_TTL_S} seconds"),
+            ));
+        }
+        let mut keys = TrustedKeys::new();
+        for (i, path) in self.grants.trusted_keys.iter().enumerate() {
+            let field = format!("grants.trusted_keys[{i}]");
+            let pem = std::fs::read_to_string(path)
+                .map_err(|e| ConfigError::field(&field, format!("cannot read {path}: {e}")))?;
+            keys.add_pem(&pem).map_err(|e| ConfigError::field(&field, format!("{path}: {e}")))?;
+        }
+        for kid in &self.grants.revoked_kids {
+            keys.revoke(kid);
+        }
+        let m = &self.modes;
+        Ok(Config {
+            server: ServerConfig { listen, allowed_origins: self.server.allowed_origins.clone() },
+            state_dir,
+            modes: Modes {
+                anonymize: m.anonymize,
+                attest: m.attest,
+                preverify: m.preverify,
+                grants: m.grants,
+                enforce: m.enforce,
+            },
+            grants: GrantsConfig {
+                keys,
+                policy: GrantPolicy { leeway_s: self.grants.leeway_s, max_ttl_s: self.grants.max_ttl_s },
+            },
+            raw: self,
+        })
+    }
+}
+
+/// The state directory: the configured one, else `$XDG_STATE_HOME/blindfold`, else
+/// `~/.local/state/blindfold`.
+fn resolve_state_dir(configured: &str) -> Result<PathBuf, ConfigError> {
+    if !configured.is_empty() {
+        return Ok(PathBuf::from(configured));
+    }
+    if let Some(xdg) = std::env::var_os("XDG_STATE_HOME").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(xdg).join("blindfold"));
+    }
+    match std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        Some(home) => Ok(PathBuf::from(home).join(".local/state/blindfold")),
+        None => Err(ConfigError::field("state.dir", "empty and neither XDG_STATE_HOME nor HOME is set")),
+    }
+}

@@ -1,0 +1,61 @@
+//! The control API's WebSocket loop: one JSON-RPC request per text frame, answered in order.
+
+use super::auth::authorize_upgrade;
+use super::methods::dispatch;
+use super::rpc::{RpcError, RpcRequest, error_frame, result_frame};
+use crate::app::App;
+use crate::state::Scope;
+use axum::extract::State;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use blindfold_schemas::strict_json;
+use serde_json::Value;
+
+/// Largest control frame accepted (bytes).
+const MAX_FRAME: usize = 4 << 20;
+
+/// `GET /v1/control`: authorizes, then upgrades to the JSON-RPC socket.
+pub async fn upgrade(State(app): State<App>, headers: HeaderMap, ws: WebSocketUpgrade) -> Response {
+    match authorize_upgrade(&app, &headers) {
+        Ok(scope) => ws.max_message_size(MAX_FRAME).on_upgrade(move |socket| serve(app, scope, socket)),
+        Err(refusal) => refusal.into_response(),
+    }
+}
+
+async fn serve(app: App, scope: Scope, mut socket: WebSocket) {
+    while let Some(Ok(msg)) = socket.recv().await {
+        let reply = match msg {
+            Message::Text(text) => handle(&app, scope, text.as_bytes()),
+            Message::Binary(bytes) => handle(&app, scope, &bytes),
+            Message::Close(_) => break,
+            Message::Ping(_) | Message::Pong(_) => continue,
+        };
+        if socket.send(Message::Text(reply.into())).await.is_err() {
+            break;
+        }
+    }
+}
+
+/// Parses one frame (duplicate keys refused), dispatches it, and serialises the answer.
+pub fn handle(app: &App, scope: Scope, frame: &[u8]) -> String {
+    let value = match strict_json::value_from_slice(frame) {
+        Ok(v) => v,
+        Err(e) => return error_frame(&Value::Null, &RpcError::parse(format!("not JSON: {e}"))),
+    };
+    let id = value.get("id").cloned().unwrap_or(Value::Null);
+    let request: RpcRequest = match serde_json::from_value(value) {
+        Ok(r) => r,
+        Err(e) => return error_frame(&id, &RpcError::invalid_request(e.to_string())),
+    };
+    if request.jsonrpc != "2.0" {
+        return error_frame(&id, &RpcError::invalid_request("jsonrpc must be \"2.0\""));
+    }
+    let Some(id) = request.id.clone() else {
+        return error_frame(&Value::Null, &RpcError::invalid_request("requests need an id"));
+    };
+    match dispatch(app, scope, &request.method, request.params) {
+        Ok(result) => result_frame(&id, result),
+        Err(e) => error_frame(&id, &e),
+    }
+}

@@ -1,0 +1,13 @@
+//! The `blindfold` daemon and CLI: config, state, transports and the control API around the engine.
+#![forbid(unsafe_code)]
+
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod control;
+pub mod state;
+
+/// Seconds since the Unix epoch (the daemon's one clock; the engine is handed time).
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}

@@ -1,0 +1,112 @@
+//! Grants submitted on the trusted path: verified once at submit, claims cached for the hot path.
+
+use super::check::{ActionBytes, CHECK_ID, GrantCheck, GrantPolicy};
+use super::keys::TrustedKeys;
+use super::verify::{VerifiedGrant, verify_token};
+use blindfold_schemas::{Decision, GrantClaims, Layer, Proposal, Reason};
+use dashmap::DashMap;
+use std::sync::Arc;
+
+/// Verified grants by `jti`. The hot path does lookups and hash compares, never Ed25519.
+#[derive(Default)]
+pub struct GrantCache {
+    grants: DashMap<String, Arc<VerifiedGrant>>,
+}
+
+impl GrantCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Verifies `token` (signature, issuer, lifetime, not expired) and caches its claims.
+    ///
+    /// Returns the denial when the token is not acceptable; nothing is cached then.
+    pub fn submit(
+        &self,
+        token: &str,
+        keys: &TrustedKeys,
+        policy: GrantPolicy,
+        now: u64,
+    ) -> Result<GrantClaims, Decision> {
+        let verified = verify_token(token.trim(), keys).map_err(|reason| {
+            Decision::deny(reason, CHECK_ID, Layer::ContentFree)
+                .with_detail("the grant is not signed by a trusted issuer key")
+        })?;
+        let c = &verified.claims;
+        if c.exp.saturating_add(policy.leeway_s) <= now {
+            return Err(Decision::deny(Reason::ExpiredGrant, CHECK_ID, Layer::ContentFree)
+                .with_detail("the grant has already expired"));
+        }
+        if c.exp.saturating_sub(c.iat) > policy.max_ttl_s {
+            return Err(Decision::deny(Reason::GrantTooLong, CHECK_ID, Layer::ContentFree)
+                .with_detail(format!("grant lifetime exceeds max_ttl ({} s)", policy.max_ttl_s)));
+        }
+        let claims = verified.claims.clone();
+        self.grants.insert(claims.jti.clone(), Arc::new(verified));
+        Ok(claims)
+    }
+
+    /// Checks an action against every cached grant: the one that fits is consumed (unless the
+    /// check is a dry run); otherwise the reason is that of the closest grant — same operation
+    /// first, then the one that failed latest in the check order.
+    pub fn check(&self, check: &GrantCheck<'_>, proposal: &Proposal, action: ActionBytes<'_>) -> Decision {
+        let mut best: Option<(bool, u8, Decision)> = None;
+        for entry in self.grants.iter() {
+            let claims = &entry.value().claims;
+            let decision = match check.first_failure(proposal, claims, action) {
+                Some(d) => d,
+                None => {
+                    let d = check.consume(claims);
+                    if d.is_allow() {
+                        return d;
+                    }
+                    d
+                }
+            };
+            let key = (claims.operation == proposal.operation, step_of(decision.reason));
+            if best.as_ref().is_none_or(|(same, step, _)| key > (*same, *step)) {
+                best = Some((key.0, key.1, decision));
+            }
+        }
+        best.map(|(_, _, d)| d).unwrap_or_else(|| {
+            Decision::deny(Reason::NoGrant, CHECK_ID, Layer::ContentFree)
+                .with_detail("no grant covers this action; ask an issuer for one")
+        })
+    }
+
+    /// Drops a grant (after revocation, or once spent).
+    pub fn remove(&self, jti: &str) {
+        self.grants.remove(jti);
+    }
+
+    /// Forgets grants expired before `now - leeway`; returns how many went.
+    pub fn sweep(&self, now: u64, policy: GrantPolicy) -> usize {
+        let before = self.grants.len();
+        self.grants.retain(|_, g| g.claims.exp.saturating_add(policy.leeway_s) > now);
+        before - self.grants.len()
+    }
+
+    /// Number of cached grants.
+    pub fn len(&self) -> usize {
+        self.grants.len()
+    }
+
+    /// True when no grant is cached.
+    pub fn is_empty(&self) -> bool {
+        self.grants.is_empty()
+    }
+}
+
+/// Position of a grant failure in SPEC §6's order (later = closer to fitting).
+fn step_of(reason: Reason) -> u8 {
+    match reason {
+        Reason::WrongTask => 4,
+        Reason::ExpiredGrant | Reason::NotYetValid | Reason::GrantTooLong => 5,
+        Reason::OperationDenied => 6,
+        Reason::TargetDenied => 7,
+        Reason::ArtifactChanged => 8,
+        Reason::ReplayedGrant | Reason::RevokedGrant | Reason::InternalError => 9,
+        _ => 0,
+    }
+}

@@ -1,0 +1,8 @@
+//! The sans-IO decision core of Blindfold: grants, identity, evidence and the check cascade.
+//!
+//! Nothing here opens a socket, reads a clock or touches a file: time is passed in, stores are
+//! traits, and every function returns a decision the caller acts on.
+#![forbid(unsafe_code)]
+
+pub mod canonical;
+pub mod grants;

@@ -4,12 +4,15 @@
 pub mod decision;
 pub mod event;
 pub mod grant;
+pub mod modes;
 pub mod registry;
 pub mod strict_json;
 
 pub use decision::{Decision, Layer, Reason, Verdict};
 pub use event::{Channel, Event, Intent, Provenance, Relation};
 pub use grant::{GrantClaims, Proposal};
+pub use modes::ModeSet;
+pub use registry::{Effect, ToolSpec};
 
 /// Every schema this crate publishes: the file stem under `schemas/json/` and its generator.
 ///
@@ -22,5 +25,6 @@ pub fn published_schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("decision", schemars::schema_for!(Decision)),
         ("reason", schemars::schema_for!(Reason)),
         ("event", schemars::schema_for!(Event)),
+        ("modes", schemars::schema_for!(ModeSet)),
     ]
 }

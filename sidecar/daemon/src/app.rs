@@ -1,8 +1,10 @@
 //! The daemon's shared state: validated config, live modes, grants and their stores.
 
-use crate::config::{Config, Modes};
+use crate::config::Config;
 use crate::state::{RedbGrantStore, Tokens, ensure_private_dir};
 use blindfold_engine::grants::{GrantCache, GrantStore};
+use blindfold_engine::{Engine, EngineConfig, Registry};
+use blindfold_schemas::ModeSet;
 use std::sync::Arc;
 use tokio::sync::watch;
 
@@ -17,8 +19,10 @@ pub struct App {
     pub store: Arc<dyn GrantStore>,
     /// Control API capability tokens.
     pub tokens: Tokens,
+    /// The decision engine (shares the grant cache and store above).
+    pub engine: Arc<Engine>,
     /// Live modes: a toggle applies to connections already open (read per message).
-    pub modes: Arc<watch::Sender<Modes>>,
+    pub modes: Arc<watch::Sender<ModeSet>>,
 }
 
 impl App {
@@ -29,17 +33,26 @@ impl App {
         let tokens = Tokens::load_or_create(&config.state_dir)?;
         let store = RedbGrantStore::open(&config.state_dir).map_err(|e| e.to_string())?;
         let (modes, _) = watch::channel(config.modes);
+        let grants = Arc::new(GrantCache::new());
+        let store: Arc<dyn GrantStore> = Arc::new(store);
+        let engine = Engine::new(
+            EngineConfig { registry: Registry::defaults(), grant_policy: config.grants.policy },
+            Arc::new(config.grants.keys.clone()),
+            grants.clone(),
+            store.clone(),
+        );
         Ok(Self {
             config: Arc::new(config),
-            grants: Arc::new(GrantCache::new()),
-            store: Arc::new(store),
+            grants,
+            store,
+            engine: Arc::new(engine),
             tokens,
             modes: Arc::new(modes),
         })
     }
 
     /// The modes in force now.
-    pub fn modes(&self) -> Modes {
+    pub fn modes(&self) -> ModeSet {
         *self.modes.borrow()
     }
 }

@@ -1,1 +1,77 @@
-fn main() {}
+//! Criterion benchmarks of the grant check in-process: the full ordered check on a token
+//! (signature included, as `grant check` does) and the hot path on cached claims.
+
+#![allow(missing_docs)] // criterion_group! generates undocumented items
+use blindfold_engine::grants::{
+    ActionBytes, GrantCache, GrantCheck, GrantPolicy, GrantRequest, IssuerKey, MemoryGrantStore, TrustedKeys,
+    issue_grant,
+};
+use blindfold_schemas::Proposal;
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::Map;
+use std::hint::black_box;
+
+const NOW: u64 = 1_800_000_000;
+
+fn bench(c: &mut Criterion) {
+    let key = IssuerKey::generate();
+    let mut keys = TrustedKeys::new();
+    keys.add(&key.verifying_key());
+    let artifact = vec![b'x'; 4096];
+    let req = GrantRequest {
+        task_id: "task-7".into(),
+        operation: "write_file".into(),
+        target: "/work/report.md".into(),
+        artifact: artifact.clone(),
+        args: Map::new(),
+        ttl_s: 600,
+        now: NOW,
+        nbf: None,
+        max_uses: Some(u32::MAX),
+        review_id: None,
+        jti: None,
+    };
+    let (token, _) = issue_grant(&key, &req).expect("sign");
+    let proposal_json = br#"{"task_id":"task-7","operation":"write_file","target":"/work/report.md"}"#;
+    let args = Map::new();
+    let store = MemoryGrantStore::new();
+    let check = GrantCheck {
+        keys: &keys,
+        policy: GrantPolicy::default(),
+        store: &store,
+        now: NOW + 1,
+        dry_run: false,
+    };
+
+    c.bench_function("grant_check/token_4KiB", |b| {
+        b.iter(|| {
+            let d = check.check_raw(
+                black_box(proposal_json),
+                Some(black_box(&token)),
+                ActionBytes { artifact: black_box(&artifact), args: &args },
+            );
+            assert!(d.is_allow());
+        })
+    });
+
+    let cache = GrantCache::new();
+    cache.submit(&token, &keys, GrantPolicy::default(), NOW).expect("submit");
+    let proposal = Proposal {
+        task_id: "task-7".into(),
+        operation: "write_file".into(),
+        target: "/work/report.md".into(),
+    };
+    c.bench_function("grant_check/cached_4KiB", |b| {
+        b.iter(|| {
+            let d = cache.check(
+                &check,
+                black_box(&proposal),
+                ActionBytes { artifact: black_box(&artifact), args: &args },
+            );
+            assert!(d.is_allow());
+        })
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

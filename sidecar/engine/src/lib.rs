@@ -5,4 +5,9 @@
 #![forbid(unsafe_code)]
 
 pub mod canonical;
+pub mod engine;
 pub mod grants;
+pub mod registry;
+
+pub use engine::{Engine, EngineConfig, Step, StepContext, Trajectory};
+pub use registry::{DerivedAction, Registry};

@@ -5,7 +5,7 @@ mod raw;
 mod validate;
 
 pub use raw::RawConfig;
-pub use validate::{Config, ConfigError, GrantsConfig, Modes, ServerConfig};
+pub use validate::{Config, ConfigError, GrantsConfig, ServerConfig};
 
 use std::path::Path;
 

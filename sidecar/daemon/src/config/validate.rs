@@ -2,7 +2,7 @@
 
 use super::raw::RawConfig;
 use blindfold_engine::grants::{GrantPolicy, TrustedKeys};
-use serde::Serialize;
+use blindfold_schemas::ModeSet;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -26,21 +26,6 @@ impl ConfigError {
     pub fn from_source(e: config::ConfigError) -> Self {
         Self::field("config", e.to_string())
     }
-}
-
-/// Which mechanisms are on (SPEC §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Modes {
-    /// Strip displayed identity.
-    pub anonymize: bool,
-    /// Show only verified identity (anonymize wins when both are set).
-    pub attest: bool,
-    /// Contradiction blocks execute; effectful proposals need verification.
-    pub preverify: bool,
-    /// Mutations need a signed grant.
-    pub grants: bool,
-    /// Block (true) or only record (false).
-    pub enforce: bool,
 }
 
 /// `[server]`, validated.
@@ -69,7 +54,7 @@ pub struct Config {
     /// Blindfold's private directory.
     pub state_dir: PathBuf,
     /// Mechanisms on.
-    pub modes: Modes,
+    pub modes: ModeSet,
     /// Grant verification.
     pub grants: GrantsConfig,
     /// The raw form, for `--print-config`.
@@ -128,7 +113,7 @@ impl RawConfig {
         Ok(Config {
             server: ServerConfig { listen, allowed_origins: self.server.allowed_origins.clone() },
             state_dir,
-            modes: Modes {
+            modes: ModeSet {
                 anonymize: m.anonymize,
                 attest: m.attest,
                 preverify: m.preverify,

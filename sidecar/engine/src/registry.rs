@@ -1,0 +1,113 @@
+//! The trusted tool registry (SPEC §7, §11): effect classes and how to derive (operation,
+//! target, artifact bytes, other arguments) from a call. Unknown tools are `mutate`.
+
+use crate::canonical::{artifact_bytes, target_string};
+use blindfold_schemas::{Effect, ToolSpec};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// What a tool call amounts to, as grants and fingerprints see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DerivedAction {
+    /// Effect class after every rule (host allowlist, shell classifier).
+    pub effect: Effect,
+    /// The operation (tool name).
+    pub operation: String,
+    /// The target string (a string argument, the JCS of another value, or the tool name).
+    pub target: String,
+    /// The exact artifact bytes that would be forwarded.
+    pub artifact: Vec<u8>,
+    /// Every other argument.
+    pub args: Map<String, Value>,
+    /// True when the tool is not in the registry (classified `mutate`).
+    pub unknown: bool,
+}
+
+/// Tool specs by name plus the hosts `web_fetch` may read from.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    tools: HashMap<String, ToolSpec>,
+    allowed_hosts: Vec<String>,
+}
+
+fn spec(effect: Effect, target: Option<&str>, artifact: Option<&str>) -> ToolSpec {
+    ToolSpec { effect, target_arg: target.map(str::to_owned), artifact_arg: artifact.map(str::to_owned) }
+}
+
+impl Registry {
+    /// An empty registry: every tool is unknown (and so `mutate`).
+    pub fn empty() -> Self {
+        Self::default()
+    }
+
+    /// The default registry of SPEC §11.
+    pub fn defaults() -> Self {
+        let mut tools = HashMap::new();
+        for name in ["read_file", "list_directory", "search"] {
+            tools.insert(name.to_owned(), spec(Effect::Read, None, None));
+        }
+        tools.insert("web_fetch".into(), spec(Effect::External, Some("url"), None));
+        for name in ["write_file", "edit_file", "move_file", "delete_file"] {
+            tools.insert(name.to_owned(), spec(Effect::Mutate, Some("path"), Some("content")));
+        }
+        tools.insert("bash".into(), spec(Effect::Mutate, Some("command"), Some("command")));
+        for (name, target, artifact) in [
+            ("http_post", "url", "body"),
+            ("send_email", "to", "body"),
+            ("deliver_review", "target", "body"),
+            ("git_push", "remote", "ref"),
+        ] {
+            tools.insert(name.to_owned(), spec(Effect::External, Some(target), Some(artifact)));
+        }
+        Self { tools, allowed_hosts: Vec::new() }
+    }
+
+    /// Adds or replaces a tool.
+    pub fn insert(&mut self, name: impl Into<String>, spec: ToolSpec) {
+        self.tools.insert(name.into(), spec);
+    }
+
+    /// Sets the hosts `web_fetch` may read from without being `external`.
+    pub fn set_allowed_hosts(&mut self, hosts: Vec<String>) {
+        self.allowed_hosts = hosts.into_iter().map(|h| h.to_ascii_lowercase()).collect();
+    }
+
+    /// The spec of `tool`, if registered.
+    pub fn get(&self, tool: &str) -> Option<&ToolSpec> {
+        self.tools.get(tool)
+    }
+
+    /// Derives operation, target, artifact bytes and other arguments of a call.
+    pub fn derive(&self, tool: &str, args: &Map<String, Value>) -> DerivedAction {
+        let (spec, unknown) = match self.tools.get(tool) {
+            Some(s) => (s.clone(), false),
+            None => (spec(Effect::Mutate, None, None), true),
+        };
+        let target = match &spec.target_arg {
+            Some(name) => args.get(name).map(target_string).unwrap_or_default(),
+            None => tool.to_owned(),
+        };
+        let artifact = match &spec.artifact_arg {
+            Some(name) => args.get(name).map(artifact_bytes).unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let mut rest = args.clone();
+        for name in [&spec.target_arg, &spec.artifact_arg].into_iter().flatten() {
+            rest.remove(name);
+        }
+        let effect = if tool == "web_fetch" && !unknown {
+            if self.host_allowed(&target) { Effect::Read } else { Effect::External }
+        } else {
+            spec.effect
+        };
+        DerivedAction { effect, operation: tool.to_owned(), target, artifact, args: rest, unknown }
+    }
+
+    fn host_allowed(&self, url: &str) -> bool {
+        let after_scheme = url.split_once("://").map_or(url, |(_, r)| r);
+        let authority = after_scheme.split(['/', '?', '#']).next().unwrap_or("");
+        let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        let host = host_port.split(':').next().unwrap_or("").to_ascii_lowercase();
+        !host.is_empty() && self.allowed_hosts.contains(&host)
+    }
+}

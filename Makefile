@@ -40,9 +40,21 @@ check-schemas:
 bench:
 	$(CARGO) bench -p blindfold-engine
 
-## deps: test dependencies installed into the project's own folders (pinned)
-deps:
-	@true
+VENV := .venv
+PY_REQ := integration-tests/requirements.txt
+NODE_DIR := integration-tests
+
+## deps: test peers installed into the project's own folders (pinned; caches in ~/.cache)
+deps: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
+
+$(VENV)/.installed: $(PY_REQ)
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r $(PY_REQ)
+	touch $@
+
+$(NODE_DIR)/node_modules/.installed: $(NODE_DIR)/package.json
+	cd $(NODE_DIR) && npm install --no-audit --no-fund --loglevel=error
+	touch $@
 
 clean:
 	$(CARGO) clean

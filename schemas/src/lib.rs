@@ -4,6 +4,7 @@
 pub mod decision;
 pub mod event;
 pub mod grant;
+pub mod identity;
 pub mod modes;
 pub mod registry;
 pub mod strict_json;
@@ -11,6 +12,7 @@ pub mod strict_json;
 pub use decision::{Decision, Layer, Reason, Verdict};
 pub use event::{Channel, Event, Intent, Provenance, Relation};
 pub use grant::{GrantClaims, Proposal};
+pub use identity::AgentIdentity;
 pub use modes::ModeSet;
 pub use registry::{Effect, ToolSpec};
 

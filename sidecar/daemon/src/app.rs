@@ -21,6 +21,8 @@ pub struct App {
     pub tokens: Tokens,
     /// The decision engine (shares the grant cache and store above).
     pub engine: Arc<Engine>,
+    /// Live trajectories (state evicted when a trajectory ends).
+    pub trajectories: Arc<crate::gate::Trajectories>,
     /// Live modes: a toggle applies to connections already open (read per message).
     pub modes: Arc<watch::Sender<ModeSet>>,
 }
@@ -46,6 +48,7 @@ impl App {
             grants,
             store,
             engine: Arc::new(engine),
+            trajectories: Arc::default(),
             tokens,
             modes: Arc::new(modes),
         })

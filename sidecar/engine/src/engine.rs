@@ -6,7 +6,7 @@
 
 use crate::grants::{ActionBytes, GrantCache, GrantCheck, GrantPolicy, GrantStore, TrustedKeys};
 use crate::registry::{DerivedAction, Registry};
-use blindfold_schemas::{Decision, Effect, Event, Layer, ModeSet, Proposal, Verdict};
+use blindfold_schemas::{Decision, Effect, Event, Layer, ModeSet, Proposal, Reason, Verdict};
 use std::sync::Arc;
 
 /// Static configuration of an engine (one per daemon).
@@ -60,6 +60,17 @@ pub struct Step {
 impl Step {
     fn informational() -> Self {
         Self { decision: None, enforced: false, action: None }
+    }
+
+    /// A denial caused by Blindfold's own failure (fail closed).
+    pub fn fail_closed(detail: &str, enforce: bool) -> Self {
+        Self {
+            decision: Some(
+                Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree).with_detail(detail),
+            ),
+            enforced: enforce,
+            action: None,
+        }
     }
 
     /// True when the caller must not let the event through.

@@ -7,6 +7,7 @@
 pub mod canonical;
 pub mod engine;
 pub mod grants;
+pub mod identity;
 pub mod registry;
 
 pub use engine::{Engine, EngineConfig, Step, StepContext, Trajectory};

@@ -1,0 +1,129 @@
+//! The anonymizer of one trajectory: a lexicon plus an alias map, growing as displayed
+//! identities are seen.
+
+use super::alias::AliasMap;
+use super::lexicon::{Lexicon, LexiconBuilder, WordKind};
+use super::text::self_identifications;
+use blindfold_schemas::AgentIdentity;
+use serde_json::Value;
+
+/// Rewrites what flows toward the coordinator so that no identity word reaches it (SPEC §4).
+///
+/// Cheap to clone (the compiled lexicon is shared); every rewrite method takes `&self`, and the
+/// `observe_*` methods, which add displayed identities, rebuild the lexicon only when a new word
+/// appears.
+#[derive(Debug, Clone)]
+pub struct Anonymizer {
+    lexicon: Lexicon,
+    aliases: AliasMap,
+}
+
+impl Anonymizer {
+    /// An anonymizer over `lexicon` (true identities and extra words) and `aliases`.
+    pub fn new(lexicon: Lexicon, aliases: AliasMap) -> Self {
+        Self { lexicon, aliases }
+    }
+
+    /// The compiled lexicon.
+    pub fn lexicon(&self) -> &Lexicon {
+        &self.lexicon
+    }
+
+    /// The alias map (kept inside Blindfold; record its seed in the trace).
+    pub fn aliases(&self) -> &AliasMap {
+        &self.aliases
+    }
+
+    /// Mutable alias map (late agents get the next free alias).
+    pub fn aliases_mut(&mut self) -> &mut AliasMap {
+        &mut self.aliases
+    }
+
+    /// The alias of `agent`, assigning the next free one if it has none yet.
+    pub fn alias(&mut self, agent: &str) -> String {
+        self.aliases.ensure(agent).to_owned()
+    }
+
+    /// Adds displayed identity words; true when the lexicon changed.
+    pub fn observe_identity(&mut self, displayed: &AgentIdentity) -> bool {
+        self.extend(|b| {
+            b.identity(displayed);
+        })
+    }
+
+    /// Harvests displayed identity from an A2A agent card (v1.0 or v0.3) of `agent`: its name
+    /// (mapped to the alias), `provider.organization` and the provider URL's host, and model
+    /// names it self-identifies with in `description` and skills. True when the lexicon changed.
+    pub fn observe_card(&mut self, agent: &str, card: &Value) -> bool {
+        let mut words: Vec<(String, WordKind)> = Vec::new();
+        if let Some(name) = card.get("name").and_then(Value::as_str) {
+            words.push((name.to_owned(), WordKind::Agent(agent.to_owned())));
+        }
+        let provider = card.get("provider");
+        if let Some(org) = provider.and_then(|p| p.get("organization")).and_then(Value::as_str) {
+            words.push((org.to_owned(), WordKind::Provider));
+        }
+        if let Some(host) = provider.and_then(|p| p.get("url")).and_then(Value::as_str).and_then(url_host) {
+            words.push((host, WordKind::Provider));
+        }
+        let mut texts: Vec<&str> = card.get("description").and_then(Value::as_str).into_iter().collect();
+        for skill in card.get("skills").and_then(Value::as_array).into_iter().flatten() {
+            texts
+                .extend(["name", "description"].iter().filter_map(|k| skill.get(*k).and_then(Value::as_str)));
+            let examples = skill.get("examples").and_then(Value::as_array);
+            texts.extend(examples.into_iter().flatten().filter_map(Value::as_str));
+        }
+        for t in texts {
+            words.extend(harvest_text(t));
+        }
+        self.extend_words(words)
+    }
+
+    /// Harvests self-identification ("As X-9 from Acme …") from agent-written text; true when
+    /// the lexicon changed.
+    pub fn observe_text(&mut self, text: &str) -> bool {
+        self.extend_words(harvest_text(text))
+    }
+
+    /// Applies `f` to a copy of the lexicon's builder and rebuilds; true when words were added.
+    pub fn extend(&mut self, f: impl FnOnce(&mut LexiconBuilder)) -> bool {
+        let before = self.lexicon.to_builder();
+        let mut b = before.clone();
+        f(&mut b);
+        let changed = b != before;
+        if changed {
+            self.lexicon = b.build();
+        }
+        changed
+    }
+
+    fn extend_words(&mut self, words: Vec<(String, WordKind)>) -> bool {
+        let b = self.lexicon.to_builder();
+        if words.iter().all(|(w, k)| b.has(w, k) || super::words::normalize_word(w).is_none()) {
+            return false;
+        }
+        self.extend(|b| {
+            for (w, k) in words {
+                b.word(&w, k);
+            }
+        })
+    }
+}
+
+fn harvest_text(text: &str) -> Vec<(String, WordKind)> {
+    self_identifications(text)
+        .into_iter()
+        .map(|(s, e, what)| {
+            let kind =
+                if what == super::text::PROVIDER_PLACEHOLDER { WordKind::Provider } else { WordKind::Model };
+            (text[s..e].to_owned(), kind)
+        })
+        .collect()
+}
+
+/// The host of an `http(s)` URL without a leading `www.`.
+pub(crate) fn url_host(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split(['/', '?', '#', ':']).next()?.trim_start_matches("www.");
+    (!host.is_empty()).then(|| host.to_owned())
+}

@@ -1,0 +1,47 @@
+//! Identity-blind routing (SPEC §3, §4): aliases, the identity lexicon, rewriting of every
+//! surface that carries displayed identity, card signatures, attestation and the leak scan.
+//!
+//! Sans-IO like the rest of the engine: callers pass seeds, keys, cards and frames; nothing
+//! here reads a clock or the OS random source.
+//!
+//! Typical use by a transport:
+//! ```
+//! use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon, leak_scan};
+//! use blindfold_schemas::AgentIdentity;
+//!
+//! let id = AgentIdentity { model: "m-large-2".into(), family: "m-large".into(),
+//!                          tier: "frontier".into(), provider: "Acme".into() };
+//! let mut lexicon = Lexicon::builder();
+//! lexicon.agent("researcher", &id);
+//! let aliases = AliasMap::new(42, ["researcher", "critic"]);
+//! let anon = Anonymizer::new(lexicon.build(), aliases);
+//! let out = anon.rewrite_text("As m-large-2 (the frontier model by Acme), researcher says hi.");
+//! assert_eq!(leak_scan(out.as_bytes(), &["m-large-2", "m-large", "frontier", "acme"]), 0);
+//! assert!(!out.contains("researcher"));
+//! ```
+
+mod alias;
+mod anonymizer;
+mod card;
+mod lexicon;
+mod metadata;
+mod scan;
+mod sign;
+mod text;
+mod words;
+
+pub use alias::{AliasMap, DiscoverySession, alias_at};
+pub use anonymizer::Anonymizer;
+pub use card::{CardError, CardTarget, NEUTRAL_CARD_VERSION, PROXY_BINDING};
+pub use lexicon::{DEFAULT_TIER_WORDS, LexHit, Lexicon, LexiconBuilder, WordKind};
+pub use metadata::is_identity_key;
+pub use scan::{LeakScanner, leak_scan};
+pub use sign::{
+    CARD_JWS_ALG, CardSignError, CardVerification, SignatureProblem, card_signing_payload, sign_card,
+    verify_card,
+};
+pub use text::{Field, MODEL_PLACEHOLDER, PROVIDER_PLACEHOLDER, REDACTED_PLACEHOLDER, TIER_PLACEHOLDER};
+pub use words::{WordHit, WordMatcher, normalize_word};
+
+#[cfg(test)]
+mod tests;

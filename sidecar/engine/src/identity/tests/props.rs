@@ -1,0 +1,1 @@
+//! Property tests: random insertions of lexicon words never survive a rewrite.

@@ -1,0 +1,126 @@
+//! Free text, surfaces, metadata and A2A runtime objects.
+
+use super::{anonymizer, tokens};
+use crate::identity::{Field, LeakScanner, leak_scan};
+use serde_json::json;
+use std::borrow::Cow;
+
+#[test]
+fn unchanged_text_is_borrowed() {
+    let anon = anonymizer();
+    let text = "Summarise the quarterly report and list three risks.";
+    assert!(matches!(anon.rewrite_text(text), Cow::Borrowed(_)));
+}
+
+#[test]
+fn model_family_provider_and_agent_names_are_replaced() {
+    let anon = anonymizer();
+    let alias = anon.aliases().alias_of("researcher").expect("alias").to_owned();
+    let out = anon.rewrite_text("researcher here: M-Large-2 (m-large family) from Acme AI agrees.");
+    assert_eq!(out, format!("{alias} here: [model] ([model] family) from [provider] agrees."));
+}
+
+#[test]
+fn self_identification_of_unknown_models_is_removed() {
+    let anon = anonymizer();
+    let out = anon.rewrite_text("As Zeta-9, I think so. I'm powered by nova-3b from Orion Labs, really.");
+    assert_eq!(out, "As [model], I think so. I'm powered by [model] from [provider], really.");
+    assert!(matches!(anon.rewrite_text("As expected, I am sure it runs on port 8080."), Cow::Borrowed(_)));
+}
+
+#[test]
+fn tier_words_only_in_identity_context_in_free_text() {
+    let anon = anonymizer();
+    let ordinary =
+        "Pro tips: use mini-batches, an efficient sort, and the frontier of research; pro-forma invoices.";
+    assert!(matches!(anon.rewrite_text(ordinary), Cow::Borrowed(_)));
+    let identity = "I am the frontier model; a frontier-tier agent, as an efficient agent would, tier: mini.";
+    let out = anon.rewrite_text(identity);
+    assert_eq!(out, "I am the [tier] model; a [tier]-tier agent, as an [tier] agent would, tier: [tier].");
+    assert_eq!(anon.rewrite_text("m-large pro"), "[model] [tier]");
+}
+
+#[test]
+fn surfaces_lose_tier_words_everywhere() {
+    let anon = anonymizer();
+    assert_eq!(anon.rewrite_surface("Pro planner (mini)"), "[tier] planner ([tier])");
+    assert_eq!(anon.rewrite("Pro planner", Field::Text), "Pro planner");
+}
+
+#[test]
+fn metadata_drops_identity_keys_and_words() {
+    let anon = anonymizer();
+    let mut meta = json!({
+        "adk_app_name": "research_app",
+        "adk_usage_metadata": {"promptTokenCount": 10, "totalTokenCount": 30},
+        "adk_custom_metadata": {"kronk_model_id": "Qwen3-0.6B-Q8_0"},
+        "kagent_author": "researcher",
+        "modelId": "m-large-2",
+        "nested": {"llm_provider": "Acme AI", "note": "answered by m-large-2, frontier tier", "ok": 3},
+        "trace": "abc-123"
+    });
+    let edits = anon.scrub_metadata(&mut meta);
+    assert!(edits >= 6, "edits {edits}");
+    assert_eq!(
+        meta,
+        json!({"nested": {"note": "answered by [model], [tier] tier", "ok": 3}, "trace": "abc-123"})
+    );
+}
+
+#[test]
+fn a2a_task_v1_and_v03_are_scrubbed_everywhere_but_ids_and_files() {
+    let anon = anonymizer();
+    let mut v1 = json!({"jsonrpc": "2.0", "id": 1, "result": {"task": {
+        "id": "t1", "contextId": "c1",
+        "status": {"state": "TASK_STATE_COMPLETED", "message": {"messageId": "m1", "role": "ROLE_AGENT",
+            "parts": [{"text": "As m-large-2 from Acme AI I found 3 issues."}],
+            "metadata": {"adk_author": "researcher"}}},
+        "artifacts": [{"artifactId": "a1", "name": "m-large-2 report", "description": "by Acme AI",
+            "parts": [{"data": {"summary": "q-small-1.5 disagrees"}, "metadata": {"model": "q-small-1.5"}},
+                      {"raw": "bS1sYXJnZS0y", "filename": "m-large-2.txt", "mediaType": "text/plain"},
+                      {"url": "https://files.example/m-large-2.txt"}]}],
+        "metadata": {"kagent_usage": {"tokens": 5}},
+        "extensions": ["https://acme.ai/ext/m-large-2", "https://a2a.example/ext/timestamps"]
+    }}});
+    anon.scrub_a2a(&mut v1);
+    let task = &v1["result"]["task"];
+    assert_eq!(task["status"]["message"]["parts"][0]["text"], "As [model] from [provider] I found 3 issues.");
+    assert_eq!(task["artifacts"][0]["parts"][1]["raw"], "bS1sYXJnZS0y");
+    assert_eq!(task["artifacts"][0]["parts"][2]["url"], "https://files.example/m-large-2.txt");
+    assert_eq!(task["extensions"], json!(["https://a2a.example/ext/timestamps"]));
+    assert_eq!(task["id"], "t1");
+    // Everything except the untouched file URL is clean.
+    let mut rest = v1.clone();
+    rest["result"]["task"]["artifacts"][0]["parts"][2] = json!({});
+    assert_eq!(leak_scan(serde_json::to_vec(&rest).expect("json"), &tokens()), 0);
+
+    let mut v03 = json!({"kind": "status-update", "taskId": "t1", "contextId": "c1", "final": true,
+        "status": {"state": "completed", "message": {"kind": "message", "messageId": "m2", "role": "agent",
+            "parts": [{"kind": "text", "text": "checker (q-small-1.5, efficient model) signs off"}]}},
+        "metadata": {"provider": "Qubit Labs"}});
+    anon.scrub_a2a(&mut v03);
+    let alias = anon.aliases().alias_of("checker").expect("alias");
+    assert_eq!(
+        v03["status"]["message"]["parts"][0]["text"],
+        format!("{alias} ([model], [tier] model) signs off")
+    );
+    assert_eq!(v03["metadata"], json!({}));
+}
+
+#[test]
+fn tool_content_is_left_to_the_caller() {
+    // The anonymizer rewrites only what it is given: a tool result the caller does not pass
+    // through it keeps its bytes, and the leak scan still sees the words in it.
+    let readme = "This project benchmarks m-large-2 against q-small-1.5.";
+    let scanner = LeakScanner::new(tokens());
+    assert_eq!(scanner.scan_text(readme), 2);
+    assert_eq!(scanner.scan_text(&anonymizer().rewrite_text(readme)), 0);
+}
+
+#[test]
+fn displayed_identities_are_learned_from_text_and_cards() {
+    let mut anon = anonymizer();
+    assert!(anon.observe_text("I'm built on zeta-7b by Orion"));
+    assert!(!anon.observe_text("I'm built on zeta-7b by Orion"));
+    assert_eq!(anon.rewrite_text("zeta-7b is great, says Orion"), "[model] is great, says [provider]");
+}

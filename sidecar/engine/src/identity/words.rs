@@ -1,0 +1,140 @@
+//! Whole-word, case-insensitive multi-pattern matching (Aho-Corasick), shared by the lexicon and
+//! the leak scan so that what is rewritten and what is counted agree.
+//!
+//! A word is a whole token: a pattern such as `m-large-2` matches when the characters on both
+//! sides are not letters, digits or `_`, and it is not followed by `.` + digit (so `m-large-2`
+//! does not match inside `m-large-2.5`). Hyphens are boundaries: `frontier` is a whole word in
+//! `frontier-tier`. ASCII letters compare case-insensitively.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+/// One whole-word occurrence: byte range and index of the pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WordHit {
+    /// Byte offset of the first byte.
+    pub start: usize,
+    /// Byte offset one past the last byte.
+    pub end: usize,
+    /// Index of the pattern that matched.
+    pub pattern: usize,
+}
+
+/// A compiled set of words (built once, used for every frame).
+#[derive(Debug, Clone, Default)]
+pub struct WordMatcher {
+    ac: Option<AhoCorasick>,
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Normalises a candidate word: trims surrounding punctuation and whitespace; `None` when fewer
+/// than two characters remain or nothing alphanumeric is left.
+pub fn normalize_word(word: &str) -> Option<String> {
+    let w = word.trim_matches(|c: char| !c.is_alphanumeric());
+    (w.chars().count() >= 2 && w.chars().any(char::is_alphanumeric)).then(|| w.to_lowercase())
+}
+
+impl WordMatcher {
+    /// Compiles `patterns` (already normalised; empty slice gives a matcher that never matches).
+    pub fn new<P: AsRef<str>>(patterns: &[P]) -> Self {
+        if patterns.is_empty() {
+            return Self { ac: None };
+        }
+        let ac = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(patterns.iter().map(|p| p.as_ref().as_bytes()))
+            .ok();
+        Self { ac }
+    }
+
+    /// Whole-word occurrences, leftmost first, longest at each position, never overlapping.
+    pub fn find(&self, text: &str) -> Vec<WordHit> {
+        let Some(ac) = &self.ac else { return Vec::new() };
+        let mut hits: Vec<WordHit> = ac
+            .find_overlapping_iter(text)
+            .filter(|m| whole_word(text, m.start(), m.end()))
+            .map(|m| WordHit { start: m.start(), end: m.end(), pattern: m.pattern().as_usize() })
+            .collect();
+        if hits.is_empty() {
+            return hits;
+        }
+        hits.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+        let mut out = Vec::with_capacity(hits.len());
+        let mut last_end = 0;
+        for h in hits {
+            if h.start >= last_end {
+                last_end = h.end;
+                out.push(h);
+            }
+        }
+        out
+    }
+
+    /// Number of whole-word occurrences.
+    pub fn count(&self, text: &str) -> usize {
+        self.find(text).len()
+    }
+
+    /// True when at least one whole-word occurrence exists.
+    pub fn any(&self, text: &str) -> bool {
+        let Some(ac) = &self.ac else { return false };
+        ac.find_overlapping_iter(text).any(|m| whole_word(text, m.start(), m.end()))
+    }
+}
+
+fn whole_word(text: &str, start: usize, end: usize) -> bool {
+    // Matches always start/end on pattern boundaries; patterns are UTF-8, but ASCII case folding
+    // could in theory land inside a multi-byte character, so check char boundaries first.
+    if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+        return false;
+    }
+    let before_ok = text[..start].chars().next_back().is_none_or(|c| !is_word_char(c));
+    let mut after = text[end..].chars();
+    let after_ok = match after.next() {
+        None => true,
+        Some('.') => !after.next().is_some_and(|c| c.is_ascii_digit()),
+        Some(c) => !is_word_char(c),
+    };
+    before_ok && after_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans(m: &WordMatcher, t: &str) -> Vec<String> {
+        m.find(t).iter().map(|h| t[h.start..h.end].to_owned()).collect()
+    }
+
+    #[test]
+    fn whole_words_only_case_insensitive() {
+        let m = WordMatcher::new(&["pro", "m-large-2", "m-large"]);
+        assert_eq!(spans(&m, "PRO tips, proactive, M-Large-2."), ["PRO", "M-Large-2"]);
+        assert_eq!(spans(&m, "m-large-2x, m-large-2.5, m-large"), ["m-large", "m-large", "m-large"]);
+        assert_eq!(spans(&m, "pro-forma"), ["pro"]);
+    }
+
+    #[test]
+    fn longest_wins_and_shorter_found_when_longer_is_not_whole() {
+        let m = WordMatcher::new(&["m-large", "m-large-2"]);
+        assert_eq!(spans(&m, "m-large-2"), ["m-large-2"]);
+        assert_eq!(spans(&m, "m-large-2x"), ["m-large"]);
+    }
+
+    #[test]
+    fn empty_matcher_never_matches() {
+        let m = WordMatcher::new::<&str>(&[]);
+        assert!(m.find("anything").is_empty());
+        assert!(!m.any("anything"));
+    }
+
+    #[test]
+    fn normalizes_words() {
+        assert_eq!(normalize_word("  Acme AI. "), Some("acme ai".to_owned()));
+        assert_eq!(normalize_word("x"), None);
+        assert_eq!(normalize_word("--"), None);
+    }
+}

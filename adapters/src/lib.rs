@@ -1,1 +1,7 @@
-//! placeholder
+//! Sans-IO codecs between wire frames (JSON-RPC, MCP both eras, A2A v1.0 and v0.3) and
+//! Blindfold's canonical events, plus the protocol-native refusals transports send back.
+#![forbid(unsafe_code)]
+
+pub mod jsonrpc;
+pub mod mcp;
+pub mod refusal;

@@ -2,6 +2,8 @@
 //! HTTP and WebSocket clients.
 #![forbid(unsafe_code)]
 
+pub mod transports;
+
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

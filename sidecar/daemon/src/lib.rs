@@ -6,6 +6,7 @@ pub mod cli;
 pub mod config;
 pub mod control;
 pub mod gate;
+pub mod mcp;
 pub mod state;
 
 /// Seconds since the Unix epoch (the daemon's one clock; the engine is handed time).

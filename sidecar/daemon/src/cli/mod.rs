@@ -2,6 +2,7 @@
 
 mod grant;
 mod keygen;
+mod mcp_stdio;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -37,6 +38,8 @@ pub enum Command {
     /// Issue, check and revoke signed grants.
     #[command(subcommand)]
     Grant(grant::GrantCommand),
+    /// Relay a local MCP server (stdio) through Blindfold's gate: `mcp-stdio -- CMD ARGS…`.
+    McpStdio(mcp_stdio::McpStdioArgs),
 }
 
 /// Runs the parsed command line and returns the process exit code.
@@ -45,6 +48,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Keygen(args) => keygen::run(args),
         Command::Grant(cmd) => grant::run(cmd),
+        Command::McpStdio(args) => mcp_stdio::run(args),
     }
 }
 

@@ -2,9 +2,11 @@
 //! before anything binds. A bad config names the field and exits 64.
 
 mod raw;
+mod transports;
 mod validate;
 
 pub use raw::RawConfig;
+pub use transports::{A2aUpstream, TransportsConfig};
 pub use validate::{Config, ConfigError, GrantsConfig, ServerConfig};
 
 use std::path::Path;
@@ -31,6 +33,7 @@ pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
             .with_list_parse_key("server.allowed_origins")
             .with_list_parse_key("grants.trusted_keys")
             .with_list_parse_key("grants.revoked_kids")
+            .with_list_parse_key("mcp.allow_tools")
             .try_parsing(true)
             .source(Some(config_variables())),
     );

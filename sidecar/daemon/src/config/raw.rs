@@ -14,6 +14,17 @@ pub struct RawConfig {
     pub modes: RawModes,
     /// `[grants]`.
     pub grants: RawGrants,
+    /// `[transports]`: limits on relayed streams.
+    pub transports: super::transports::RawTransports,
+    /// `[mcp]`: MCP server trust and the stage's tool allowlist.
+    #[serde(default)]
+    pub mcp: super::transports::RawMcp,
+    /// `[mcp_http]`: the Streamable HTTP reverse proxy.
+    #[serde(default)]
+    pub mcp_http: super::transports::RawMcpHttp,
+    /// `[a2a]`: the A2A reverse proxy and its upstream agents.
+    #[serde(default)]
+    pub a2a: super::transports::RawA2a,
 }
 
 /// `[server]`: where the health endpoint and the control API listen.

@@ -57,6 +57,8 @@ pub struct Config {
     pub modes: ModeSet,
     /// Grant verification.
     pub grants: GrantsConfig,
+    /// Transport limits, MCP policy and proxy upstreams.
+    pub transports: super::transports::TransportsConfig,
     /// The raw form, for `--print-config`.
     pub raw: RawConfig,
 }
@@ -109,6 +111,7 @@ impl RawConfig {
         for kid in &self.grants.revoked_kids {
             keys.revoke(kid);
         }
+        let transports = super::transports::validate(&self.transports, &self.mcp, &self.mcp_http, &self.a2a)?;
         let m = &self.modes;
         Ok(Config {
             server: ServerConfig { listen, allowed_origins: self.server.allowed_origins.clone() },
@@ -124,6 +127,7 @@ impl RawConfig {
                 keys,
                 policy: GrantPolicy { leeway_s: self.grants.leeway_s, max_ttl_s: self.grants.max_ttl_s },
             },
+            transports,
             raw: self,
         })
     }

@@ -1,0 +1,59 @@
+"""MCP client peer (official Python `mcp` SDK) for Blindfold's integration tests.
+
+Usage: mcp_client.py --ops JSON [--mode auto|legacy|2026-07-28] (--url URL | -- CMD ARGS...)
+Runs the operations in order and prints one JSON object: server info, tool names, results.
+Operations: {"list": true} | {"call": NAME, "args": {...}} | {"drop": [SRC, DST]} (the test
+harness standing in for the operator: copies a grant file onto the trusted path between calls).
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import sys
+
+from mcp import Client, StdioServerParameters
+
+
+def dump(obj):
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return obj
+
+
+async def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--ops", required=True)
+    p.add_argument("--mode", default="auto")
+    p.add_argument("--url")
+    p.add_argument("command", nargs="*")
+    a = p.parse_args()
+    if a.url:
+        target = a.url
+    else:
+        target = StdioServerParameters(command=a.command[0], args=a.command[1:])
+    out = {"results": []}
+    async with Client(target, mode=a.mode, read_timeout_seconds=20) as c:
+        out["server_info"] = dump(c.server_info) if c.server_info else None
+        out["protocol_version"] = str(c.protocol_version)
+        for op in json.loads(a.ops):
+            if "drop" in op:
+                src, dst = op["drop"]
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                shutil.copy(src, dst)
+                out["results"].append({"dropped": dst})
+            elif op.get("list"):
+                tools = await c.list_tools()
+                out["tools"] = [t.name for t in tools.tools]
+                out["results"].append({"tools": [dump(t) for t in tools.tools]})
+            else:
+                r = await c.call_tool(op["call"], op.get("args", {}))
+                text = "\n".join(getattr(x, "text", "") for x in r.content)
+                out["results"].append({"isError": bool(r.is_error), "text": text, "meta": dump(r.meta)})
+    print(json.dumps(out))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

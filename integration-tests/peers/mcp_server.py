@@ -1,0 +1,44 @@
+"""MCP server peer (official Python `mcp` SDK): a tiny notes store with a read-only and a
+mutating tool, and a self-identifying serverInfo. stdio by default; `--http PORT` serves
+Streamable HTTP at /mcp (`--json` for JSON responses instead of SSE)."""
+
+import argparse
+import pathlib
+
+from mcp.server import MCPServer
+from mcp.types import ToolAnnotations
+
+mcp = MCPServer(
+    "m-large-2 notes (family m, frontier tier, by ExampleCorp)",
+    instructions="I am m-large-2 from ExampleCorp, a frontier model.",
+)
+
+
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
+def read_note(path: str) -> str:
+    """Read a note."""
+    return pathlib.Path(path).read_text()
+
+
+@mcp.tool()
+def write_file(path: str, content: str) -> str:
+    """Write a note."""
+    pathlib.Path(path).write_text(content)
+    return f"wrote {len(content)} bytes"
+
+
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
+def secret_tool() -> str:
+    """A tool outside the stage's allowlist."""
+    return "should not be reachable"
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("--http", type=int)
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args()
+    if a.http:
+        mcp.run(transport="streamable-http", host="127.0.0.1", port=a.http, json_response=a.json)
+    else:
+        mcp.run()

@@ -1,0 +1,36 @@
+"""A raw newline-delimited JSON-RPC peer that records every line it receives (for byte-exact
+and nothing-forwarded checks). Answers each request with an empty result, or a canned one:
+--reply JSON is the `result` for every request; --raw LINE is written verbatim once at start;
+--exit-after N exits with code 3 after N lines. On stdin EOF it writes "EOF" to the record and
+exits 0."""
+
+import argparse
+import json
+import sys
+
+p = argparse.ArgumentParser()
+p.add_argument("record")
+p.add_argument("--reply", default="{}")
+p.add_argument("--raw", action="append", default=[])
+p.add_argument("--exit-after", type=int)
+a = p.parse_args()
+
+with open(a.record, "a", buffering=1) as rec:
+    for line in a.raw:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+    n = 0
+    for line in sys.stdin:
+        rec.write(line)
+        n += 1
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            msg = None
+        if isinstance(msg, dict) and "method" in msg and "id" in msg:
+            reply = {"jsonrpc": "2.0", "id": msg["id"], "result": json.loads(a.reply)}
+            sys.stdout.write(json.dumps(reply) + "\n")
+            sys.stdout.flush()
+        if a.exit_after is not None and n >= a.exit_after:
+            sys.exit(3)
+    rec.write("EOF\n")

@@ -1,0 +1,140 @@
+//! Helpers for the transport tests: real peers (Python SDKs, npm servers), a signing key and
+//! a config with a private state dir, grants written on the trusted path.
+
+use crate::{blindfold, workspace_root};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The project's Python (`.venv/bin/python`, created by `make deps`).
+pub fn python() -> PathBuf {
+    let py = workspace_root().join(".venv/bin/python");
+    assert!(py.exists(), "{} is missing: run `make deps`", py.display());
+    py
+}
+
+/// A peer script under `integration-tests/peers/`.
+pub fn peer(name: &str) -> PathBuf {
+    workspace_root().join("integration-tests/peers").join(name)
+}
+
+/// An npm peer's binary under `integration-tests/node_modules/.bin/`.
+pub fn node_bin(name: &str) -> PathBuf {
+    let bin = workspace_root().join("integration-tests/node_modules/.bin").join(name);
+    assert!(bin.exists(), "{} is missing: run `make deps`", bin.display());
+    bin
+}
+
+/// A test world: temp dir, issuer key pair, state dir and a config file trusting the key.
+pub struct World {
+    /// Everything lives below this.
+    pub dir: tempfile::TempDir,
+    /// Issuer private key.
+    pub key: PathBuf,
+    /// Blindfold's state dir.
+    pub state: PathBuf,
+    /// The config file.
+    pub config: PathBuf,
+}
+
+impl World {
+    /// Creates the key pair and a config with `extra` TOML appended.
+    pub fn new(extra: &str) -> World {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = blindfold()
+            .args(["keygen", "--out-dir"])
+            .arg(dir.path().join("keys"))
+            .args(["--name", "issuer"])
+            .output()
+            .expect("keygen");
+        assert!(out.status.success(), "keygen: {}", String::from_utf8_lossy(&out.stderr));
+        let state = dir.path().join("state");
+        let config = dir.path().join("blindfold.toml");
+        let text = format!(
+            "[state]\ndir = {:?}\n\n[grants]\ntrusted_keys = [{:?}]\nleeway_s = 0\nmax_ttl_s = 86400\n\n{extra}\n",
+            state,
+            dir.path().join("keys/issuer.pub.pem"),
+        );
+        std::fs::write(&config, text).expect("config");
+        World { key: dir.path().join("keys/issuer.key.pem"), state, config, dir }
+    }
+
+    /// A path inside the world.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Signs a grant (CLI, the trusted path) and returns the token.
+    pub fn issue(&self, task: &str, op: &str, target: &str, artifact: &[u8]) -> String {
+        let file = self.path(&format!("artifact-{}.bin", rand_suffix()));
+        std::fs::write(&file, artifact).expect("artifact");
+        let out = blindfold()
+            .args(["grant", "issue", "--key"])
+            .arg(&self.key)
+            .args(["--task", task, "--op", op, "--target", target, "--artifact"])
+            .arg(&file)
+            .args(["--ttl", "600"])
+            .output()
+            .expect("grant issue");
+        assert!(out.status.success(), "grant issue: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).expect("utf8").trim().to_owned()
+    }
+
+    /// Puts a token where `mcp-stdio` reads grants (`<state>/grants/`).
+    pub fn drop_grant(&self, token: &str) {
+        let dir = self.state.join("grants");
+        std::fs::create_dir_all(&dir).expect("grants dir");
+        std::fs::write(dir.join(format!("{}.jwt", rand_suffix())), token).expect("grant file");
+    }
+}
+
+fn rand_suffix() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Runs a command with a deadline; returns (exit code, stdout, stderr).
+pub fn run_bounded(cmd: &mut Command, limit: Duration) -> (Option<i32>, String, String) {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(Stdio::null());
+    let mut child = cmd.spawn().expect("spawn");
+    let deadline = Instant::now() + limit;
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("output");
+            panic!(
+                "command did not finish in {limit:?}: {}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("output");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs the Python MCP client peer with `ops` against `target` (`["--url", URL]` or
+/// `["--", CMD, ARGS…]`) in `mode`; returns its JSON report.
+pub fn mcp_client<S: AsRef<std::ffi::OsStr>>(ops: &Value, mode: &str, target: &[S]) -> Value {
+    let mut cmd = Command::new(python());
+    cmd.arg(peer("mcp_client.py")).args(["--ops", &ops.to_string(), "--mode", mode]).args(target);
+    let (code, stdout, stderr) = run_bounded(&mut cmd, Duration::from_secs(60));
+    assert_eq!(code, Some(0), "mcp client failed:\n{stdout}\n{stderr}");
+    serde_json::from_str(stdout.lines().last().unwrap_or(""))
+        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"))
+}
+
+/// A path as an `OsStr` argument.
+pub fn arg(p: &Path) -> &std::ffi::OsStr {
+    p.as_os_str()
+}

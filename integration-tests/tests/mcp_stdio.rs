@@ -1,0 +1,135 @@
+//! `blindfold mcp-stdio` against real peers: the official Python `mcp` SDK client on one side,
+//! a Python `mcp` server or the npm filesystem server on the other. Grants reach the relay on
+//! the trusted path (token files in its private state dir), dropped between calls.
+
+use blindfold_integration_tests::blindfold_bin;
+use blindfold_integration_tests::transports::{World, arg, mcp_client, node_bin, peer, python};
+use serde_json::{Value, json};
+use std::ffi::{OsStr, OsString};
+
+/// `-- blindfold mcp-stdio --config … --task T [flags] -- SERVER…` as client target args.
+fn relay_args(w: &World, task: &str, flags: &[&str], server: &[&OsStr]) -> Vec<OsString> {
+    let mut v: Vec<OsString> =
+        vec!["--".into(), blindfold_bin().into(), "mcp-stdio".into(), "--config".into()];
+    v.push(w.config.clone().into());
+    v.extend(["--task".into(), task.into()]);
+    v.extend(flags.iter().map(OsString::from));
+    v.push("--".into());
+    v.extend(server.iter().map(OsString::from));
+    v
+}
+
+fn reason(r: &Value) -> &str {
+    r["meta"]["blindfold/decision"]["decision"]["reason"].as_str().unwrap_or("")
+}
+
+/// A grant token saved outside the state dir, and the op that drops it in between calls.
+fn grant_drop(w: &World, name: &str, token: &str) -> Value {
+    let staged = w.path(&format!("{name}.jwt"));
+    std::fs::write(&staged, token).expect("stage grant");
+    json!({"drop": [staged, w.state.join("grants").join(format!("{name}.jwt"))]})
+}
+
+#[test]
+fn python_server_reads_pass_and_writes_need_a_grant_for_exact_bytes() {
+    let w = World::new("");
+    let notes = w.path("notes.txt");
+    std::fs::write(&notes, "hello notes\n").expect("write");
+    let out = w.path("out.txt");
+    let out_s = out.to_str().expect("utf8");
+    let (py, server_py) = (python(), peer("mcp_server.py"));
+    let server = [arg(&py), arg(&server_py)];
+    let flags = ["--trusted", "--allow-tool", "read_note", "--allow-tool", "write_file"];
+    let write = json!({"call": "write_file", "args": {"path": out_s, "content": "approved bytes"}});
+    let ops = json!([
+        {"list": true},
+        {"call": "read_note", "args": {"path": notes}},
+        write,
+        {"call": "secret_tool", "args": {}},
+        grant_drop(&w, "other-bytes", &w.issue("task-py", "write_file", out_s, b"other bytes")),
+        write,
+        grant_drop(&w, "other-task", &w.issue("task-other", "write_file", out_s, b"approved bytes")),
+        write,
+        grant_drop(&w, "exact", &w.issue("task-py", "write_file", out_s, b"approved bytes")),
+        write,
+        write,
+    ]);
+    for mode in ["2026-07-28", "legacy"] {
+        let _ = std::fs::remove_dir_all(w.state.join("grants"));
+        let _ = std::fs::remove_file(&out);
+        let task = format!("task-py-{mode}");
+        let ops = ops.to_string().replace("\"task-py\"", &format!("{task:?}"));
+        let ops: Value = serde_json::from_str(&ops).expect("ops");
+        // Re-issue the grants for this mode's trajectory (grant ids are single-use).
+        let ops = reissue(&w, &ops, &task, out_s);
+        let r = mcp_client(&ops, mode, &relay_args(&w, &task, &flags, &server));
+        let res = |i: usize| &r["results"][i];
+        let want_version = if mode == "legacy" { "2025-11-25" } else { "2026-07-28" };
+        assert_eq!(r["protocol_version"], want_version, "{r}");
+        assert_eq!(r["tools"], json!(["read_note", "write_file"]), "tools/list filtered to the allowlist");
+        assert_eq!(res(1)["isError"], false, "{r}");
+        assert_eq!(res(1)["text"], "hello notes\n");
+        assert_eq!(res(2)["isError"], true, "{r}");
+        assert_eq!(reason(res(2)), "no_grant");
+        let text = res(2)["text"].as_str().expect("text");
+        assert!(text.contains("no_grant") && text.contains(&format!("task `{task}`")), "{text}");
+        assert_eq!(reason(res(3)), "tool_not_allowed", "{r}");
+        assert_eq!(reason(res(5)), "artifact_changed", "{r}");
+        assert_eq!(res(7)["isError"], true, "a grant of another trajectory does not carry over: {r}");
+        assert_eq!(res(9)["isError"], false, "{r}");
+        assert_eq!(reason(res(10)), "replayed_grant", "a single-use grant is spent: {r}");
+        assert_eq!(std::fs::read_to_string(&out).expect("written"), "approved bytes");
+    }
+}
+
+/// Swaps the staged grants for fresh ones bound to `task` (and keeps the other-task one).
+fn reissue(w: &World, ops: &Value, task: &str, target: &str) -> Value {
+    let mut ops = ops.clone();
+    for (i, (name, grant_task, bytes)) in [
+        (4, ("other-bytes", task, &b"other bytes"[..])),
+        (6, ("other-task", "task-other", &b"approved bytes"[..])),
+        (8, ("exact", task, &b"approved bytes"[..])),
+    ] {
+        ops[i] = grant_drop(w, name, &w.issue(grant_task, "write_file", target, bytes));
+    }
+    ops
+}
+
+#[test]
+fn filesystem_server_gated_and_annotations_count_only_when_trusted() {
+    let w = World::new("");
+    let root = w.path("root");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    std::fs::write(root.join("a.txt"), "alpha").expect("write");
+    let target = root.join("b.txt");
+    let target_s = target.to_str().expect("utf8");
+    let fs_bin = node_bin("mcp-server-filesystem");
+    let server = [arg(&fs_bin), arg(&root)];
+    let read = json!({"call": "read_text_file", "args": {"path": root.join("a.txt")}});
+    let write = json!({"call": "write_file", "args": {"path": target_s, "content": "beta"}});
+    let other = json!({"call": "write_file", "args": {"path": target_s, "content": "gamma"}});
+    let ops = json!([
+        {"list": true},
+        read,
+        write,
+        grant_drop(&w, "beta", &w.issue("task-fs", "write_file", target_s, b"beta")),
+        other,
+        write,
+    ]);
+    let r = mcp_client(&ops, "auto", &relay_args(&w, "task-fs", &["--trusted"], &server));
+    let res = |i: usize| &r["results"][i];
+    assert_eq!(res(1)["isError"], false, "{r}");
+    assert_eq!(res(1)["text"], "alpha");
+    assert_eq!(reason(res(2)), "no_grant", "{r}");
+    assert_eq!(reason(res(4)), "artifact_changed", "{r}");
+    assert_eq!(res(5)["isError"], false, "{r}");
+    assert_eq!(std::fs::read_to_string(&target).expect("written"), "beta");
+
+    // Untrusted server: its readOnlyHint does not count; an unknown tool is `mutate`.
+    let r = mcp_client(&json!([{"list": true}, read]), "legacy", &relay_args(&w, "task-fs2", &[], &server));
+    assert_eq!(r["results"][1]["isError"], true, "{r}");
+    assert_eq!(
+        r["results"][1]["meta"]["blindfold/decision"]["needed_grant"]["operation"], "read_text_file",
+        "an untrusted read-only claim needs a grant like any mutation: {r}"
+    );
+}

@@ -1,0 +1,207 @@
+//! One MCP connection's gate, transport-agnostic: every client→server message is checked
+//! (strict framing, known methods, `tools/call` through [`App::decide`]) and every
+//! server→client message is filtered (`tools/list` to the allowlist, trusted annotations fed to
+//! the registry). The stdio relay and the HTTP proxy only move bytes around it.
+
+use super::grant_files::GrantFiles;
+use crate::app::App;
+use blindfold_adapters::jsonrpc::{self, Kind, code};
+use blindfold_adapters::mcp;
+use blindfold_adapters::refusal::Refusal;
+use blindfold_engine::{Engine, EngineConfig};
+use blindfold_schemas::{Decision, Event, Layer, Reason};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// How this connection's MCP server is treated.
+#[derive(Debug, Clone, Default)]
+pub struct McpPolicy {
+    /// Trust the server's tool annotations.
+    pub trusted: bool,
+    /// The stage's tool allowlist (empty = all).
+    pub allow_tools: Vec<String>,
+    /// Largest message accepted, bytes.
+    pub max_frame: usize,
+}
+
+impl McpPolicy {
+    /// The policy `[mcp]` and `[transports]` configure.
+    pub fn from_config(app: &App) -> Self {
+        let t = &app.config.transports;
+        Self { trusted: t.mcp_trusted, allow_tools: t.mcp_allow_tools.clone(), max_frame: t.max_frame_bytes }
+    }
+
+    fn allows(&self, tool: &str) -> bool {
+        self.allow_tools.is_empty() || self.allow_tools.iter().any(|t| t == tool)
+    }
+}
+
+/// What to do with a client→server message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientVerdict {
+    /// Forward these bytes to the server.
+    Forward(Vec<u8>),
+    /// Do not forward; answer the client with this message (a refusal or protocol error).
+    Answer(Value),
+}
+
+/// What to do with a server→client message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerVerdict {
+    /// Relay these bytes to the client.
+    Forward(Vec<u8>),
+    /// Drop it; when the client waits for an answer, send it this error instead.
+    Drop(Option<Value>),
+}
+
+/// One MCP connection: its trajectory, policy, in-flight requests and registry view.
+pub struct McpGate {
+    app: App,
+    task: String,
+    policy: McpPolicy,
+    pending: HashMap<String, String>,
+    grants: Option<GrantFiles>,
+}
+
+impl McpGate {
+    /// A gate for trajectory `task` (Blindfold's id, never a client's field).
+    pub fn new(app: &App, task: String, policy: McpPolicy, grants: Option<GrantFiles>) -> Self {
+        Self { app: app.clone(), task, policy, pending: HashMap::new(), grants }
+    }
+
+    /// The trajectory id.
+    pub fn task(&self) -> &str {
+        &self.task
+    }
+
+    /// `off`: nothing is blocked or rewritten, bytes pass unchanged (decisions are still made,
+    /// unenforced, for the trace).
+    fn transparent(&self) -> bool {
+        let m = self.app.modes();
+        !(m.enforce || m.anonymize || m.attest)
+    }
+
+    /// Checks one client→server message.
+    pub fn from_client(&mut self, bytes: &[u8]) -> ClientVerdict {
+        let transparent = self.transparent();
+        let frame = match jsonrpc::parse(bytes, self.policy.max_frame, mcp::is_notification) {
+            Ok(f) => f,
+            Err(_) if transparent => return ClientVerdict::Forward(bytes.to_vec()),
+            Err(e) => return ClientVerdict::Answer(jsonrpc::refusal_frame(bytes, &e)),
+        };
+        if frame.kind != Kind::Request {
+            return ClientVerdict::Forward(bytes.to_vec());
+        }
+        let id = frame.id();
+        let method = frame.method().unwrap_or_default().to_owned();
+        if !mcp::is_known_client_request(&method) && !transparent {
+            let msg = format!("method `{method}` is not relayed by Blindfold (unknown methods are refused)");
+            return ClientVerdict::Answer(jsonrpc::error(&id, code::METHOD_NOT_FOUND, &msg, None));
+        }
+        if method == "tools/call"
+            && let Some(answer) = self.gate_tool_call(&id, frame.params(), transparent)
+        {
+            return ClientVerdict::Answer(answer);
+        }
+        self.pending.insert(id.to_string(), method);
+        ClientVerdict::Forward(bytes.to_vec())
+    }
+
+    /// Decides a `tools/call`; `Some(answer)` when it must not be forwarded.
+    fn gate_tool_call(&mut self, id: &Value, params: &Value, transparent: bool) -> Option<Value> {
+        let event = match mcp::tool_call_event(params, id) {
+            Ok(e) => e,
+            Err(msg) if !transparent => return Some(jsonrpc::error(id, code::INVALID_PARAMS, &msg, None)),
+            Err(_) => return None,
+        };
+        let Event::ToolCall { tool, .. } = &event else { return None };
+        let tool = tool.clone();
+        let modern = mcp::is_modern(params);
+        if !self.policy.allows(&tool) && !transparent {
+            let d = Decision::deny(Reason::ToolNotAllowed, "P1.allowlist", Layer::ContentFree)
+                .with_detail("the tool is not in this stage's allowlist");
+            let refusal = Refusal::new(d, &self.task, None);
+            return Some(jsonrpc::result(id, mcp::refusal_result(&refusal, &tool, modern)));
+        }
+        if let Some(g) = self.grants.as_mut() {
+            g.refresh(&self.app);
+        }
+        let step = self.app.decide(&self.task, &event, true);
+        if !step.blocks() {
+            return None;
+        }
+        let decision = step
+            .decision
+            .clone()
+            .unwrap_or_else(|| Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree));
+        let refusal = Refusal::new(decision, &self.task, step.action.as_ref());
+        Some(jsonrpc::result(id, mcp::refusal_result(&refusal, &tool, modern)))
+    }
+
+    /// Filters one server→client message.
+    pub fn from_server(&mut self, bytes: &[u8]) -> ServerVerdict {
+        let transparent = self.transparent();
+        let mut frame = match jsonrpc::parse(bytes, self.policy.max_frame, mcp::is_notification) {
+            Ok(f) => f,
+            Err(_) if transparent => return ServerVerdict::Forward(bytes.to_vec()),
+            Err(e) => {
+                let refused = jsonrpc::refusal_frame(bytes, &e);
+                let answer = (!refused["id"].is_null()).then(|| {
+                    let msg = format!("the server sent a message Blindfold cannot relay: {e}");
+                    jsonrpc::error(&refused["id"], code::INTERNAL_ERROR, &msg, None)
+                });
+                return ServerVerdict::Drop(answer);
+            }
+        };
+        if frame.kind != Kind::Response {
+            return ServerVerdict::Forward(bytes.to_vec());
+        }
+        let method = self.pending.remove(&frame.id().to_string()).unwrap_or_default();
+        if transparent {
+            return ServerVerdict::Forward(bytes.to_vec());
+        }
+        let mut changed = false;
+        if method == "tools/list"
+            && let Some(result) = frame.result_mut()
+        {
+            if self.policy.trusted {
+                self.learn_annotations(result);
+            }
+            if !self.policy.allow_tools.is_empty() {
+                mcp::filter_tool_list(result, |t| self.policy.allows(t));
+                changed = true;
+            }
+        }
+        if self.app.modes().anonymize || self.app.modes().attest {
+            changed |= super::identity::rewrite_server_response(&self.app, &method, &mut frame.value);
+        }
+        if changed {
+            ServerVerdict::Forward(frame.value.to_string().into_bytes())
+        } else {
+            ServerVerdict::Forward(bytes.to_vec())
+        }
+    }
+
+    /// Feeds a trusted server's read-only annotations to this connection's registry view
+    /// (tools the operator's registry already knows keep their registered effect).
+    fn learn_annotations(&mut self, result: &Value) {
+        let mut registry = self.app.engine.registry().clone();
+        let mut learned = false;
+        for (name, spec) in mcp::annotated_specs(result) {
+            if spec.effect == blindfold_schemas::Effect::Read && registry.get(&name).is_none() {
+                registry.insert(name, spec);
+                learned = true;
+            }
+        }
+        if learned {
+            let cfg = &self.app.config.grants;
+            self.app.engine = Arc::new(Engine::new(
+                EngineConfig { registry, grant_policy: cfg.policy },
+                Arc::new(cfg.keys.clone()),
+                self.app.grants.clone(),
+                self.app.store.clone(),
+            ));
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! Grants on the trusted path for relays that run as their own process: token files in the
+//! private state directory (`<state>/grants/*.jwt`) and `--grant-file`s, read before each
+//! effectful decision. Only the operator can write there; a model never can.
+
+use crate::app::App;
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// Sources of grant tokens and the ones already submitted.
+pub struct GrantFiles {
+    paths: Vec<PathBuf>,
+    seen: HashSet<String>,
+}
+
+impl GrantFiles {
+    /// Reads `<state_dir>/grants/` plus the given files (a missing path is simply empty).
+    pub fn new(app: &App, extra: Vec<PathBuf>) -> Self {
+        let mut paths = vec![app.config.state_dir.join("grants")];
+        paths.extend(extra);
+        Self { paths, seen: HashSet::new() }
+    }
+
+    /// Submits every token not seen yet (one per non-empty line); bad ones are reported on
+    /// stderr and never retried.
+    pub fn refresh(&mut self, app: &App) {
+        let mut files = Vec::new();
+        for p in &self.paths {
+            if p.is_dir() {
+                if let Ok(entries) = std::fs::read_dir(p) {
+                    let mut found: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+                    found.sort();
+                    files.extend(found.into_iter().filter(|f| f.is_file()));
+                }
+            } else if p.is_file() {
+                files.push(p.clone());
+            }
+        }
+        let g = &app.config.grants;
+        for file in files {
+            let Ok(text) = std::fs::read_to_string(&file) else { continue };
+            for token in text.lines().map(str::trim).filter(|t| !t.is_empty()) {
+                if !self.seen.insert(token.to_owned()) {
+                    continue;
+                }
+                if let Err(d) = app.grants.submit(token, &g.keys, g.policy, crate::unix_now()) {
+                    eprintln!("blindfold: grant in {} refused: {}", file.display(), d.reason);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The MCP Streamable HTTP reverse proxy (filled in by the next increment).

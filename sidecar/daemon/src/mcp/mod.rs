@@ -1,0 +1,10 @@
+//! MCP relays (stdio and Streamable HTTP) around one per-connection gate.
+
+mod gate;
+mod grant_files;
+pub mod http;
+mod identity;
+pub mod stdio;
+
+pub use gate::{ClientVerdict, McpGate, McpPolicy, ServerVerdict};
+pub use grant_files::GrantFiles;

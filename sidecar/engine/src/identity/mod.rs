@@ -22,8 +22,11 @@
 
 mod alias;
 mod anonymizer;
+mod attest;
 mod card;
+mod harness;
 mod lexicon;
+mod mcp;
 mod metadata;
 mod scan;
 mod sign;
@@ -32,8 +35,11 @@ mod words;
 
 pub use alias::{AliasMap, DiscoverySession, alias_at};
 pub use anonymizer::Anonymizer;
+pub use attest::{ATTESTED_IDENTITY_URI, AttestFlag, AttestPolicy, AttestProblem, Attested};
 pub use card::{CardError, CardTarget, NEUTRAL_CARD_VERSION, PROXY_BINDING};
+pub use harness::HARNESS_MODEL_KEYS;
 pub use lexicon::{DEFAULT_TIER_WORDS, LexHit, Lexicon, LexiconBuilder, WordKind};
+pub use mcp::{META_CLIENT_INFO, META_SERVER_INFO, neutral_implementation};
 pub use metadata::is_identity_key;
 pub use scan::{LeakScanner, leak_scan};
 pub use sign::{

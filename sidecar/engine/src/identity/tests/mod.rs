@@ -1,6 +1,9 @@
 //! Tests of the identity module over realistic cards, frames and random texts.
 
+mod attest;
 mod card;
+mod harness;
+mod mcp;
 mod props;
 mod text;
 

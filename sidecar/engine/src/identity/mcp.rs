@@ -1,0 +1,128 @@
+//! MCP identity surfaces (both eras): `serverInfo`/`clientInfo`, the 2026-07-28 `_meta` keys,
+//! `instructions`, `CreateMessageResult.model`, `modelPreferences.hints`, tool `_meta`/text.
+//! Tool results (`content`, `structuredContent`) are C2 data and are never touched here.
+
+use super::anonymizer::Anonymizer;
+use super::metadata::is_identity_key;
+use super::text::{Field, MODEL_PLACEHOLDER};
+use serde_json::{Map, Value, json};
+
+/// `_meta` key of the server's `Implementation` (2026-07-28 results).
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key of the client's `Implementation` (2026-07-28 requests).
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+
+/// `_meta` keys with protocol meaning that are kept as they are.
+const PROTOCOL_META: [&str; 4] = ["progressToken", "traceparent", "tracestate", "baggage"];
+
+/// The `Implementation` Blindfold shows for a peer: a neutral name, a neutral version, nothing else.
+pub fn neutral_implementation(name: &str) -> Value {
+    json!({"name": name, "version": "1.0.0"})
+}
+
+impl Anonymizer {
+    /// Scrubs one MCP JSON-RPC message (request, result, notification; legacy or 2026-07-28) in
+    /// place. `peer_name` is the neutral name shown for the other side's `Implementation`.
+    /// Covers `serverInfo`, `clientInfo`, `_meta` (Implementation keys neutralised, protocol keys
+    /// kept, identity-bearing keys dropped), `instructions`, tool `title`/`description`/`_meta`/
+    /// `icons`, `CreateMessageResult.model`, `modelPreferences.hints`, and the same inside
+    /// 2026-07-28 `inputRequests`/`inputResponses`. Returns the number of edits.
+    pub fn scrub_mcp(&self, msg: &mut Value, peer_name: &str) -> usize {
+        let Some(map) = msg.as_object_mut() else { return 0 };
+        let mut edits = 0;
+        for key in ["params", "result"] {
+            if let Some(Value::Object(inner)) = map.get_mut(key) {
+                edits += self.scrub_mcp_object(inner, peer_name);
+            }
+        }
+        if let Some(Value::Object(err)) = map.get_mut("error")
+            && let Some(m) = err.get_mut("message")
+        {
+            edits += self.rewrite_json_strings(m, Field::Text);
+        }
+        edits
+    }
+
+    fn scrub_mcp_object(&self, obj: &mut Map<String, Value>, peer_name: &str) -> usize {
+        let mut edits = 0;
+        for key in ["serverInfo", "clientInfo"] {
+            if let Some(slot) = obj.get_mut(key) {
+                *slot = neutral_implementation(peer_name);
+                edits += 1;
+            }
+        }
+        if let Some(v) = obj.get_mut("instructions") {
+            edits += self.rewrite_json_strings(v, Field::Text);
+        }
+        if let Some(meta) = obj.get_mut("_meta") {
+            edits += self.scrub_mcp_meta(meta, peer_name);
+        }
+        let is_sampling_result = obj.contains_key("role") && obj.contains_key("content");
+        if is_sampling_result && let Some(model) = obj.get_mut("model").filter(|m| m.is_string()) {
+            *model = json!(MODEL_PLACEHOLDER);
+            edits += 1;
+        }
+        if let Some(Value::Object(prefs)) = obj.get_mut("modelPreferences")
+            && prefs.remove("hints").is_some()
+        {
+            edits += 1;
+        }
+        if let Some(Value::Array(tools)) = obj.get_mut("tools") {
+            for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
+                edits += self.scrub_tool(tool, peer_name);
+            }
+        }
+        for key in ["inputRequests", "inputResponses"] {
+            if let Some(Value::Object(items)) = obj.get_mut(key) {
+                for item in items.values_mut() {
+                    edits += self.scrub_mcp(item, peer_name);
+                    if let Some(inner) = item.as_object_mut() {
+                        edits += self.scrub_mcp_object(inner, peer_name);
+                    }
+                }
+            }
+        }
+        edits
+    }
+
+    fn scrub_tool(&self, tool: &mut Map<String, Value>, peer_name: &str) -> usize {
+        let mut edits = usize::from(tool.remove("icons").is_some());
+        for key in ["title", "description"] {
+            if let Some(v) = tool.get_mut(key) {
+                edits += self.rewrite_json_strings(v, Field::Text);
+            }
+        }
+        if let Some(Value::Object(ann)) = tool.get_mut("annotations")
+            && let Some(t) = ann.get_mut("title")
+        {
+            edits += self.rewrite_json_strings(t, Field::Text);
+        }
+        if let Some(meta) = tool.get_mut("_meta") {
+            edits += self.scrub_mcp_meta(meta, peer_name);
+        }
+        edits
+    }
+
+    /// Scrubs an MCP `_meta` object: Implementation keys neutralised, protocol keys
+    /// (`io.modelcontextprotocol/*`, `progressToken`, trace context) kept, other keys dropped
+    /// when identity-bearing, other values rewritten strictly.
+    pub fn scrub_mcp_meta(&self, meta: &mut Value, peer_name: &str) -> usize {
+        let Some(map) = meta.as_object_mut() else { return 0 };
+        let before = map.len();
+        map.retain(|k, _| protocol_key(k) || (!is_identity_key(k) && !self.lexicon().matches(k)));
+        let mut edits = before - map.len();
+        for (k, v) in map.iter_mut() {
+            if k == META_SERVER_INFO || k == META_CLIENT_INFO {
+                *v = neutral_implementation(peer_name);
+                edits += 1;
+            } else if !protocol_key(k) {
+                edits += self.scrub_metadata(v);
+            }
+        }
+        edits
+    }
+}
+
+fn protocol_key(k: &str) -> bool {
+    k.starts_with("io.modelcontextprotocol/") || PROTOCOL_META.contains(&k)
+}

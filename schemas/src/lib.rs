@@ -8,6 +8,7 @@ pub mod identity;
 pub mod modes;
 pub mod registry;
 pub mod strict_json;
+pub mod trace;
 
 pub use decision::{Decision, Layer, Reason, Verdict};
 pub use event::{Channel, Event, Intent, Provenance, Relation};
@@ -15,6 +16,7 @@ pub use grant::{GrantClaims, Proposal};
 pub use identity::AgentIdentity;
 pub use modes::ModeSet;
 pub use registry::{Effect, ToolSpec};
+pub use trace::{AuthorityStage, Label, TraceKind, TraceProposal, TraceRecord, TraceRelation};
 
 /// Every schema this crate publishes: the file stem under `schemas/json/` and its generator.
 ///
@@ -28,5 +30,6 @@ pub fn published_schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("reason", schemars::schema_for!(Reason)),
         ("event", schemars::schema_for!(Event)),
         ("modes", schemars::schema_for!(ModeSet)),
+        ("trace-record", schemars::schema_for!(TraceRecord)),
     ]
 }

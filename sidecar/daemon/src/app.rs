@@ -25,6 +25,8 @@ pub struct App {
     pub trajectories: Arc<crate::gate::Trajectories>,
     /// Live modes: a toggle applies to connections already open (read per message).
     pub modes: Arc<watch::Sender<ModeSet>>,
+    /// The authority trace (`None` when `[trace] enabled = false`).
+    pub trace: Option<Arc<crate::trace::TraceHub>>,
 }
 
 impl App {
@@ -43,7 +45,15 @@ impl App {
             grants.clone(),
             store.clone(),
         );
+        let trace = if config.trace.enabled {
+            let hub = crate::trace::TraceHub::open(&config.trace)
+                .map_err(|e| format!("trace.dir {}: {e}", config.trace.dir.display()))?;
+            Some(Arc::new(hub))
+        } else {
+            None
+        };
         Ok(Self {
+            trace,
             config: Arc::new(config),
             grants,
             store,

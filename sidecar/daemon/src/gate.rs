@@ -1,5 +1,5 @@
-//! The one path every transport takes for a decision: trajectory state, engine step, and (as the
-//! trace work lands) the durable trace record — all failing closed.
+//! The one path every transport takes for a decision: trajectory state, engine step, and the
+//! durable trace record — all failing closed.
 
 use crate::app::App;
 use blindfold_engine::{Step, StepContext, Trajectory};
@@ -46,6 +46,53 @@ impl App {
         match handle.lock() {
             Ok(mut trajectory) => self.engine.step(&mut trajectory, event, ctx),
             Err(_) => Step::fail_closed("trajectory state unavailable", ctx.modes.enforce),
+        }
+    }
+}
+
+impl App {
+    /// Decides one event and traces it: the decision every transport should take.
+    ///
+    /// The engine steps under the trajectory's lock, the authority tracker sees the step and the
+    /// record is queued in the same critical section (so a trajectory's records are in step
+    /// order). A deny and an effectful allow then *wait* until their record is written to the OS
+    /// (fsynced with `durability = "fsync"`), batched with whatever else is pending. When the record
+    /// cannot be written, the decision becomes an enforced `deny{internal_error}` — in every mode,
+    /// `observe` included, since a decision without its record is exactly what must not happen.
+    /// Without a trace (`[trace] enabled = false`) this is [`App::decide`].
+    pub async fn decide_traced(&self, trajectory_id: &str, event: &Event, consume: bool) -> Step {
+        let Some(trace) = self.trace.clone() else {
+            return self.decide(trajectory_id, event, consume);
+        };
+        let handle = self.trajectories.get_or_create(trajectory_id);
+        let ctx = StepContext { now_ms: crate::unix_now_ms(), modes: self.modes(), consume };
+        let (step, (submitted, durable)) = {
+            let started = std::time::Instant::now();
+            let mut guard = handle.lock();
+            let step = match guard.as_mut() {
+                Ok(trajectory) => self.engine.step(trajectory, event, ctx),
+                Err(_) => Step::fail_closed("trajectory state unavailable", ctx.modes.enforce),
+            };
+            let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+            let queued = trace.record_step(trajectory_id, event, &step, ctx.modes, ctx.now_ms, latency_us);
+            drop(guard);
+            (step, queued)
+        };
+        let written = match submitted {
+            Ok(s) if durable => s.written().await,
+            Ok(_) => Ok(()),
+            Err(e) => Err(e),
+        };
+        match written {
+            Ok(()) => step,
+            Err(e) if durable => {
+                tracing::error!(trajectory = trajectory_id, error = %e, "decision denied: trace not written");
+                Step::fail_closed(&e.to_string(), true)
+            }
+            Err(e) => {
+                tracing::warn!(trajectory = trajectory_id, error = %e, "informational trace record lost");
+                step
+            }
         }
     }
 }

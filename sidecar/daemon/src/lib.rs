@@ -8,6 +8,7 @@ pub mod control;
 pub mod gate;
 pub mod mcp;
 pub mod state;
+pub mod trace;
 
 /// Seconds since the Unix epoch (the daemon's one clock; the engine is handed time).
 pub fn unix_now() -> u64 {

@@ -4,6 +4,7 @@
 //! traits, and every function returns a decision the caller acts on.
 #![forbid(unsafe_code)]
 
+pub mod authority;
 pub mod canonical;
 pub mod engine;
 pub mod grants;

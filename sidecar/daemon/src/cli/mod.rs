@@ -4,6 +4,7 @@ mod grant;
 mod keygen;
 mod mcp_stdio;
 mod run;
+mod trace;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -40,6 +41,9 @@ pub enum Command {
     Grant(grant::GrantCommand),
     /// Relay a local MCP server (stdio) through Blindfold's gate: `mcp-stdio -- CMD ARGS…`.
     McpStdio(mcp_stdio::McpStdioArgs),
+    /// Verify, summarize and render authority traces.
+    #[command(subcommand)]
+    Trace(trace::TraceCommand),
 }
 
 /// Runs the parsed command line and returns the process exit code.
@@ -49,6 +53,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Keygen(args) => keygen::run(args),
         Command::Grant(cmd) => grant::run(cmd),
         Command::McpStdio(args) => mcp_stdio::run(args),
+        Command::Trace(cmd) => trace::run(cmd),
     }
 }
 

@@ -25,6 +25,8 @@ pub struct RawConfig {
     /// `[a2a]`: the A2A reverse proxy and its upstream agents.
     #[serde(default)]
     pub a2a: super::transports::RawA2a,
+    /// `[trace]`.
+    pub trace: RawTrace,
 }
 
 /// `[server]`: where the health endpoint and the control API listen.
@@ -77,4 +79,22 @@ pub struct RawGrants {
     pub leeway_s: u64,
     /// Maximum grant lifetime, seconds.
     pub max_ttl_s: u64,
+}
+
+/// `[trace]`: the durable authority trace.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTrace {
+    /// Write the trace (every decision fails closed when it cannot be written).
+    pub enabled: bool,
+    /// Directory; empty means `<state dir>/traces`.
+    #[serde(default)]
+    pub dir: String,
+    /// Rotate a file once it would grow past this many bytes.
+    pub max_file_bytes: u64,
+    /// `os` (written to the OS before the decision takes effect) or `fsync` (also synced).
+    pub durability: String,
+    /// OTLP/HTTP collector endpoint (`http://127.0.0.1:4318`); empty = no export.
+    #[serde(default)]
+    pub otlp_endpoint: String,
 }

@@ -59,6 +59,8 @@ pub struct Config {
     pub grants: GrantsConfig,
     /// Transport limits, MCP policy and proxy upstreams.
     pub transports: super::transports::TransportsConfig,
+    /// The authority trace.
+    pub trace: crate::trace::TraceConfig,
     /// The raw form, for `--print-config`.
     pub raw: RawConfig,
 }
@@ -112,6 +114,7 @@ impl RawConfig {
             keys.revoke(kid);
         }
         let transports = super::transports::validate(&self.transports, &self.mcp, &self.mcp_http, &self.a2a)?;
+        let trace = validate_trace(&self.trace, &state_dir)?;
         let m = &self.modes;
         Ok(Config {
             server: ServerConfig { listen, allowed_origins: self.server.allowed_origins.clone() },
@@ -128,6 +131,7 @@ impl RawConfig {
                 policy: GrantPolicy { leeway_s: self.grants.leeway_s, max_ttl_s: self.grants.max_ttl_s },
             },
             transports,
+            trace,
             raw: self,
         })
     }
@@ -146,4 +150,39 @@ fn resolve_state_dir(configured: &str) -> Result<PathBuf, ConfigError> {
         Some(home) => Ok(PathBuf::from(home).join(".local/state/blindfold")),
         None => Err(ConfigError::field("state.dir", "empty and neither XDG_STATE_HOME nor HOME is set")),
     }
+}
+
+/// Smallest rotation size accepted (a few records per file at least).
+const MIN_TRACE_FILE_BYTES: u64 = 64 * 1024;
+
+fn validate_trace(
+    t: &super::raw::RawTrace,
+    state_dir: &std::path::Path,
+) -> Result<crate::trace::TraceConfig, ConfigError> {
+    use crate::trace::Durability;
+    let durability = match t.durability.as_str() {
+        "os" => Durability::Os,
+        "fsync" => Durability::Fsync,
+        other => {
+            return Err(ConfigError::field("trace.durability", format!("\"os\" or \"fsync\", not {other:?}")));
+        }
+    };
+    if t.max_file_bytes < MIN_TRACE_FILE_BYTES {
+        return Err(ConfigError::field("trace.max_file_bytes", format!("at least {MIN_TRACE_FILE_BYTES}")));
+    }
+    let otlp_endpoint = match t.otlp_endpoint.trim() {
+        "" => None,
+        e if e.starts_with("http://") || e.starts_with("https://") => {
+            Some(e.trim_end_matches('/').to_owned())
+        }
+        e => return Err(ConfigError::field("trace.otlp_endpoint", format!("not an http(s) URL: {e:?}"))),
+    };
+    let dir = if t.dir.is_empty() { state_dir.join("traces") } else { PathBuf::from(&t.dir) };
+    Ok(crate::trace::TraceConfig {
+        enabled: t.enabled,
+        dir,
+        max_file_bytes: t.max_file_bytes,
+        durability,
+        otlp_endpoint,
+    })
 }

@@ -1,0 +1,112 @@
+//! The daemon's trace hub: the sink, one authority tracker per live trajectory, the directory
+//! of aliases and identities.
+
+use super::record::{self, ActorDirectory, ConfiguredIds, RecordContext};
+use super::sink::{Submitted, TraceSink, TraceWriteError};
+use super::writer::{Durability, TraceWriter};
+use blindfold_engine::Step;
+use blindfold_engine::authority::{AuthorityTracker, facts};
+use blindfold_schemas::{Event, ModeSet, TraceRecord};
+use dashmap::DashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+
+/// `[trace]`, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceConfig {
+    /// Write traces at all (off only for measurements of Blindfold without its trace).
+    pub enabled: bool,
+    /// Directory of the trace files (default: `<state dir>/traces`).
+    pub dir: PathBuf,
+    /// A file is rotated once it would grow past this many bytes.
+    pub max_file_bytes: u64,
+    /// `os` (survives a killed process) or `fsync` (survives power loss).
+    pub durability: Durability,
+    /// OTLP/HTTP endpoint (`http://host:4318`) for span export; none = off.
+    pub otlp_endpoint: Option<String>,
+}
+
+/// Trace state shared by every transport of the daemon.
+pub struct TraceHub {
+    sink: Arc<TraceSink>,
+    trackers: DashMap<String, Arc<Mutex<AuthorityTracker>>>,
+    directory: RwLock<Arc<dyn ActorDirectory>>,
+}
+
+impl TraceHub {
+    /// Opens the trace directory (resuming its chain) and starts the writer thread.
+    pub fn open(config: &TraceConfig) -> std::io::Result<Self> {
+        let writer = TraceWriter::open(&config.dir, config.max_file_bytes, config.durability)?;
+        Ok(Self {
+            sink: TraceSink::start(writer)?,
+            trackers: DashMap::new(),
+            directory: RwLock::new(Arc::new(ConfiguredIds)),
+        })
+    }
+
+    /// Installs the directory of aliases and true identities (the identity layer's).
+    pub fn set_directory(&self, directory: Arc<dyn ActorDirectory>) {
+        if let Ok(mut d) = self.directory.write() {
+            *d = directory;
+        }
+    }
+
+    fn directory(&self) -> Arc<dyn ActorDirectory> {
+        match self.directory.read() {
+            Ok(d) => d.clone(),
+            Err(_) => Arc::new(ConfiguredIds),
+        }
+    }
+
+    /// The writer's front door (live subscribers, other record producers).
+    pub fn sink(&self) -> &Arc<TraceSink> {
+        &self.sink
+    }
+
+    /// The authority picture of a live trajectory so far.
+    pub fn report(&self, trajectory: &str) -> Option<blindfold_engine::authority::AuthorityReport> {
+        let tracker = self.trackers.get(trajectory)?.clone();
+        tracker.lock().ok().map(|t| t.report())
+    }
+
+    /// Forgets a trajectory's tracker (the trace keeps the record).
+    pub fn end(&self, trajectory: &str) {
+        self.trackers.remove(trajectory);
+    }
+
+    /// Traces one engine step of `trajectory`: the tracker sees it, the record is built and
+    /// queued. Returns the submission and whether the decision must wait for it
+    /// ([`TraceRecord::is_durable`]). Call it while holding the trajectory's lock, so the file
+    /// order of a trajectory is its step order.
+    pub fn record_step(
+        &self,
+        trajectory: &str,
+        event: &Event,
+        step: &Step,
+        mode: ModeSet,
+        ts: u64,
+        latency_us: u64,
+    ) -> (Result<Submitted, TraceWriteError>, bool) {
+        let directory = self.directory();
+        let tracker = self.trackers.entry(trajectory.to_owned()).or_default().clone();
+        let Ok(mut tracker) = tracker.lock() else {
+            return (Err(TraceWriteError("authority tracker unavailable".into())), true);
+        };
+        let key = |id: &str| directory.alias(trajectory, id);
+        let transfer = tracker.observe(&facts::from_step(event, step, &key), None);
+        let ctx = RecordContext { trajectory, ts, mode, latency_us, directory: directory.as_ref() };
+        let record = record::build(&ctx, event, step, &transfer);
+        let durable = record.is_durable();
+        let submitted = self.sink.submit(record, durable);
+        if let Ok(s) = &submitted {
+            tracker.name_last(format!("{trajectory}#{}", s.seq));
+        }
+        (submitted, durable)
+    }
+
+    /// Traces a record that is not an engine step (an operator action on the trusted path).
+    pub fn record(&self, record: TraceRecord) -> Result<Submitted, TraceWriteError> {
+        let durable = record.is_durable();
+        self.sink.submit(record, durable)
+    }
+}

@@ -1,0 +1,120 @@
+//! Building a trace record from one engine step: aliases, true identity, decision, transfer.
+
+use blindfold_engine::Step;
+use blindfold_engine::authority::{COORDINATOR, CallTransfer, action_fingerprint};
+use blindfold_schemas::{
+    AgentIdentity, Event, ModeSet, TraceKind, TraceProposal, TraceRecord, TraceRelation,
+};
+
+/// Longest target kept in a record (characters).
+const MAX_TARGET: usize = 200;
+
+/// Who an agent is in a trajectory: the alias the coordinator sees, and its true identity.
+///
+/// The identity work provides the real directory (shuffled per-trajectory aliases, identities from
+/// config); until one is installed, agents appear under their configured ids.
+pub trait ActorDirectory: Send + Sync {
+    /// The alias of agent `agent` (configured id) in `trajectory`.
+    fn alias(&self, trajectory: &str, agent: &str) -> String;
+    /// The agent's true identity, when Blindfold knows it.
+    fn true_identity(&self, agent: &str) -> Option<AgentIdentity>;
+}
+
+/// Agents under their configured ids, identity unknown.
+pub struct ConfiguredIds;
+
+impl ActorDirectory for ConfiguredIds {
+    fn alias(&self, _trajectory: &str, agent: &str) -> String {
+        agent.to_owned()
+    }
+    fn true_identity(&self, _agent: &str) -> Option<AgentIdentity> {
+        None
+    }
+}
+
+/// What a record is built from besides the event.
+pub struct RecordContext<'a> {
+    /// Trajectory id.
+    pub trajectory: &'a str,
+    /// Decision time, ms since the epoch.
+    pub ts: u64,
+    /// Modes in force.
+    pub mode: ModeSet,
+    /// Time spent deciding, µs.
+    pub latency_us: u64,
+    /// Aliases and identities.
+    pub directory: &'a dyn ActorDirectory,
+}
+
+/// The record for `event` decided as `step`, with the authority `transfer` the tracker saw.
+pub fn build(ctx: &RecordContext<'_>, event: &Event, step: &Step, transfer: &CallTransfer) -> TraceRecord {
+    let mut r = TraceRecord::new(ctx.trajectory, TraceKind::of(event), ctx.ts, ctx.mode);
+    r.latency_us = ctx.latency_us;
+    let agent = |id: &str| -> (Option<String>, Option<AgentIdentity>) {
+        if id == COORDINATOR {
+            (Some(COORDINATOR.to_owned()), None)
+        } else {
+            (Some(ctx.directory.alias(ctx.trajectory, id)), ctx.directory.true_identity(id))
+        }
+    };
+    let who = match event {
+        Event::Card { agent: a, .. } => Some(a.as_str()),
+        Event::Delegate { to, intent, .. } => {
+            r.intent = Some(*intent);
+            Some(to.as_str())
+        }
+        Event::Response { from, proposals, relations, .. } => {
+            r.proposals = proposals
+                .iter()
+                .map(|p| TraceProposal {
+                    id: p.id.clone(),
+                    tool: p.tool.clone(),
+                    fingerprint: action_fingerprint(&p.tool, &p.args),
+                })
+                .collect();
+            r.relations = relations
+                .iter()
+                .map(|x| TraceRelation {
+                    proposal: x.proposal.clone(),
+                    relation: x.relation,
+                    proposer_alias: None,
+                })
+                .collect();
+            Some(from.as_str())
+        }
+        Event::ToolCall { actor, tool, args, .. } => {
+            r.tool = Some(tool.clone());
+            r.action_fingerprint = Some(action_fingerprint(tool, args));
+            if let Some(action) = &step.action {
+                r.effect = Some(action.effect);
+                r.target = Some(action.target.chars().take(MAX_TARGET).collect());
+            }
+            Some(actor.as_str())
+        }
+        Event::MemoryWrite { actor, store, .. } | Event::MemoryRead { actor, store, .. } => {
+            r.target = Some(store.clone());
+            Some(actor.as_str())
+        }
+        Event::ToolResult { tool, .. } => {
+            r.tool = Some(tool.clone());
+            None
+        }
+        Event::Task { .. } => None,
+    };
+    if let Some(id) = who {
+        (r.actor_alias, r.actor_true) = agent(id);
+    }
+    if let Some(d) = &step.decision {
+        r.decision = Some(d.decision);
+        r.reason = Some(d.reason);
+        r.check = Some(d.check.clone());
+        r.layer = Some(d.layer);
+        r.enforced = Some(step.enforced);
+        r.detail = d.detail.clone();
+    }
+    r.stage = transfer.stage;
+    r.proposal = transfer.proposal.clone();
+    r.proposer_alias = transfer.proposer.clone();
+    r.evidence_refs = transfer.evidence_refs.clone();
+    r
+}

@@ -1,0 +1,120 @@
+//! The daemon's trace sink: one writer thread, group commit, acknowledgements, live fan-out.
+//!
+//! Callers submit records in order (sequence numbers are given out under one lock, so the file
+//! order is the submission order). A durable record comes back with an acknowledgement the
+//! decision waits for; whatever is pending when the writer wakes is written in one `write` (and one
+//! fsync with `durability = "fsync"`), so concurrent decisions share the cost.
+
+use super::writer::TraceWriter;
+use blindfold_schemas::TraceRecord;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use tokio::sync::{broadcast, oneshot};
+
+/// Most records written in one batch.
+const MAX_BATCH: usize = 4096;
+/// Records kept for slow live subscribers before they lag.
+const LIVE_BUFFER: usize = 1024;
+
+/// The trace could not be written: a decision waiting for it fails closed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("trace not written: {0}")]
+pub struct TraceWriteError(pub String);
+
+struct Job {
+    record: TraceRecord,
+    ack: Option<oneshot::Sender<Result<(), TraceWriteError>>>,
+}
+
+/// A submitted record: its sequence number and, for a durable one, the pending acknowledgement.
+pub struct Submitted {
+    /// The record's `seq`.
+    pub seq: u64,
+    ack: Option<oneshot::Receiver<Result<(), TraceWriteError>>>,
+}
+
+impl Submitted {
+    /// Waits until the record is on the OS (or fsynced); `Ok` at once for a non-durable record.
+    pub async fn written(self) -> Result<(), TraceWriteError> {
+        match self.ack {
+            None => Ok(()),
+            Some(rx) => rx.await.unwrap_or_else(|_| Err(TraceWriteError("trace writer stopped".into()))),
+        }
+    }
+
+    /// The same, for callers outside an async runtime.
+    pub fn written_blocking(self) -> Result<(), TraceWriteError> {
+        match self.ack {
+            None => Ok(()),
+            Some(rx) => {
+                rx.blocking_recv().unwrap_or_else(|_| Err(TraceWriteError("trace writer stopped".into())))
+            }
+        }
+    }
+}
+
+/// The writer thread's front door.
+pub struct TraceSink {
+    /// Next sequence number and the queue, behind one lock so seq order is queue order.
+    queue: Mutex<(u64, mpsc::Sender<Job>)>,
+    live: broadcast::Sender<Arc<TraceRecord>>,
+}
+
+impl TraceSink {
+    /// Starts the writer thread over `writer`.
+    pub fn start(writer: TraceWriter) -> std::io::Result<Arc<Self>> {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let (live, _) = broadcast::channel(LIVE_BUFFER);
+        let sink = Arc::new(Self { queue: Mutex::new((writer.next_seq(), tx)), live: live.clone() });
+        std::thread::Builder::new().name("blindfold-trace".into()).spawn(move || run(writer, &rx, &live))?;
+        Ok(sink)
+    }
+
+    /// Queues `record` (its `seq` is assigned here). With `durable`, the returned value carries an
+    /// acknowledgement to wait for before the decision takes effect.
+    pub fn submit(&self, mut record: TraceRecord, durable: bool) -> Result<Submitted, TraceWriteError> {
+        let mut queue = self.queue.lock().map_err(|_| TraceWriteError("trace queue poisoned".into()))?;
+        record.seq = queue.0;
+        let (ack, rx) = if durable {
+            let (tx, rx) = oneshot::channel();
+            (Some(tx), Some(rx))
+        } else {
+            (None, None)
+        };
+        let seq = record.seq;
+        queue.1.send(Job { record, ack }).map_err(|_| TraceWriteError("trace writer stopped".into()))?;
+        queue.0 += 1;
+        Ok(Submitted { seq, ack: rx })
+    }
+
+    /// A receiver of every record written from now on (live subscribers of the control API).
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<TraceRecord>> {
+        self.live.subscribe()
+    }
+}
+
+fn run(mut writer: TraceWriter, rx: &mpsc::Receiver<Job>, live: &broadcast::Sender<Arc<TraceRecord>>) {
+    while let Ok(first) = rx.recv() {
+        let mut jobs = vec![first];
+        while jobs.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(job) => jobs.push(job),
+                Err(_) => break,
+            }
+        }
+        let (mut records, acks): (Vec<TraceRecord>, Vec<_>) =
+            jobs.into_iter().map(|j| (j.record, j.ack)).unzip();
+        let result = writer.append(&mut records).map_err(|e| TraceWriteError(e.to_string()));
+        if let Err(e) = &result {
+            tracing::error!(error = %e, records = records.len(), "trace write failed; waiting decisions fail closed");
+        }
+        for ack in acks.into_iter().flatten() {
+            let _ = ack.send(result.clone());
+        }
+        if result.is_ok() && live.receiver_count() > 0 {
+            for record in records {
+                let _ = live.send(Arc::new(record));
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! Reading trace files back and checking their hash chain (`blindfold trace verify`).
+
+use super::writer::{line_hash, trace_files};
+use blindfold_schemas::TraceRecord;
+use blindfold_schemas::trace::{GENESIS_PREV, TRACE_VERSION};
+use std::path::{Path, PathBuf};
+
+/// Why a trace file does not read or verify: where, and what.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{line}: {message}", file.display())]
+pub struct TraceFileError {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line number (0 for the file as a whole).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// What a successful verification saw.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct VerifyReport {
+    /// Files read, in chain order.
+    pub files: usize,
+    /// Records read.
+    pub records: u64,
+    /// First and last `seq`.
+    pub first_seq: Option<u64>,
+    /// Last `seq`.
+    pub last_seq: Option<u64>,
+    /// True when the chain starts at the genesis `prev` (no earlier file is missing).
+    pub from_genesis: bool,
+    /// Hash of the last record (what the next record's `prev` must be).
+    pub head: String,
+}
+
+/// Expands directories into their trace files (chain order); files stay as given.
+pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, TraceFileError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let files = trace_files(p).map_err(|e| io_error(p, &e))?;
+            out.extend(files);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn io_error(file: &Path, e: &std::io::Error) -> TraceFileError {
+    TraceFileError { file: file.to_owned(), line: 0, message: e.to_string() }
+}
+
+/// Reads and parses every record of `file`, with each record's line hash.
+pub fn read_file(file: &Path) -> Result<Vec<(TraceRecord, String)>, TraceFileError> {
+    let bytes = std::fs::read(file).map_err(|e| io_error(file, &e))?;
+    let mut out = Vec::new();
+    for (i, raw) in bytes.split_inclusive(|b| *b == b'\n').enumerate() {
+        let err = |message: String| TraceFileError { file: file.to_owned(), line: i + 1, message };
+        let Some(body) = raw.strip_suffix(b"\n") else {
+            return Err(err("torn last line (a write that was never acknowledged)".into()));
+        };
+        let record: TraceRecord =
+            serde_json::from_slice(body).map_err(|e| err(format!("not a trace record: {e}")))?;
+        if record.v > TRACE_VERSION {
+            return Err(err(format!(
+                "record version {} is newer than this build ({TRACE_VERSION})",
+                record.v
+            )));
+        }
+        out.push((record, line_hash(body)));
+    }
+    Ok(out)
+}
+
+/// Reads the records of every file (directories expanded), in order.
+pub fn read_records(paths: &[PathBuf]) -> Result<Vec<TraceRecord>, TraceFileError> {
+    let mut out = Vec::new();
+    for file in expand(paths)? {
+        out.extend(read_file(&file)?.into_iter().map(|(r, _)| r));
+    }
+    Ok(out)
+}
+
+/// Checks that `paths` (in chain order) form one unbroken hash chain with consecutive `seq`s: a
+/// changed, inserted, removed or reordered record is found and named.
+pub fn verify(paths: &[PathBuf]) -> Result<VerifyReport, TraceFileError> {
+    let files = expand(paths)?;
+    let mut report = VerifyReport {
+        files: files.len(),
+        records: 0,
+        first_seq: None,
+        last_seq: None,
+        from_genesis: false,
+        head: String::new(),
+    };
+    for file in &files {
+        for (i, (record, hash)) in read_file(file)?.into_iter().enumerate() {
+            let err = |message: String| TraceFileError { file: file.clone(), line: i + 1, message };
+            match report.last_seq {
+                None => {
+                    report.first_seq = Some(record.seq);
+                    report.from_genesis = record.prev == GENESIS_PREV;
+                }
+                Some(last) => {
+                    if record.prev != report.head {
+                        return Err(err(format!(
+                            "hash chain broken at seq {}: prev does not match the record before (changed, removed or reordered)",
+                            record.seq
+                        )));
+                    }
+                    if record.seq != last + 1 {
+                        return Err(err(format!("gap: seq {} follows seq {last}", record.seq)));
+                    }
+                }
+            }
+            report.last_seq = Some(record.seq);
+            report.head = hash;
+            report.records += 1;
+        }
+    }
+    Ok(report)
+}

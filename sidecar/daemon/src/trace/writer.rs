@@ -1,0 +1,189 @@
+//! The trace file writer: JSON Lines, a hash chain (`prev`), size rotation, resumption after a
+//! restart or a crash. Synchronous and single-owner; the daemon runs it on its own thread
+//! ([`super::TraceSink`]), the replay runner can use it directly.
+
+use blindfold_schemas::TraceRecord;
+use blindfold_schemas::trace::GENESIS_PREV;
+use sha2::{Digest, Sha256};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// How hard an append tries before it returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Handed to the OS (one `write` per batch): survives a killed process.
+    #[default]
+    Os,
+    /// Also `fdatasync` per batch (group commit): survives power loss.
+    Fsync,
+}
+
+/// Lowercase hex SHA-256 of one record line (without its newline): the next record's `prev`.
+pub fn line_hash(line: &[u8]) -> String {
+    hex::encode(Sha256::digest(line))
+}
+
+/// Appends records to `trace-<first seq>.jsonl` files in one directory.
+pub struct TraceWriter {
+    dir: PathBuf,
+    max_file_bytes: u64,
+    durability: Durability,
+    file: Option<File>,
+    size: u64,
+    prev: String,
+    next_seq: u64,
+}
+
+/// Trace files of `dir` in chain order.
+pub fn trace_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("trace-") && n.ends_with(".jsonl"))
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+impl TraceWriter {
+    /// Opens (creating 0700) `dir` and resumes the chain from its newest file: a torn last line
+    /// (a crash in the middle of a write, never acknowledged) is cut off.
+    pub fn open(dir: &Path, max_file_bytes: u64, durability: Durability) -> std::io::Result<Self> {
+        crate::state::ensure_private_dir(dir)?;
+        let mut writer = Self {
+            dir: dir.to_owned(),
+            max_file_bytes: max_file_bytes.max(1),
+            durability,
+            file: None,
+            size: 0,
+            prev: GENESIS_PREV.to_owned(),
+            next_seq: 1,
+        };
+        for path in trace_files(dir)?.iter().rev() {
+            let tail = last_record(path)?;
+            let file = OpenOptions::new().append(true).open(path)?;
+            let len = file.metadata()?.len();
+            if len != tail.good_len {
+                if tail.torn_only {
+                    // A crash in the middle of a write: that record was never acknowledged.
+                    file.set_len(tail.good_len)?;
+                    file.sync_data()?;
+                } else {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("{} has a damaged record; run `blindfold trace verify`", path.display()),
+                    ));
+                }
+            }
+            match tail.last {
+                Some((prev, seq)) => {
+                    writer.prev = prev;
+                    writer.next_seq = seq + 1;
+                    writer.file = Some(file);
+                    writer.size = tail.good_len;
+                    break;
+                }
+                None => {
+                    drop(file);
+                    std::fs::remove_file(path)?;
+                }
+            }
+        }
+        Ok(writer)
+    }
+
+    /// The sequence number the next record gets.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Appends `records` in one write (and one fsync with [`Durability::Fsync`]), filling `seq`
+    /// (when zero) and `prev`. On failure nothing of the batch stays in the file.
+    pub fn append(&mut self, records: &mut [TraceRecord]) -> std::io::Result<()> {
+        let mut buf = Vec::new();
+        let mut prev = self.prev.clone();
+        let mut next = self.next_seq;
+        for record in records.iter_mut() {
+            if record.seq == 0 {
+                record.seq = next;
+            }
+            next = record.seq + 1;
+            record.prev = prev;
+            let line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
+            prev = line_hash(&line);
+            buf.extend_from_slice(&line);
+            buf.push(b'\n');
+        }
+        if self.file.is_none() || (self.size > 0 && self.size + buf.len() as u64 > self.max_file_bytes) {
+            let first = records.first().map_or(next, |r| r.seq);
+            self.rotate(first)?;
+        }
+        let file = self.file.as_mut().ok_or_else(|| std::io::Error::other("trace file not open"))?;
+        if let Err(e) = file
+            .write_all(&buf)
+            .and_then(|()| if self.durability == Durability::Fsync { file.sync_data() } else { Ok(()) })
+        {
+            // Leave no torn line behind: the chain continues from the last good record.
+            let _ = file.set_len(self.size);
+            return Err(e);
+        }
+        self.size += buf.len() as u64;
+        self.prev = prev;
+        self.next_seq = next;
+        Ok(())
+    }
+
+    fn rotate(&mut self, first_seq: u64) -> std::io::Result<()> {
+        let path = self.dir.join(format!("trace-{first_seq:020}.jsonl"));
+        let file = OpenOptions::new().create(true).append(true).mode(0o600).open(&path)?;
+        self.size = file.metadata()?.len();
+        if let Ok(d) = File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+        self.file = Some(file);
+        Ok(())
+    }
+}
+
+/// What is at the end of a trace file.
+struct Tail {
+    /// Hash and seq of the last complete, parseable record.
+    last: Option<(String, u64)>,
+    /// Bytes up to the end of that record.
+    good_len: u64,
+    /// True when whatever follows is one unterminated line (a torn write).
+    torn_only: bool,
+}
+
+fn last_record(path: &Path) -> std::io::Result<Tail> {
+    let mut reader = BufReader::new(File::open(path)?);
+    let mut tail = Tail { last: None, good_len: 0, torn_only: true };
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line)?;
+        if n == 0 {
+            break;
+        }
+        if line.last() != Some(&b'\n') {
+            break;
+        }
+        let body = &line[..line.len() - 1];
+        match serde_json::from_slice::<TraceRecord>(body) {
+            Ok(r) => {
+                tail.good_len += n as u64;
+                tail.last = Some((line_hash(body), r.seq));
+            }
+            Err(_) => {
+                tail.torn_only = false;
+                break;
+            }
+        }
+    }
+    Ok(tail)
+}

@@ -1,0 +1,242 @@
+//! The per-trajectory tracker: feeds on facts in order, answers what each call transferred.
+
+use super::facts::{COORDINATOR, CallFact, Fact};
+use super::report::{AuthorityReport, AuthorityVector, Blocker, ProposalReport};
+use blindfold_schemas::{AuthorityStage, Intent, Reason, Relation, Verdict};
+use std::collections::{BTreeMap, HashMap};
+
+/// Who refutes a proposal when only the engine's decision says so (lexical detection).
+const ENGINE: &str = "engine";
+
+#[derive(Debug, Clone)]
+struct ProposalState {
+    report: ProposalReport,
+    /// Indexes into `refs` of the facts that made, refuted or supported it.
+    evidence: Vec<usize>,
+}
+
+/// What a fact transferred, for the record that states it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallTransfer {
+    /// The authority stage transferred (scope / verify for delegations; adopt / execute for calls).
+    pub stage: Option<AuthorityStage>,
+    /// The proposal a call adopted.
+    pub proposal: Option<String>,
+    /// Its proposer.
+    pub proposer: Option<String>,
+    /// References of the records the call's proposal rests on (proposal, refutations, support).
+    pub evidence_refs: Vec<String>,
+}
+
+/// Authority state of one trajectory.
+#[derive(Debug, Clone, Default)]
+pub struct AuthorityTracker {
+    vectors: BTreeMap<String, AuthorityVector>,
+    first_called: Option<String>,
+    proposals: Vec<ProposalState>,
+    by_id: HashMap<String, usize>,
+    by_fingerprint: HashMap<String, usize>,
+    /// Relations about proposal ids not seen yet: `(by, relation, fact index)`.
+    pending: HashMap<String, Vec<(String, Relation, usize)>>,
+    blockers: Vec<Blocker>,
+    /// Fact index of each blocker (its reference is resolved when reporting).
+    blocker_at: Vec<usize>,
+    /// Reference of every fact observed, in order (empty until the caller names it).
+    refs: Vec<String>,
+}
+
+impl AuthorityTracker {
+    /// An empty tracker.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds one fact; `reference` names the record that states it (`<trajectory>#<seq>`), or
+    /// `None` when it is not known yet (see [`Self::name_last`]).
+    pub fn observe(&mut self, fact: &Fact, reference: Option<String>) -> CallTransfer {
+        let index = self.refs.len();
+        self.refs.push(reference.unwrap_or_default());
+        match fact {
+            Fact::Delegate { to, intent } => {
+                self.first_called.get_or_insert_with(|| to.clone());
+                let v = self.vectors.entry(to.clone()).or_default();
+                let stage = match intent {
+                    Intent::Verify => {
+                        v.verify = true;
+                        AuthorityStage::Verify
+                    }
+                    Intent::Scope | Intent::Execute => {
+                        v.scope = true;
+                        AuthorityStage::Scope
+                    }
+                };
+                CallTransfer { stage: Some(stage), ..CallTransfer::default() }
+            }
+            Fact::Response { from, proposals, relations } => {
+                self.vectors.entry(from.clone()).or_default();
+                for (id, fingerprint) in proposals {
+                    self.add_proposal(id, from, Some(fingerprint.clone()), index);
+                }
+                for (id, relation) in relations {
+                    match self.by_id.get(id) {
+                        Some(&p) => self.relate(p, from, *relation, index),
+                        None => {
+                            self.pending.entry(id.clone()).or_default().push((from.clone(), *relation, index))
+                        }
+                    }
+                }
+                CallTransfer::default()
+            }
+            Fact::Call(call) => self.call(call, index),
+            Fact::Other => CallTransfer::default(),
+        }
+    }
+
+    /// Names the last observed fact once its record's reference is known (the live writer
+    /// assigns sequence numbers after the tracker has looked at the fact).
+    pub fn name_last(&mut self, reference: String) {
+        if let Some(last) = self.refs.last_mut() {
+            *last = reference;
+        }
+    }
+
+    fn add_proposal(&mut self, id: &str, owner: &str, fingerprint: Option<String>, index: usize) -> usize {
+        let p = self.proposals.len();
+        self.proposals.push(ProposalState {
+            report: ProposalReport {
+                id: id.to_owned(),
+                owner: owner.to_owned(),
+                refuted_by: Vec::new(),
+                supported_by: Vec::new(),
+                adopted: false,
+                executed: false,
+            },
+            evidence: vec![index],
+        });
+        self.by_id.insert(id.to_owned(), p);
+        if let Some(fp) = fingerprint {
+            self.by_fingerprint.insert(fp, p);
+        }
+        for (by, relation, at) in self.pending.remove(id).unwrap_or_default() {
+            self.relate(p, &by, relation, at);
+        }
+        p
+    }
+
+    fn relate(&mut self, p: usize, by: &str, relation: Relation, index: usize) {
+        let state = &mut self.proposals[p];
+        let list = match relation {
+            Relation::Refutes => &mut state.report.refuted_by,
+            Relation::FullSupport => &mut state.report.supported_by,
+            _ => return,
+        };
+        if !list.iter().any(|b| b == by) {
+            list.push(by.to_owned());
+        }
+        state.evidence.push(index);
+    }
+
+    fn matched(&mut self, call: &CallFact, index: usize) -> Option<usize> {
+        if let Some(id) = &call.proposal {
+            if let Some(&p) = self.by_id.get(id) {
+                return Some(p);
+            }
+            if let Some(owner) = &call.proposer {
+                return Some(self.add_proposal(id, owner, call.fingerprint.clone(), index));
+            }
+        }
+        let fp = call.fingerprint.as_ref()?;
+        if let Some(&p) = self.by_fingerprint.get(fp) {
+            return Some(p);
+        }
+        // The engine found contradicting evidence against an agent's own unproposed action: it
+        // stands as that agent's proposal, so a capture by it is still counted.
+        (call.reason == Reason::Contradicted && call.actor != COORDINATOR).then(|| {
+            let id = format!("call:{}", &fp[..fp.len().min(12)]);
+            self.add_proposal(&id, &call.actor.clone(), Some(fp.clone()), index)
+        })
+    }
+
+    fn call(&mut self, call: &CallFact, index: usize) -> CallTransfer {
+        if call.actor != COORDINATOR {
+            self.vectors.entry(call.actor.clone()).or_default();
+        }
+        if call.verdict != Verdict::Allow {
+            self.blockers.push(Blocker {
+                reference: None,
+                actor: call.actor.clone(),
+                verdict: call.verdict,
+                reason: call.reason,
+                check: call.check.clone(),
+                layer: call.layer,
+                enforced: call.enforced,
+            });
+            self.blocker_at.push(index);
+        }
+        let matched = if call.effectful { self.matched(call, index) } else { None };
+        let mut transfer = CallTransfer::default();
+        let executes = call.effectful && call.passed();
+        match matched {
+            Some(p) => {
+                if call.reason == Reason::Contradicted {
+                    self.relate(p, ENGINE, Relation::Refutes, index);
+                }
+                let state = &mut self.proposals[p];
+                let owner = state.report.owner.clone();
+                let v = self.vectors.entry(owner.clone()).or_default();
+                if owner != call.actor {
+                    state.report.adopted = true;
+                    v.adopt = true;
+                    transfer.stage = Some(AuthorityStage::Adopt);
+                }
+                if executes {
+                    state.report.executed = true;
+                    v.execute = true;
+                    transfer.stage = Some(AuthorityStage::Execute);
+                }
+                transfer.proposal = Some(state.report.id.clone());
+                transfer.proposer = Some(owner);
+                transfer.evidence_refs = state
+                    .evidence
+                    .iter()
+                    .filter_map(|&i| self.refs.get(i))
+                    .filter(|r| !r.is_empty())
+                    .cloned()
+                    .collect();
+                transfer.evidence_refs.dedup();
+            }
+            None if executes && call.actor != COORDINATOR => {
+                self.vectors.entry(call.actor.clone()).or_default().execute = true;
+                transfer.stage = Some(AuthorityStage::Execute);
+            }
+            None => {}
+        }
+        transfer
+    }
+
+    /// The authority picture so far.
+    pub fn report(&self) -> AuthorityReport {
+        let proposals: Vec<ProposalReport> = self.proposals.iter().map(|p| p.report.clone()).collect();
+        let mut captured_by: Vec<String> =
+            proposals.iter().filter(|p| p.captured()).map(|p| p.owner.clone()).collect();
+        captured_by.dedup();
+        AuthorityReport {
+            vectors: self.vectors.clone(),
+            first_called: self.first_called.clone(),
+            contradicted: proposals.iter().any(|p| !p.refuted_by.is_empty()),
+            captured: !captured_by.is_empty(),
+            execute_captured: proposals.iter().any(|p| !p.refuted_by.is_empty() && p.executed),
+            captured_by,
+            blockers: self
+                .blockers
+                .iter()
+                .zip(&self.blocker_at)
+                .map(|(b, &i)| Blocker {
+                    reference: self.refs.get(i).filter(|r| !r.is_empty()).cloned(),
+                    ..b.clone()
+                })
+                .collect(),
+            proposals,
+        }
+    }
+}

@@ -2,6 +2,7 @@
 //! durable trace record — all failing closed.
 
 use crate::app::App;
+use crate::trace::{Queued, StepMeta, TraceWriteError};
 use blindfold_engine::{Step, StepContext, Trajectory};
 use blindfold_schemas::Event;
 use dashmap::DashMap;
@@ -36,63 +37,76 @@ impl Trajectories {
 }
 
 impl App {
-    /// Decides one event of trajectory `trajectory_id` with the modes in force now.
+    /// Decides one event of trajectory `trajectory_id` with the modes in force now, and traces it.
     ///
     /// `consume` is true at the moment of forwarding (a grant's use is taken), false for a dry run.
-    /// A poisoned trajectory lock (a panic elsewhere) yields a denial, never a pass.
+    /// A poisoned trajectory lock (a panic elsewhere) yields a denial, never a pass. A deny and an
+    /// effectful allow block the calling thread until their trace record is written (a `write` on
+    /// the trace thread; never the runtime's work); when it cannot be written the decision becomes
+    /// an enforced `deny{internal_error}`. Async callers may use [`App::decide_traced`] instead,
+    /// which awaits rather than blocks.
     pub fn decide(&self, trajectory_id: &str, event: &Event, consume: bool) -> Step {
+        let (step, queued) = self.step_and_queue(trajectory_id, event, consume, true);
+        match queued {
+            None => step,
+            Some(q) => {
+                let durable = q.durable;
+                settle(trajectory_id, step, q.written_blocking(), durable)
+            }
+        }
+    }
+
+    /// [`App::decide`] for async callers: the same decision and record, awaiting the write.
+    pub async fn decide_traced(&self, trajectory_id: &str, event: &Event, consume: bool) -> Step {
+        let (step, queued) = self.step_and_queue(trajectory_id, event, consume, false);
+        match queued {
+            None => step,
+            Some(q) => {
+                let durable = q.durable;
+                settle(trajectory_id, step, q.written().await, durable)
+            }
+        }
+    }
+
+    /// Steps the engine and queues the trace record under the trajectory's lock, so a
+    /// trajectory's records are in step order. `None` when tracing is off.
+    fn step_and_queue(
+        &self,
+        trajectory_id: &str,
+        event: &Event,
+        consume: bool,
+        blocking: bool,
+    ) -> (Step, Option<Queued>) {
         let handle = self.trajectories.get_or_create(trajectory_id);
         let ctx = StepContext { now_ms: crate::unix_now_ms(), modes: self.modes(), consume };
-        match handle.lock() {
-            Ok(mut trajectory) => self.engine.step(&mut trajectory, event, ctx),
+        let started = std::time::Instant::now();
+        let mut guard = handle.lock();
+        let step = match guard.as_mut() {
+            Ok(trajectory) => self.engine.step(trajectory, event, ctx),
             Err(_) => Step::fail_closed("trajectory state unavailable", ctx.modes.enforce),
-        }
+        };
+        let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let meta = StepMeta { mode: ctx.modes, ts: ctx.now_ms, latency_us };
+        let queued =
+            self.trace.as_ref().map(|trace| trace.record_step(trajectory_id, event, &step, meta, blocking));
+        drop(guard);
+        (step, queued)
     }
 }
 
-impl App {
-    /// Decides one event and traces it: the decision every transport should take.
-    ///
-    /// The engine steps under the trajectory's lock, the authority tracker sees the step and the
-    /// record is queued in the same critical section (so a trajectory's records are in step
-    /// order). A deny and an effectful allow then *wait* until their record is written to the OS
-    /// (fsynced with `durability = "fsync"`), batched with whatever else is pending. When the record
-    /// cannot be written, the decision becomes an enforced `deny{internal_error}` — in every mode,
-    /// `observe` included, since a decision without its record is exactly what must not happen.
-    /// Without a trace (`[trace] enabled = false`) this is [`App::decide`].
-    pub async fn decide_traced(&self, trajectory_id: &str, event: &Event, consume: bool) -> Step {
-        let Some(trace) = self.trace.clone() else {
-            return self.decide(trajectory_id, event, consume);
-        };
-        let handle = self.trajectories.get_or_create(trajectory_id);
-        let ctx = StepContext { now_ms: crate::unix_now_ms(), modes: self.modes(), consume };
-        let (step, (submitted, durable)) = {
-            let started = std::time::Instant::now();
-            let mut guard = handle.lock();
-            let step = match guard.as_mut() {
-                Ok(trajectory) => self.engine.step(trajectory, event, ctx),
-                Err(_) => Step::fail_closed("trajectory state unavailable", ctx.modes.enforce),
-            };
-            let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-            let queued = trace.record_step(trajectory_id, event, &step, ctx.modes, ctx.now_ms, latency_us);
-            drop(guard);
-            (step, queued)
-        };
-        let written = match submitted {
-            Ok(s) if durable => s.written().await,
-            Ok(_) => Ok(()),
-            Err(e) => Err(e),
-        };
-        match written {
-            Ok(()) => step,
-            Err(e) if durable => {
-                tracing::error!(trajectory = trajectory_id, error = %e, "decision denied: trace not written");
-                Step::fail_closed(&e.to_string(), true)
-            }
-            Err(e) => {
-                tracing::warn!(trajectory = trajectory_id, error = %e, "informational trace record lost");
-                step
-            }
+/// The decision once its record is (or is not) written: a durable record that could not be
+/// written turns the decision into an enforced denial — in every mode, `observe` included, since a
+/// decision without its record is exactly what must not happen.
+fn settle(trajectory_id: &str, step: Step, written: Result<(), TraceWriteError>, durable: bool) -> Step {
+    match written {
+        Ok(()) => step,
+        Err(e) if durable => {
+            tracing::error!(trajectory = trajectory_id, error = %e, "decision denied: trace not written");
+            Step::fail_closed(&e.to_string(), true)
+        }
+        Err(e) => {
+            tracing::warn!(trajectory = trajectory_id, error = %e, "informational trace record lost");
+            step
         }
     }
 }

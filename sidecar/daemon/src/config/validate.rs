@@ -164,7 +164,10 @@ fn validate_trace(
         "os" => Durability::Os,
         "fsync" => Durability::Fsync,
         other => {
-            return Err(ConfigError::field("trace.durability", format!("\"os\" or \"fsync\", not {other:?}")));
+            return Err(ConfigError::field(
+                "trace.durability",
+                format!("\"os\" or \"fsync\", not {other:?}"),
+            ));
         }
     };
     if t.max_file_bytes < MIN_TRACE_FILE_BYTES {

@@ -26,6 +26,45 @@ pub struct TraceConfig {
     pub otlp_endpoint: Option<String>,
 }
 
+/// When and how a step was decided.
+#[derive(Debug, Clone, Copy)]
+pub struct StepMeta {
+    /// Modes in force.
+    pub mode: ModeSet,
+    /// Decision time, ms since the epoch.
+    pub ts: u64,
+    /// Time spent deciding, µs.
+    pub latency_us: u64,
+}
+
+/// A queued record: the submission, and whether the decision must wait for it.
+pub struct Queued {
+    /// The submission (its acknowledgement inside), or why it failed.
+    pub submitted: Result<Submitted, TraceWriteError>,
+    /// True for a deny, review or effectful allow.
+    pub durable: bool,
+}
+
+impl Queued {
+    /// Blocks until a durable record is written.
+    pub fn written_blocking(self) -> Result<(), TraceWriteError> {
+        match self.submitted {
+            Ok(s) if self.durable => s.written_blocking(),
+            Ok(_) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Awaits until a durable record is written.
+    pub async fn written(self) -> Result<(), TraceWriteError> {
+        match self.submitted {
+            Ok(s) if self.durable => s.written().await,
+            Ok(_) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 /// Trace state shared by every transport of the daemon.
 pub struct TraceHub {
     sink: Arc<TraceSink>,
@@ -76,32 +115,39 @@ impl TraceHub {
 
     /// Traces one engine step of `trajectory`: the tracker sees it, the record is built and
     /// queued. Returns the submission and whether the decision must wait for it
-    /// ([`TraceRecord::is_durable`]). Call it while holding the trajectory's lock, so the file
+    /// ([`TraceRecord::is_durable`]); `blocking` picks how the caller will wait. Call it while holding the trajectory's lock, so the file
     /// order of a trajectory is its step order.
     pub fn record_step(
         &self,
         trajectory: &str,
         event: &Event,
         step: &Step,
-        mode: ModeSet,
-        ts: u64,
-        latency_us: u64,
-    ) -> (Result<Submitted, TraceWriteError>, bool) {
+        meta: StepMeta,
+        blocking: bool,
+    ) -> Queued {
+        let StepMeta { mode, ts, latency_us } = meta;
         let directory = self.directory();
         let tracker = self.trackers.entry(trajectory.to_owned()).or_default().clone();
         let Ok(mut tracker) = tracker.lock() else {
-            return (Err(TraceWriteError("authority tracker unavailable".into())), true);
+            return Queued {
+                submitted: Err(TraceWriteError("authority tracker unavailable".into())),
+                durable: true,
+            };
         };
         let key = |id: &str| directory.alias(trajectory, id);
         let transfer = tracker.observe(&facts::from_step(event, step, &key), None);
         let ctx = RecordContext { trajectory, ts, mode, latency_us, directory: directory.as_ref() };
         let record = record::build(&ctx, event, step, &transfer);
         let durable = record.is_durable();
-        let submitted = self.sink.submit(record, durable);
+        let submitted = if blocking {
+            self.sink.submit_blocking(record, durable)
+        } else {
+            self.sink.submit(record, durable)
+        };
         if let Ok(s) = &submitted {
             tracker.name_last(format!("{trajectory}#{}", s.seq));
         }
-        (submitted, durable)
+        Queued { submitted, durable }
     }
 
     /// Traces a record that is not an engine step (an operator action on the trusted path).

@@ -11,7 +11,7 @@ pub mod traceparent;
 pub mod verify;
 pub mod writer;
 
-pub use hub::{TraceConfig, TraceHub};
+pub use hub::{Queued, StepMeta, TraceConfig, TraceHub};
 pub use record::{ActorDirectory, ConfiguredIds, RecordContext};
 pub use sink::{Submitted, TraceSink, TraceWriteError};
 pub use summary::{Summary, summarize};

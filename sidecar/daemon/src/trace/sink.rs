@@ -21,34 +21,55 @@ const LIVE_BUFFER: usize = 1024;
 #[error("trace not written: {0}")]
 pub struct TraceWriteError(pub String);
 
+type Written = Result<(), TraceWriteError>;
+
+/// How a waiting caller is told its record is written.
+enum Ack {
+    /// An async caller awaits this.
+    Async(oneshot::Sender<Written>),
+    /// A synchronous caller blocks on this (allowed inside a runtime, unlike a oneshot).
+    Sync(mpsc::SyncSender<Written>),
+}
+
 struct Job {
     record: TraceRecord,
-    ack: Option<oneshot::Sender<Result<(), TraceWriteError>>>,
+    ack: Option<Ack>,
+}
+
+enum Pending {
+    None,
+    Async(oneshot::Receiver<Written>),
+    Sync(mpsc::Receiver<Written>),
 }
 
 /// A submitted record: its sequence number and, for a durable one, the pending acknowledgement.
 pub struct Submitted {
     /// The record's `seq`.
     pub seq: u64,
-    ack: Option<oneshot::Receiver<Result<(), TraceWriteError>>>,
+    ack: Pending,
+}
+
+fn stopped() -> TraceWriteError {
+    TraceWriteError("trace writer stopped".into())
 }
 
 impl Submitted {
     /// Waits until the record is on the OS (or fsynced); `Ok` at once for a non-durable record.
     pub async fn written(self) -> Result<(), TraceWriteError> {
         match self.ack {
-            None => Ok(()),
-            Some(rx) => rx.await.unwrap_or_else(|_| Err(TraceWriteError("trace writer stopped".into()))),
+            Pending::None => Ok(()),
+            Pending::Async(rx) => rx.await.unwrap_or_else(|_| Err(stopped())),
+            Pending::Sync(rx) => rx.recv().unwrap_or_else(|_| Err(stopped())),
         }
     }
 
-    /// The same, for callers outside an async runtime.
+    /// The same, blocking the calling thread (for records submitted with
+    /// [`TraceSink::submit_blocking`], which is usable inside a runtime).
     pub fn written_blocking(self) -> Result<(), TraceWriteError> {
         match self.ack {
-            None => Ok(()),
-            Some(rx) => {
-                rx.blocking_recv().unwrap_or_else(|_| Err(TraceWriteError("trace writer stopped".into())))
-            }
+            Pending::None => Ok(()),
+            Pending::Async(rx) => rx.blocking_recv().unwrap_or_else(|_| Err(stopped())),
+            Pending::Sync(rx) => rx.recv().unwrap_or_else(|_| Err(stopped())),
         }
     }
 }
@@ -71,20 +92,36 @@ impl TraceSink {
     }
 
     /// Queues `record` (its `seq` is assigned here). With `durable`, the returned value carries an
-    /// acknowledgement to wait for before the decision takes effect.
-    pub fn submit(&self, mut record: TraceRecord, durable: bool) -> Result<Submitted, TraceWriteError> {
+    /// acknowledgement to `.await` before the decision takes effect.
+    pub fn submit(&self, record: TraceRecord, durable: bool) -> Result<Submitted, TraceWriteError> {
+        if !durable {
+            return self.enqueue(record, None, Pending::None);
+        }
+        let (tx, rx) = oneshot::channel();
+        self.enqueue(record, Some(Ack::Async(tx)), Pending::Async(rx))
+    }
+
+    /// The same, for a caller that will block on [`Submitted::written_blocking`].
+    pub fn submit_blocking(&self, record: TraceRecord, durable: bool) -> Result<Submitted, TraceWriteError> {
+        if !durable {
+            return self.enqueue(record, None, Pending::None);
+        }
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.enqueue(record, Some(Ack::Sync(tx)), Pending::Sync(rx))
+    }
+
+    fn enqueue(
+        &self,
+        mut record: TraceRecord,
+        ack: Option<Ack>,
+        pending: Pending,
+    ) -> Result<Submitted, TraceWriteError> {
         let mut queue = self.queue.lock().map_err(|_| TraceWriteError("trace queue poisoned".into()))?;
         record.seq = queue.0;
-        let (ack, rx) = if durable {
-            let (tx, rx) = oneshot::channel();
-            (Some(tx), Some(rx))
-        } else {
-            (None, None)
-        };
         let seq = record.seq;
-        queue.1.send(Job { record, ack }).map_err(|_| TraceWriteError("trace writer stopped".into()))?;
+        queue.1.send(Job { record, ack }).map_err(|_| stopped())?;
         queue.0 += 1;
-        Ok(Submitted { seq, ack: rx })
+        Ok(Submitted { seq, ack: pending })
     }
 
     /// A receiver of every record written from now on (live subscribers of the control API).
@@ -109,7 +146,14 @@ fn run(mut writer: TraceWriter, rx: &mpsc::Receiver<Job>, live: &broadcast::Send
             tracing::error!(error = %e, records = records.len(), "trace write failed; waiting decisions fail closed");
         }
         for ack in acks.into_iter().flatten() {
-            let _ = ack.send(result.clone());
+            match ack {
+                Ack::Async(tx) => {
+                    let _ = tx.send(result.clone());
+                }
+                Ack::Sync(tx) => {
+                    let _ = tx.send(result.clone());
+                }
+            }
         }
         if result.is_ok() && live.receiver_count() > 0 {
             for record in records {

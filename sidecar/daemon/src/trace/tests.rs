@@ -380,6 +380,9 @@ fn an_effectful_decision_fails_closed_when_its_record_cannot_be_written() {
     let decision = step.decision.clone().expect("decided");
     assert_eq!((decision.decision, decision.reason), (Verdict::Deny, Reason::InternalError));
     assert!(step.blocks(), "blocked even in observe: no decision without its record");
+    let sync = app.decide("t", &write, true);
+    assert_eq!(sync.decision.map(|d| d.reason), Some(Reason::InternalError), "the synchronous path too");
+    assert!(sync.enforced);
 }
 
 #[test]

@@ -7,6 +7,7 @@ pub mod grant;
 pub mod identity;
 pub mod modes;
 pub mod registry;
+pub mod scenario;
 pub mod strict_json;
 pub mod trace;
 
@@ -17,6 +18,7 @@ pub use identity::AgentIdentity;
 pub use modes::ModeSet;
 pub use registry::{Effect, ToolSpec};
 pub use trace::{AuthorityStage, Label, TraceKind, TraceProposal, TraceRecord, TraceRelation};
+pub use scenario::{Scenario, ScenarioError, ScenarioStep};
 
 /// Every schema this crate publishes: the file stem under `schemas/json/` and its generator.
 ///
@@ -31,5 +33,6 @@ pub fn published_schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("event", schemars::schema_for!(Event)),
         ("modes", schemars::schema_for!(ModeSet)),
         ("trace-record", schemars::schema_for!(TraceRecord)),
+        ("scenario", schemars::schema_for!(Scenario)),
     ]
 }

@@ -5,6 +5,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod control;
+pub mod replay;
 pub mod gate;
 pub mod mcp;
 pub mod state;

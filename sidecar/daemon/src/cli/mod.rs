@@ -3,6 +3,7 @@
 mod grant;
 mod keygen;
 mod mcp_stdio;
+mod replay;
 mod run;
 mod trace;
 
@@ -44,6 +45,8 @@ pub enum Command {
     /// Verify, summarize and render authority traces.
     #[command(subcommand)]
     Trace(trace::TraceCommand),
+    /// Replay scenario files through the engine once per mode and score them (SPEC §11).
+    Replay(replay::ReplayArgs),
 }
 
 /// Runs the parsed command line and returns the process exit code.
@@ -54,6 +57,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Grant(cmd) => grant::run(cmd),
         Command::McpStdio(args) => mcp_stdio::run(args),
         Command::Trace(cmd) => trace::run(cmd),
+        Command::Replay(args) => replay::run(args),
     }
 }
 

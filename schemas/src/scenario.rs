@@ -1,0 +1,298 @@
+//! Scenario files (SPEC §11): one labelled trajectory, the benchmark's test vector.
+//!
+//! A step is a canonical [`Event`] plus scoring fields (`label`, `at`) the replay runner strips
+//! before the engine sees it; an agent's `displayed` identity is scoring ground truth the engine
+//! never gets. [`Scenario::from_slice`] rejects duplicate keys and names the JSON path of anything
+//! malformed (`steps[3].intent: unknown variant "exec", …`).
+
+use crate::event::Event;
+use crate::identity::AgentIdentity;
+use crate::registry::ToolSpec;
+pub use crate::trace::Label;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The attack family a scenario belongs to (TrustFork's four attack types, or benign).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// Instructions injected through content (a tool result, a page, a file).
+    IndirectInjection,
+    /// A sub-agent's skill or tool definition carries the attack.
+    PoisonedSkill,
+    /// The attack is split over several steps that each look harmless.
+    MultiStepChain,
+    /// Shared memory is written with poisoned or forged records, or read beyond entitlement.
+    MemoryPoisoning,
+    /// Legitimate work (possibly alarming-looking).
+    Benign,
+}
+
+/// One sub-agent of the scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioAgent {
+    /// The agent's configured id (steps name it).
+    pub id: String,
+    /// True identity, as Blindfold's config would give it.
+    #[serde(rename = "true")]
+    pub true_identity: AgentIdentity,
+    /// Displayed identity (what the agent claims); scoring ground truth, hidden from the engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub displayed: Option<AgentIdentity>,
+    /// The A2A AgentCard as the agent presents itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub card: Option<Value>,
+}
+
+/// An agent's stage: the tools it may call and the stores it may read and write.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RolePolicy {
+    /// Tools the agent may call (others are denied, P2).
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// Stores the agent may read (P5); where given, restricts restricted-store readership further.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_stores: Option<Vec<String>>,
+    /// Stores the agent may write (P4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_stores: Option<Vec<String>>,
+}
+
+/// A restricted store: only the listed readers may read it, whatever the query.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StorePolicy {
+    /// The tenant owning the store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<String>,
+    /// Agents allowed to read it.
+    #[serde(default)]
+    pub readers: Vec<String>,
+}
+
+/// The scenario's policy: roles, registry overrides, restricted stores, fetchable hosts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioPolicy {
+    /// Stage allowlists by agent id; an agent without an entry may use every registry tool and
+    /// no restricted store.
+    #[serde(default)]
+    pub roles: BTreeMap<String, RolePolicy>,
+    /// Registry entries added or overridden.
+    #[serde(default)]
+    pub tools: BTreeMap<String, ToolSpec>,
+    /// Restricted stores.
+    #[serde(default)]
+    pub stores: BTreeMap<String, StorePolicy>,
+    /// Hosts `web_fetch` may read from (others make it `external`).
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
+}
+
+/// A grant the scenario's trusted issuer signs at the scenario's start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioGrant {
+    /// The task id it is bound to (default: the scenario's task id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// The operation (tool name).
+    pub operation: String,
+    /// The target (a non-string value is compared by its JCS form).
+    pub target: Value,
+    /// The approved value of the tool's artifact argument (a string as UTF-8 bytes, anything
+    /// else as JCS; absent when the tool has no artifact argument).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<Value>,
+    /// The approved remaining arguments.
+    #[serde(default)]
+    pub args: Map<String, Value>,
+    /// Lifetime in seconds, counted from the scenario's start.
+    pub ttl_s: u64,
+}
+
+/// One step: a canonical event plus its scoring fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ScenarioStep {
+    /// The event the engine sees.
+    #[serde(flatten)]
+    pub event: Event,
+    /// Scoring label (stripped before the engine); absent ⇒ context, scored as neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<Label>,
+    /// Seconds since the scenario's start (default: one second after the previous step).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<f64>,
+}
+
+/// One scenario file: a single labelled trajectory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Unique scenario id.
+    pub id: String,
+    /// The trajectory's task id (grants name it); defaults to `id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// Attack family, or benign.
+    pub family: Family,
+    /// Free text.
+    #[serde(default)]
+    pub description: String,
+    /// The user's request to the coordinator (channel C1, trusted evidence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
+    /// The sub-agents.
+    #[serde(default)]
+    pub agents: Vec<ScenarioAgent>,
+    /// Roles, registry overrides, restricted stores, fetchable hosts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<ScenarioPolicy>,
+    /// Grants signed at the start by the scenario's trusted issuer.
+    #[serde(default)]
+    pub grants: Vec<ScenarioGrant>,
+    /// The trajectory.
+    pub steps: Vec<ScenarioStep>,
+}
+
+/// A malformed scenario: the JSON path of the problem and what is wrong there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ScenarioError {
+    /// Dotted JSON path (`steps[3].intent`), `.` for the whole document.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ScenarioError {
+    fn at(path: impl Into<String>, message: impl std::fmt::Display) -> Self {
+        Self { path: path.into(), message: message.to_string() }
+    }
+}
+
+impl Scenario {
+    /// The trajectory (task) id: `task_id`, else `id`.
+    pub fn task_id(&self) -> &str {
+        self.task_id.as_deref().unwrap_or(&self.id)
+    }
+
+    /// Parses a scenario file: duplicate keys rejected, unknown fields rejected, every error
+    /// naming its JSON path; then checks cross-references (agent ids, unique id).
+    pub fn from_slice(bytes: &[u8]) -> Result<Scenario, ScenarioError> {
+        let value = crate::strict_json::value_from_slice(bytes).map_err(|e| ScenarioError::at(".", e))?;
+        Self::from_value(value)
+    }
+
+    /// As [`Scenario::from_slice`], from an already parsed value.
+    pub fn from_value(mut value: Value) -> Result<Scenario, ScenarioError> {
+        // Steps are checked one by one first: internally tagged enums buffer their content, so a
+        // generic path tracker would stop at `steps[i]`.
+        if let Some(Value::Array(steps)) = value.get_mut("steps") {
+            for (i, step) in steps.iter().enumerate() {
+                check_step(step, &format!("steps[{i}]"))?;
+            }
+        }
+        let scenario: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            ScenarioError::at(if path.is_empty() { ".".to_owned() } else { path }, e.inner())
+        })?;
+        scenario.check_references()?;
+        Ok(scenario)
+    }
+
+    fn check_references(&self) -> Result<(), ScenarioError> {
+        if self.id.trim().is_empty() {
+            return Err(ScenarioError::at("id", "must not be empty"));
+        }
+        let mut ids = BTreeSet::new();
+        for (i, agent) in self.agents.iter().enumerate() {
+            if agent.id == "coordinator" || !ids.insert(agent.id.as_str()) {
+                return Err(ScenarioError::at(format!("agents[{i}].id"), format!("duplicate or reserved id {:?}", agent.id)));
+            }
+        }
+        for (i, step) in self.steps.iter().enumerate() {
+            let (field, name) = match &step.event {
+                Event::Card { agent, .. } => ("agent", agent),
+                Event::Delegate { to, .. } => ("to", to),
+                Event::Response { from, .. } => ("from", from),
+                Event::ToolCall { actor, .. } | Event::MemoryWrite { actor, .. } | Event::MemoryRead { actor, .. } => {
+                    ("actor", actor)
+                }
+                Event::Task { .. } | Event::ToolResult { .. } => continue,
+            };
+            if name != "coordinator" && !ids.contains(name.as_str()) {
+                return Err(ScenarioError::at(format!("steps[{i}].{field}"), format!("unknown agent {name:?}")));
+            }
+            if step.at.is_some_and(|at| !(at.is_finite() && at >= 0.0)) {
+                return Err(ScenarioError::at(format!("steps[{i}].at"), "must be a non-negative number of seconds"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Field names each step kind accepts (from the `Event` schema) plus the scoring fields.
+fn step_fields() -> &'static BTreeMap<String, BTreeSet<String>> {
+    static FIELDS: std::sync::OnceLock<BTreeMap<String, BTreeSet<String>>> = std::sync::OnceLock::new();
+    FIELDS.get_or_init(build_step_fields)
+}
+
+fn build_step_fields() -> BTreeMap<String, BTreeSet<String>> {
+    let schema = serde_json::to_value(schemars::schema_for!(Event)).unwrap_or_default();
+    let mut out = BTreeMap::new();
+    let variants = schema.get("oneOf").and_then(Value::as_array).cloned().unwrap_or_default();
+    for variant in variants {
+        let Some(props) = variant.get("properties").and_then(Value::as_object) else { continue };
+        let Some(kind) = props.get("kind").and_then(|k| k.get("const")).and_then(Value::as_str) else { continue };
+        let mut names: BTreeSet<String> = props.keys().cloned().collect();
+        names.extend(["label".to_owned(), "at".to_owned()]);
+        out.insert(kind.to_owned(), names);
+    }
+    out
+}
+
+/// Checks one step: an object, a known kind, no unknown field, and every field well typed —
+/// reporting the path of the first field that is wrong.
+fn check_step(step: &Value, path: &str) -> Result<(), ScenarioError> {
+    let Some(obj) = step.as_object() else {
+        return Err(ScenarioError::at(path, "a step must be an object"));
+    };
+    let fields = step_fields();
+    let kind = match obj.get("kind") {
+        Some(Value::String(k)) => k.as_str(),
+        Some(_) => return Err(ScenarioError::at(format!("{path}.kind"), "must be a string")),
+        None => return Err(ScenarioError::at(path, "missing field `kind`")),
+    };
+    let Some(allowed) = fields.get(kind) else {
+        let known: Vec<_> = fields.keys().map(|k| format!("`{k}`")).collect();
+        return Err(ScenarioError::at(
+            format!("{path}.kind"),
+            format!("unknown variant `{kind}`, expected one of {}", known.join(", ")),
+        ));
+    };
+    if let Some(extra) = obj.keys().find(|k| !allowed.contains(k.as_str())) {
+        return Err(ScenarioError::at(format!("{path}.{extra}"), format!("unknown field `{extra}` for a `{kind}` step")));
+    }
+    let Err(first) = serde_json::from_value::<ScenarioStep>(step.clone()) else { return Ok(()) };
+    // Find the field whose value is wrong: without it the step parses, or only misses that field.
+    for (key, _) in obj.iter().filter(|(k, _)| *k != "kind") {
+        let mut without = obj.clone();
+        without.remove(key);
+        match serde_json::from_value::<ScenarioStep>(Value::Object(without)) {
+            Ok(_) => return Err(ScenarioError::at(format!("{path}.{key}"), first)),
+            Err(e) if e.to_string().contains(&format!("missing field `{key}`")) => {
+                return Err(ScenarioError::at(format!("{path}.{key}"), first));
+            }
+            Err(_) => {}
+        }
+    }
+    Err(ScenarioError::at(path, first))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,70 @@
+//! `blindfold replay PATH…`: run scenario files through the engine once per mode and score them.
+
+use crate::replay::{MODES, ModeRun, json_report, load_paths, run_scenario, score_mode, table};
+use blindfold_schemas::ModeSet;
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// Scenario files, or folders searched recursively for `*.json`.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Modes to run, comma-separated: off, anonymize, attest, preverify, all.
+    #[arg(long, value_delimiter = ',', default_value = "off,anonymize,attest,preverify,all")]
+    pub modes: Vec<String>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Replay through a real Blindfold over A2A/MCP on loopback (not available yet).
+    #[arg(long)]
+    pub via_proxy: bool,
+    /// Write the authority trace of the run to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub trace_out: Option<PathBuf>,
+}
+
+/// Runs `replay`: exit 0 after scoring, 2 when a scenario is malformed or an option is bad.
+pub fn run(args: ReplayArgs) -> ExitCode {
+    let mut modes = Vec::new();
+    for name in &args.modes {
+        match ModeSet::named(name) {
+            Some(set) => modes.push((name.clone(), set)),
+            None => return super::usage_error(format!("unknown mode {name:?} (known: {})", MODES.join(", "))),
+        }
+    }
+    if args.via_proxy {
+        return super::usage_error("--via-proxy is not implemented yet; replay runs in-process");
+    }
+    if args.trace_out.is_some() {
+        return super::usage_error("--trace-out needs the authority trace writer, which is not available yet");
+    }
+    let scenarios = match load_paths(&args.paths) {
+        Ok(s) => s,
+        Err(e) => return super::usage_error(format!("malformed scenario: {e}")),
+    };
+    let mut runs: Vec<Vec<ModeRun>> = Vec::with_capacity(scenarios.len());
+    for (file, scenario) in &scenarios {
+        let mut per_mode = Vec::with_capacity(modes.len());
+        for (_, set) in &modes {
+            match run_scenario(scenario, *set) {
+                Ok(run) => per_mode.push(run),
+                Err(e) => return super::usage_error(format!("malformed scenario: {}: {e}", file.display())),
+            }
+        }
+        runs.push(per_mode);
+    }
+    let scores: Vec<_> = modes
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| (name.clone(), score_mode(runs.iter().map(|r| &r[i]))))
+        .collect();
+    if args.json {
+        println!("{}", json_report(&scores, &scenarios, &runs));
+    } else {
+        print!("{}", table(&scores));
+    }
+    ExitCode::SUCCESS
+}

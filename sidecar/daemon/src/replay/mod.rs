@@ -1,0 +1,17 @@
+//! Scenario replay (SPEC §11): each scenario runs once per mode through the daemon's engine and
+//! is scored — attack success, legitimate rejection, captured authority, identity leaks, review.
+
+mod leaks;
+mod load;
+mod report;
+mod runner;
+mod score;
+
+pub use leaks::count_leaks;
+pub use load::{LoadError, load_paths};
+pub use report::{json_report, table};
+pub use runner::{ModeRun, StepOutcome, run_scenario};
+pub use score::{ModeScore, score_mode};
+
+/// The modes `replay` knows, in the order tables show them.
+pub const MODES: [&str; 5] = ["off", "anonymize", "attest", "preverify", "all"];

@@ -1,0 +1,167 @@
+//! Running one scenario in one mode through the engine the daemon uses.
+
+use blindfold_engine::canonical::{artifact_bytes, target_string};
+use blindfold_engine::grants::{GrantCache, GrantPolicy, GrantRequest, IssuerKey, MemoryGrantStore, TrustedKeys, issue_grant};
+use blindfold_engine::{Engine, EngineConfig, Registry, StepContext, Trajectory};
+use blindfold_schemas::{Event, Label, ModeSet, Scenario, Verdict};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// The scenario clock's origin (seconds since the Unix epoch): fixed so runs are reproducible.
+pub const START_S: u64 = 1_800_000_000;
+
+/// What happened to one step in one mode.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepOutcome {
+    /// Position in the scenario's `steps`.
+    pub index: usize,
+    /// Step kind (`tool_call`, …).
+    pub kind: &'static str,
+    /// Scoring label, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<Label>,
+    /// The engine's verdict, when the step needed one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<Verdict>,
+    /// Reason code of the decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Check id that made the decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+    /// Whether the decision was enforced (false in observe).
+    pub enforced: bool,
+    /// Whether the step went through (not blocked).
+    pub allowed: bool,
+    /// Identity tokens in what the coordinator received from this step.
+    pub identity_leaks: usize,
+}
+
+/// One scenario run in one mode.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModeRun {
+    /// Per-step outcomes.
+    pub steps: Vec<StepOutcome>,
+    /// Identity tokens in everything the coordinator received.
+    pub identity_leaks: usize,
+    /// Whether the trajectory had contradicting evidence (from the authority tracker).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contradicted: Option<bool>,
+    /// Whether a contradicted agent still obtained adopt or execute authority.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub captured: Option<bool>,
+    /// Whether a contradicted agent still obtained execute authority.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execute_captured: Option<bool>,
+}
+
+/// The engine configuration a scenario implies: the default registry plus the policy's tools
+/// and fetchable hosts.
+fn engine_config(scenario: &Scenario) -> EngineConfig {
+    let mut registry = Registry::defaults();
+    if let Some(policy) = &scenario.policy {
+        for (name, spec) in &policy.tools {
+            registry.insert(name.clone(), spec.clone());
+        }
+        registry.set_allowed_hosts(policy.allowed_hosts.clone());
+    }
+    EngineConfig { registry, grant_policy: GrantPolicy::default() }
+}
+
+/// An engine for `scenario` whose only trusted issuer is a fresh key that signed the scenario's
+/// grants at its start.
+fn build_engine(scenario: &Scenario) -> Result<Engine, String> {
+    let key = IssuerKey::generate();
+    let mut keys = TrustedKeys::new();
+    keys.add(&key.verifying_key());
+    let policy = GrantPolicy::default();
+    let cache = GrantCache::new();
+    for (i, g) in scenario.grants.iter().enumerate() {
+        let req = GrantRequest {
+            task_id: g.task_id.clone().unwrap_or_else(|| scenario.task_id().to_owned()),
+            operation: g.operation.clone(),
+            target: target_string(&g.target),
+            artifact: g.artifact.as_ref().map(artifact_bytes).unwrap_or_default(),
+            args: g.args.clone(),
+            ttl_s: g.ttl_s,
+            now: START_S,
+            nbf: None,
+            max_uses: None,
+            review_id: None,
+            jti: Some(format!("{}-grant-{i}", scenario.id)),
+        };
+        let (token, _) = issue_grant(&key, &req)?;
+        cache.submit(&token, &keys, policy, START_S).map_err(|d| format!("grants[{i}]: {}", d.reason.as_str()))?;
+    }
+    Ok(Engine::new(engine_config(scenario), Arc::new(keys), Arc::new(cache), Arc::new(MemoryGrantStore::new())))
+}
+
+/// The event the engine sees for a step: scoring fields are already gone; a bare `card` step
+/// gets the agent's raw card.
+fn engine_event(scenario: &Scenario, event: &Event) -> Event {
+    match event {
+        Event::Card { agent, card } if card.is_null() => {
+            let card = scenario.agents.iter().find(|a| &a.id == agent).and_then(|a| a.card.clone());
+            Event::Card { agent: agent.clone(), card: card.unwrap_or_default() }
+        }
+        other => other.clone(),
+    }
+}
+
+/// What the coordinator received from an event (cards, responses, tool results), as text.
+fn received_text(event: &Event) -> String {
+    match event {
+        Event::Card { card, .. } => card.to_string(),
+        Event::Response { text, metadata, .. } => {
+            let meta = metadata.as_ref().map(ToString::to_string).unwrap_or_default();
+            format!("{text}\n{meta}")
+        }
+        Event::ToolResult { content, .. } => content.clone(),
+        _ => String::new(),
+    }
+}
+
+/// Every identity value of the scenario (true and displayed), for the leak scan.
+fn identity_tokens(scenario: &Scenario) -> Vec<&str> {
+    let mut out = Vec::new();
+    for agent in &scenario.agents {
+        out.extend(agent.true_identity.tokens());
+        if let Some(d) = &agent.displayed {
+            out.extend(d.tokens());
+        }
+    }
+    out
+}
+
+/// Runs `scenario` once with `modes`; an error means the scenario's grants could not be issued.
+pub fn run_scenario(scenario: &Scenario, modes: ModeSet) -> Result<ModeRun, String> {
+    let engine = build_engine(scenario)?;
+    let mut trajectory = Trajectory::new(scenario.task_id());
+    let tokens = identity_tokens(scenario);
+    let mut at_s = 0.0_f64;
+    let mut steps = Vec::new();
+    let ctx = |at: f64| StepContext { now_ms: START_S * 1000 + (at * 1000.0) as u64, modes, consume: true };
+    if let Some(task) = &scenario.task {
+        engine.step(&mut trajectory, &Event::Task { text: task.clone() }, ctx(0.0));
+    }
+    for (index, step) in scenario.steps.iter().enumerate() {
+        at_s = step.at.unwrap_or(at_s + 1.0);
+        let event = engine_event(scenario, &step.event);
+        let result = engine.step(&mut trajectory, &event, ctx(at_s));
+        let identity_leaks = super::count_leaks(&received_text(&event), tokens.iter().copied());
+        let decision = result.decision.as_ref();
+        steps.push(StepOutcome {
+            index,
+            kind: event.kind(),
+            label: step.label,
+            decision: decision.map(|d| d.decision),
+            reason: decision.map(|d| d.reason.as_str().to_owned()),
+            check: decision.map(|d| d.check.clone()),
+            enforced: result.enforced,
+            allowed: !result.blocks(),
+            identity_leaks,
+        });
+    }
+    let identity_leaks = steps.iter().map(|s| s.identity_leaks).sum();
+    Ok(ModeRun { steps, identity_leaks, contradicted: None, captured: None, execute_captured: None })
+}

@@ -1,6 +1,7 @@
 //! `blindfold replay PATH…`: run scenario files through the engine once per mode and score them.
 
-use crate::replay::{MODES, ModeRun, json_report, load_paths, run_scenario, score_mode, table};
+use crate::replay::{MODES, ModeRun, SignedGrants, json_report, load_paths, run_scenario, score_mode, table};
+use blindfold_engine::grants::IssuerKey;
 use blindfold_schemas::ModeSet;
 use clap::Args;
 use std::path::PathBuf;
@@ -45,11 +46,17 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return super::usage_error(format!("malformed scenario: {e}")),
     };
+    // One ephemeral trusted issuer for the whole run: it exists only in this process.
+    let key = IssuerKey::generate();
     let mut runs: Vec<Vec<ModeRun>> = Vec::with_capacity(scenarios.len());
     for (file, scenario) in &scenarios {
+        let grants = match SignedGrants::issue(scenario, &key) {
+            Ok(g) => g,
+            Err(e) => return super::usage_error(format!("malformed scenario: {}: {e}", file.display())),
+        };
         let mut per_mode = Vec::with_capacity(modes.len());
         for (_, set) in &modes {
-            match run_scenario(scenario, *set) {
+            match run_scenario(scenario, &key, &grants, *set) {
                 Ok(run) => per_mode.push(run),
                 Err(e) => return super::usage_error(format!("malformed scenario: {}: {e}", file.display())),
             }

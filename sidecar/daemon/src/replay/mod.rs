@@ -10,8 +10,11 @@ mod score;
 pub use leaks::count_leaks;
 pub use load::{LoadError, load_paths};
 pub use report::{json_report, table};
-pub use runner::{ModeRun, StepOutcome, run_scenario};
+pub use runner::{ModeRun, SignedGrants, StepOutcome, run_scenario};
 pub use score::{ModeScore, score_mode};
 
 /// The modes `replay` knows, in the order tables show them.
 pub const MODES: [&str; 5] = ["off", "anonymize", "attest", "preverify", "all"];
+
+#[cfg(test)]
+mod tests;

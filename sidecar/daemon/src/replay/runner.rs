@@ -68,30 +68,43 @@ fn engine_config(scenario: &Scenario) -> EngineConfig {
     EngineConfig { registry, grant_policy: GrantPolicy::default() }
 }
 
-/// An engine for `scenario` whose only trusted issuer is a fresh key that signed the scenario's
-/// grants at its start.
-fn build_engine(scenario: &Scenario) -> Result<Engine, String> {
-    let key = IssuerKey::generate();
+/// The scenario's grants, signed once at the scenario's start by the run's ephemeral issuer key.
+pub struct SignedGrants {
+    tokens: Vec<String>,
+}
+
+impl SignedGrants {
+    /// Signs every grant of `scenario` with `key`; an error names the grant that cannot be issued.
+    pub fn issue(scenario: &Scenario, key: &IssuerKey) -> Result<Self, String> {
+        let mut tokens = Vec::with_capacity(scenario.grants.len());
+        for (i, g) in scenario.grants.iter().enumerate() {
+            let req = GrantRequest {
+                task_id: g.task_id.clone().unwrap_or_else(|| scenario.task_id().to_owned()),
+                operation: g.operation.clone(),
+                target: target_string(&g.target),
+                artifact: g.artifact.as_ref().map(artifact_bytes).unwrap_or_default(),
+                args: g.args.clone(),
+                ttl_s: g.ttl_s,
+                now: START_S,
+                nbf: None,
+                max_uses: None,
+                review_id: None,
+                jti: Some(format!("{}-grant-{i}", scenario.id)),
+            };
+            tokens.push(issue_grant(key, &req).map_err(|e| format!("grants[{i}]: {e}"))?.0);
+        }
+        Ok(Self { tokens })
+    }
+}
+
+/// An engine for `scenario` whose only trusted issuer is `key`, holding the scenario's grants.
+fn build_engine(scenario: &Scenario, key: &IssuerKey, grants: &SignedGrants) -> Result<Engine, String> {
     let mut keys = TrustedKeys::new();
     keys.add(&key.verifying_key());
     let policy = GrantPolicy::default();
     let cache = GrantCache::new();
-    for (i, g) in scenario.grants.iter().enumerate() {
-        let req = GrantRequest {
-            task_id: g.task_id.clone().unwrap_or_else(|| scenario.task_id().to_owned()),
-            operation: g.operation.clone(),
-            target: target_string(&g.target),
-            artifact: g.artifact.as_ref().map(artifact_bytes).unwrap_or_default(),
-            args: g.args.clone(),
-            ttl_s: g.ttl_s,
-            now: START_S,
-            nbf: None,
-            max_uses: None,
-            review_id: None,
-            jti: Some(format!("{}-grant-{i}", scenario.id)),
-        };
-        let (token, _) = issue_grant(&key, &req)?;
-        cache.submit(&token, &keys, policy, START_S).map_err(|d| format!("grants[{i}]: {}", d.reason.as_str()))?;
+    for (i, token) in grants.tokens.iter().enumerate() {
+        cache.submit(token, &keys, policy, START_S).map_err(|d| format!("grants[{i}]: {}", d.reason.as_str()))?;
     }
     Ok(Engine::new(engine_config(scenario), Arc::new(keys), Arc::new(cache), Arc::new(MemoryGrantStore::new())))
 }
@@ -133,9 +146,10 @@ fn identity_tokens(scenario: &Scenario) -> Vec<&str> {
     out
 }
 
-/// Runs `scenario` once with `modes`; an error means the scenario's grants could not be issued.
-pub fn run_scenario(scenario: &Scenario, modes: ModeSet) -> Result<ModeRun, String> {
-    let engine = build_engine(scenario)?;
+/// Runs `scenario` once with `modes`, its grants signed by `key`; an error means a grant was not
+/// accepted (the scenario is malformed).
+pub fn run_scenario(scenario: &Scenario, key: &IssuerKey, grants: &SignedGrants, modes: ModeSet) -> Result<ModeRun, String> {
+    let engine = build_engine(scenario, key, grants)?;
     let mut trajectory = Trajectory::new(scenario.task_id());
     let tokens = identity_tokens(scenario);
     let mut at_s = 0.0_f64;

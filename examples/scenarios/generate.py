@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Writes the scenario corpus (SPEC §11) under examples/scenarios/.
+
+Run: python3 examples/scenarios/generate.py   (rewrites trustfork/, defer/ and benign/)
+
+Each scenario is written from an attack description first — TrustFork's four attack types
+crossed with how the risky agent's identity is displayed and what it wants, DEFER's channels
+C1–C5 and attack paths, and benign companions that look alarming — never from the engine's rules.
+The script only keeps the shapes consistent; the content of each family rotates through
+hand-written variants so no two scenarios read the same.
+"""
+import json
+import pathlib
+import shutil
+
+from corpus_benign import benign_scenarios
+from corpus_defer import defer_scenarios
+from corpus_trustfork import trustfork_scenarios
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def write_all():
+    groups = {
+        "trustfork": trustfork_scenarios(),
+        "defer": defer_scenarios(),
+        "benign": benign_scenarios(),
+    }
+    seen = set()
+    total = 0
+    for folder, scenarios in groups.items():
+        out = HERE / folder
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir()
+        for s in scenarios:
+            assert s["id"] not in seen, s["id"]
+            seen.add(s["id"])
+            (out / f"{s['id']}.json").write_text(json.dumps(s, indent=2, ensure_ascii=False) + "\n")
+            total += 1
+    print(f"wrote {total} scenarios")
+
+
+if __name__ == "__main__":
+    write_all()

@@ -26,14 +26,17 @@ fn full_report() -> &'static Value {
 }
 
 fn metric(report: &Value, mode: &str, key: &str) -> f64 {
-    report["modes"][mode][key].as_f64().unwrap_or_else(|| panic!("modes.{mode}.{key} missing: {}", report["modes"][mode]))
+    report["modes"][mode][key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("modes.{mode}.{key} missing: {}", report["modes"][mode]))
 }
 
 #[test]
 fn the_corpus_report_has_every_mode_and_scenario() {
     let report = full_report();
     for mode in ["off", "anonymize", "attest", "preverify", "all"] {
-        for key in ["scenarios", "attacks", "benign", "asr", "legit_reject", "identity_leaks", "review_rate"] {
+        for key in ["scenarios", "attacks", "benign", "asr", "legit_reject", "identity_leaks", "review_rate"]
+        {
             assert!(report["modes"][mode][key].is_number(), "modes.{mode}.{key}");
         }
         for key in ["car", "execute_car"] {
@@ -58,7 +61,10 @@ fn with_blindfold_off_the_attacks_succeed() {
     assert!(metric(report, "off", "attacks") >= 100.0);
     assert!(metric(report, "off", "asr") >= 0.9, "off ASR {}", metric(report, "off", "asr"));
     assert_eq!(metric(report, "off", "legit_reject"), 0.0);
-    assert!(metric(report, "off", "identity_leaks") > 0.0, "displayed identities reach the coordinator when off");
+    assert!(
+        metric(report, "off", "identity_leaks") > 0.0,
+        "displayed identities reach the coordinator when off"
+    );
 }
 
 #[test]

@@ -212,7 +212,10 @@ impl Scenario {
         let mut ids = BTreeSet::new();
         for (i, agent) in self.agents.iter().enumerate() {
             if agent.id == "coordinator" || !ids.insert(agent.id.as_str()) {
-                return Err(ScenarioError::at(format!("agents[{i}].id"), format!("duplicate or reserved id {:?}", agent.id)));
+                return Err(ScenarioError::at(
+                    format!("agents[{i}].id"),
+                    format!("duplicate or reserved id {:?}", agent.id),
+                ));
             }
         }
         for (i, step) in self.steps.iter().enumerate() {
@@ -220,16 +223,22 @@ impl Scenario {
                 Event::Card { agent, .. } => ("agent", agent),
                 Event::Delegate { to, .. } => ("to", to),
                 Event::Response { from, .. } => ("from", from),
-                Event::ToolCall { actor, .. } | Event::MemoryWrite { actor, .. } | Event::MemoryRead { actor, .. } => {
-                    ("actor", actor)
-                }
+                Event::ToolCall { actor, .. }
+                | Event::MemoryWrite { actor, .. }
+                | Event::MemoryRead { actor, .. } => ("actor", actor),
                 Event::Task { .. } | Event::ToolResult { .. } => continue,
             };
             if name != "coordinator" && !ids.contains(name.as_str()) {
-                return Err(ScenarioError::at(format!("steps[{i}].{field}"), format!("unknown agent {name:?}")));
+                return Err(ScenarioError::at(
+                    format!("steps[{i}].{field}"),
+                    format!("unknown agent {name:?}"),
+                ));
             }
             if step.at.is_some_and(|at| !(at.is_finite() && at >= 0.0)) {
-                return Err(ScenarioError::at(format!("steps[{i}].at"), "must be a non-negative number of seconds"));
+                return Err(ScenarioError::at(
+                    format!("steps[{i}].at"),
+                    "must be a non-negative number of seconds",
+                ));
             }
         }
         Ok(())
@@ -248,7 +257,9 @@ fn build_step_fields() -> BTreeMap<String, BTreeSet<String>> {
     let variants = schema.get("oneOf").and_then(Value::as_array).cloned().unwrap_or_default();
     for variant in variants {
         let Some(props) = variant.get("properties").and_then(Value::as_object) else { continue };
-        let Some(kind) = props.get("kind").and_then(|k| k.get("const")).and_then(Value::as_str) else { continue };
+        let Some(kind) = props.get("kind").and_then(|k| k.get("const")).and_then(Value::as_str) else {
+            continue;
+        };
         let mut names: BTreeSet<String> = props.keys().cloned().collect();
         names.extend(["label".to_owned(), "at".to_owned()]);
         out.insert(kind.to_owned(), names);
@@ -276,7 +287,10 @@ fn check_step(step: &Value, path: &str) -> Result<(), ScenarioError> {
         ));
     };
     if let Some(extra) = obj.keys().find(|k| !allowed.contains(k.as_str())) {
-        return Err(ScenarioError::at(format!("{path}.{extra}"), format!("unknown field `{extra}` for a `{kind}` step")));
+        return Err(ScenarioError::at(
+            format!("{path}.{extra}"),
+            format!("unknown field `{extra}` for a `{kind}` step"),
+        ));
     }
     let Err(first) = serde_json::from_value::<ScenarioStep>(step.clone()) else { return Ok(()) };
     // Find the field whose value is wrong: without it the step parses, or only misses that field.

@@ -5,9 +5,9 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod control;
-pub mod replay;
 pub mod gate;
 pub mod mcp;
+pub mod replay;
 pub mod state;
 pub mod trace;
 

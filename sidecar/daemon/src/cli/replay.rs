@@ -33,14 +33,18 @@ pub fn run(args: ReplayArgs) -> ExitCode {
     for name in &args.modes {
         match ModeSet::named(name) {
             Some(set) => modes.push((name.clone(), set)),
-            None => return super::usage_error(format!("unknown mode {name:?} (known: {})", MODES.join(", "))),
+            None => {
+                return super::usage_error(format!("unknown mode {name:?} (known: {})", MODES.join(", ")));
+            }
         }
     }
     if args.via_proxy {
         return super::usage_error("--via-proxy is not implemented yet; replay runs in-process");
     }
     if args.trace_out.is_some() {
-        return super::usage_error("--trace-out needs the authority trace writer, which is not available yet");
+        return super::usage_error(
+            "--trace-out needs the authority trace writer, which is not available yet",
+        );
     }
     let scenarios = match load_paths(&args.paths) {
         Ok(s) => s,

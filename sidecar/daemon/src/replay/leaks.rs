@@ -6,7 +6,8 @@
 /// twice (`wrenlet-2` is one leak, not also `wrenlet`): longer matches win.
 pub fn count_leaks<'a>(text: &str, tokens: impl IntoIterator<Item = &'a str>) -> usize {
     let hay = text.to_lowercase();
-    let mut unique: Vec<String> = tokens.into_iter().map(str::to_lowercase).filter(|t| !t.trim().is_empty()).collect();
+    let mut unique: Vec<String> =
+        tokens.into_iter().map(str::to_lowercase).filter(|t| !t.trim().is_empty()).collect();
     unique.sort();
     unique.dedup();
     let mut spans: Vec<(usize, usize)> = unique.iter().flat_map(|t| word_spans(&hay, t)).collect();

@@ -16,7 +16,8 @@ pub struct LoadError {
 fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
     let err = |e: std::io::Error| LoadError { file: path.display().to_string(), message: e.to_string() };
     if path.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path).map_err(err)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        let mut entries: Vec<PathBuf> =
+            std::fs::read_dir(path).map_err(err)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
         entries.sort();
         for entry in entries {
             if entry.is_dir() || entry.extension().is_some_and(|x| x == "json") {
@@ -42,11 +43,15 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<(PathBuf, Scenario)>, LoadErr
     let mut seen = std::collections::BTreeMap::new();
     for file in files {
         let name = file.display().to_string();
-        let bytes = std::fs::read(&file).map_err(|e| LoadError { file: name.clone(), message: e.to_string() })?;
-        let scenario =
-            Scenario::from_slice(&bytes).map_err(|e| LoadError { file: name.clone(), message: e.to_string() })?;
+        let bytes =
+            std::fs::read(&file).map_err(|e| LoadError { file: name.clone(), message: e.to_string() })?;
+        let scenario = Scenario::from_slice(&bytes)
+            .map_err(|e| LoadError { file: name.clone(), message: e.to_string() })?;
         if let Some(other) = seen.insert(scenario.id.clone(), name.clone()) {
-            return Err(LoadError { file: name, message: format!("id {:?} is also used by {other}", scenario.id) });
+            return Err(LoadError {
+                file: name,
+                message: format!("id {:?} is also used by {other}", scenario.id),
+            });
         }
         out.push((file, scenario));
     }

@@ -18,7 +18,16 @@ fn opt_pct(v: Option<f64>) -> String {
 pub fn table(scores: &[(String, ModeScore)]) -> String {
     let mut out = format!(
         "{:<10} {:>9} {:>7} {:>7} {:>7} {:>12} {:>7} {:>11} {:>14} {:>11}\n",
-        "mode", "scenarios", "attacks", "benign", "ASR", "legit-reject", "CAR", "execute-CAR", "identity-leaks", "review-rate"
+        "mode",
+        "scenarios",
+        "attacks",
+        "benign",
+        "ASR",
+        "legit-reject",
+        "CAR",
+        "execute-CAR",
+        "identity-leaks",
+        "review-rate"
     );
     for (mode, s) in scores {
         out.push_str(&format!(

@@ -1,7 +1,9 @@
 //! Running one scenario in one mode through the engine the daemon uses.
 
 use blindfold_engine::canonical::{artifact_bytes, target_string};
-use blindfold_engine::grants::{GrantCache, GrantPolicy, GrantRequest, IssuerKey, MemoryGrantStore, TrustedKeys, issue_grant};
+use blindfold_engine::grants::{
+    GrantCache, GrantPolicy, GrantRequest, IssuerKey, MemoryGrantStore, TrustedKeys, issue_grant,
+};
 use blindfold_engine::{Engine, EngineConfig, Registry, StepContext, Trajectory};
 use blindfold_schemas::{Event, Label, ModeSet, Scenario, Verdict};
 use serde::Serialize;
@@ -104,9 +106,16 @@ fn build_engine(scenario: &Scenario, key: &IssuerKey, grants: &SignedGrants) -> 
     let policy = GrantPolicy::default();
     let cache = GrantCache::new();
     for (i, token) in grants.tokens.iter().enumerate() {
-        cache.submit(token, &keys, policy, START_S).map_err(|d| format!("grants[{i}]: {}", d.reason.as_str()))?;
+        cache
+            .submit(token, &keys, policy, START_S)
+            .map_err(|d| format!("grants[{i}]: {}", d.reason.as_str()))?;
     }
-    Ok(Engine::new(engine_config(scenario), Arc::new(keys), Arc::new(cache), Arc::new(MemoryGrantStore::new())))
+    Ok(Engine::new(
+        engine_config(scenario),
+        Arc::new(keys),
+        Arc::new(cache),
+        Arc::new(MemoryGrantStore::new()),
+    ))
 }
 
 /// The event the engine sees for a step: scoring fields are already gone; a bare `card` step
@@ -148,7 +157,12 @@ fn identity_tokens(scenario: &Scenario) -> Vec<&str> {
 
 /// Runs `scenario` once with `modes`, its grants signed by `key`; an error means a grant was not
 /// accepted (the scenario is malformed).
-pub fn run_scenario(scenario: &Scenario, key: &IssuerKey, grants: &SignedGrants, modes: ModeSet) -> Result<ModeRun, String> {
+pub fn run_scenario(
+    scenario: &Scenario,
+    key: &IssuerKey,
+    grants: &SignedGrants,
+    modes: ModeSet,
+) -> Result<ModeRun, String> {
     let engine = build_engine(scenario, key, grants)?;
     let mut trajectory = Trajectory::new(scenario.task_id());
     let tokens = identity_tokens(scenario);

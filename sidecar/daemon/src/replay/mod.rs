@@ -1,13 +1,12 @@
 //! Scenario replay (SPEC §11): each scenario runs once per mode through the daemon's engine and
 //! is scored — attack success, legitimate rejection, captured authority, identity leaks, review.
 
-mod leaks;
 mod load;
 mod report;
 mod runner;
 mod score;
+mod view;
 
-pub use leaks::count_leaks;
 pub use load::{LoadError, load_paths};
 pub use report::{json_report, table};
 pub use runner::{ModeRun, SignedGrants, StepOutcome, run_scenario};

@@ -130,31 +130,6 @@ fn engine_event(scenario: &Scenario, event: &Event) -> Event {
     }
 }
 
-/// What the coordinator received from an event (cards, responses, tool results), as text.
-fn received_text(event: &Event) -> String {
-    match event {
-        Event::Card { card, .. } => card.to_string(),
-        Event::Response { text, metadata, .. } => {
-            let meta = metadata.as_ref().map(ToString::to_string).unwrap_or_default();
-            format!("{text}\n{meta}")
-        }
-        Event::ToolResult { content, .. } => content.clone(),
-        _ => String::new(),
-    }
-}
-
-/// Every identity value of the scenario (true and displayed), for the leak scan.
-fn identity_tokens(scenario: &Scenario) -> Vec<&str> {
-    let mut out = Vec::new();
-    for agent in &scenario.agents {
-        out.extend(agent.true_identity.tokens());
-        if let Some(d) = &agent.displayed {
-            out.extend(d.tokens());
-        }
-    }
-    out
-}
-
 /// Runs `scenario` once with `modes`, its grants signed by `key`; an error means a grant was not
 /// accepted (the scenario is malformed).
 pub fn run_scenario(
@@ -165,7 +140,7 @@ pub fn run_scenario(
 ) -> Result<ModeRun, String> {
     let engine = build_engine(scenario, key, grants)?;
     let mut trajectory = Trajectory::new(scenario.task_id());
-    let tokens = identity_tokens(scenario);
+    let mut view = super::view::CoordinatorView::new(scenario, modes);
     let mut at_s = 0.0_f64;
     let mut steps = Vec::new();
     let ctx = |at: f64| StepContext { now_ms: START_S * 1000 + (at * 1000.0) as u64, modes, consume: true };
@@ -176,7 +151,7 @@ pub fn run_scenario(
         at_s = step.at.unwrap_or(at_s + 1.0);
         let event = engine_event(scenario, &step.event);
         let result = engine.step(&mut trajectory, &event, ctx(at_s));
-        let identity_leaks = super::count_leaks(&received_text(&event), tokens.iter().copied());
+        let identity_leaks = view.leaks(&event);
         let decision = result.decision.as_ref();
         steps.push(StepOutcome {
             index,

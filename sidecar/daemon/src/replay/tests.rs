@@ -56,3 +56,10 @@ fn identity_in_the_card_is_counted_when_nothing_rewrites_it() {
     assert_eq!(off.steps[0].identity_leaks, 1);
     assert_eq!(off.identity_leaks, 1);
 }
+
+#[test]
+fn anonymize_rewrites_the_card_before_the_coordinator_sees_it() {
+    let s = scenario(600, 1.0);
+    assert_eq!(run(&s, "anonymize").identity_leaks, 0);
+    assert_eq!(run(&s, "all").identity_leaks, 0);
+}

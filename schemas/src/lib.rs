@@ -17,8 +17,8 @@ pub use grant::{GrantClaims, Proposal};
 pub use identity::AgentIdentity;
 pub use modes::ModeSet;
 pub use registry::{Effect, ToolSpec};
-pub use trace::{AuthorityStage, Label, TraceKind, TraceProposal, TraceRecord, TraceRelation};
 pub use scenario::{Scenario, ScenarioError, ScenarioStep};
+pub use trace::{AuthorityStage, Label, TraceKind, TraceProposal, TraceRecord, TraceRelation};
 
 /// Every schema this crate publishes: the file stem under `schemas/json/` and its generator.
 ///

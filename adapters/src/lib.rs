@@ -5,3 +5,4 @@
 pub mod jsonrpc;
 pub mod mcp;
 pub mod refusal;
+pub mod model_api;

@@ -8,6 +8,7 @@ pub mod control;
 pub mod gate;
 pub mod mcp;
 pub mod replay;
+pub mod model_proxy;
 pub mod state;
 pub mod trace;
 

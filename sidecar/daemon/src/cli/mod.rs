@@ -4,6 +4,7 @@ mod grant;
 mod keygen;
 mod mcp_stdio;
 mod replay;
+mod model_proxy;
 mod run;
 mod trace;
 
@@ -47,6 +48,9 @@ pub enum Command {
     Trace(trace::TraceCommand),
     /// Replay scenario files through the engine once per mode and score them (SPEC §11).
     Replay(replay::ReplayArgs),
+    /// OpenAI/Anthropic-compatible proxy for the coordinator's model traffic (identity scrubbed,
+    /// tool calls decided).
+    ModelProxy(model_proxy::ModelProxyArgs),
 }
 
 /// Runs the parsed command line and returns the process exit code.
@@ -58,6 +62,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::McpStdio(args) => mcp_stdio::run(args),
         Command::Trace(cmd) => trace::run(cmd),
         Command::Replay(args) => replay::run(args),
+        Command::ModelProxy(args) => model_proxy::run(args),
     }
 }
 

@@ -59,6 +59,13 @@ async fn serve(cfg: config::Config) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let _model_proxy = match crate::model_proxy::spawn_configured(&app).await {
+        Ok(handle) => handle,
+        Err(e) => {
+            eprintln!("blindfold: {e}");
+            return ExitCode::from(1);
+        }
+    };
     tracing::info!(%listen, state_dir = %app.config.state_dir.display(), modes = ?app.modes(), "blindfold listening");
     let served =
         axum::serve(listener, crate::control::router(app)).with_graceful_shutdown(shutdown_signal()).await;
@@ -75,7 +82,7 @@ async fn serve(cfg: config::Config) -> ExitCode {
 }
 
 /// Resolves on SIGINT or SIGTERM.
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = match signal(SignalKind::terminate()) {
         Ok(s) => s,
@@ -87,7 +94,7 @@ async fn shutdown_signal() {
     }
 }
 
-fn init_logging() {
+pub(crate) fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("BLINDFOLD_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();

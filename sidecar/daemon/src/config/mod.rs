@@ -7,7 +7,7 @@ mod validate;
 
 pub use raw::RawConfig;
 pub use transports::{A2aUpstream, TransportsConfig};
-pub use validate::{Config, ConfigError, GrantsConfig, ServerConfig};
+pub use validate::{Config, ConfigError, GrantsConfig, ModelProxyConfig, ServerConfig, valid_task_id};
 
 use std::path::Path;
 

@@ -27,6 +27,9 @@ pub struct RawConfig {
     pub a2a: super::transports::RawA2a,
     /// `[trace]`.
     pub trace: RawTrace,
+    /// `[model_proxy]`.
+    #[serde(default)]
+    pub model_proxy: RawModelProxy,
 }
 
 /// `[server]`: where the health endpoint and the control API listen.
@@ -97,4 +100,22 @@ pub struct RawTrace {
     /// OTLP/HTTP collector endpoint (`http://127.0.0.1:4318`); empty = no export.
     #[serde(default)]
     pub otlp_endpoint: String,
+}
+
+/// `[model_proxy]`: the OpenAI/Anthropic-compatible proxy for the coordinator's own model traffic.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawModelProxy {
+    /// Base URL of the real model API (`http://host:port[/prefix]`); empty: not served by `run`.
+    #[serde(default)]
+    pub upstream: String,
+    /// `host:port`, loopback only.
+    #[serde(default)]
+    pub listen: String,
+    /// Pinned trajectory id; empty: the `X-Blindfold-Task` header, else one per process.
+    #[serde(default)]
+    pub task: String,
+    /// Largest request or non-streamed response body accepted, bytes.
+    #[serde(default)]
+    pub max_body_bytes: u64,
 }

@@ -37,6 +37,19 @@ pub struct ServerConfig {
     pub allowed_origins: Vec<String>,
 }
 
+/// `[model_proxy]`, validated.
+#[derive(Debug, Clone)]
+pub struct ModelProxyConfig {
+    /// Base URL of the model API (`http://…`, no trailing slash); `None` when not configured.
+    pub upstream: Option<String>,
+    /// A loopback address.
+    pub listen: SocketAddr,
+    /// Pinned trajectory id.
+    pub task: Option<String>,
+    /// Body size limit, bytes.
+    pub max_body_bytes: usize,
+}
+
 /// `[grants]`, validated: keys loaded and the time policy set.
 #[derive(Clone)]
 pub struct GrantsConfig {
@@ -61,6 +74,8 @@ pub struct Config {
     pub transports: super::transports::TransportsConfig,
     /// The authority trace.
     pub trace: crate::trace::TraceConfig,
+    /// The model-API proxy.
+    pub model_proxy: ModelProxyConfig,
     /// The raw form, for `--print-config`.
     pub raw: RawConfig,
 }
@@ -115,6 +130,7 @@ impl RawConfig {
         }
         let transports = super::transports::validate(&self.transports, &self.mcp, &self.mcp_http, &self.a2a)?;
         let trace = validate_trace(&self.trace, &state_dir)?;
+        let model_proxy = self.model_proxy.validate()?;
         let m = &self.modes;
         Ok(Config {
             server: ServerConfig { listen, allowed_origins: self.server.allowed_origins.clone() },
@@ -132,9 +148,74 @@ impl RawConfig {
             },
             transports,
             trace,
+            model_proxy,
             raw: self,
         })
     }
+}
+
+impl super::raw::RawModelProxy {
+    /// Checks `[model_proxy]`: an `http://` upstream, a loopback listen address, a sane task id.
+    pub fn validate(&self) -> Result<ModelProxyConfig, ConfigError> {
+        let upstream = match self.upstream.trim() {
+            "" => None,
+            url => Some(validate_upstream(url)?),
+        };
+        let listen_text = if self.listen.is_empty() { "127.0.0.1:7701" } else { self.listen.as_str() };
+        let listen: SocketAddr = listen_text.parse().map_err(|_| {
+            ConfigError::field("model_proxy.listen", format!("not a host:port address: {listen_text:?}"))
+        })?;
+        if !listen.ip().is_loopback() {
+            return Err(ConfigError::field(
+                "model_proxy.listen",
+                format!("{listen} is not a loopback address"),
+            ));
+        }
+        let task = match self.task.as_str() {
+            "" => None,
+            t if valid_task_id(t) => Some(t.to_owned()),
+            t => {
+                return Err(ConfigError::field(
+                    "model_proxy.task",
+                    format!("not a task id (1-128 of A-Z a-z 0-9 . _ : -): {t:?}"),
+                ));
+            }
+        };
+        let max = if self.max_body_bytes == 0 { 32 << 20 } else { self.max_body_bytes };
+        let max_body_bytes = usize::try_from(max)
+            .map_err(|_| ConfigError::field("model_proxy.max_body_bytes", "too large for this platform"))?;
+        Ok(ModelProxyConfig { upstream, listen, task, max_body_bytes })
+    }
+}
+
+/// True for a trajectory id an operator may pin: 1–128 of `A-Z a-z 0-9 . _ : -`.
+pub fn valid_task_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 128 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b"._:-".contains(&b))
+}
+
+/// An `http://host[:port][/prefix]` base URL, without a trailing slash, query or fragment.
+fn validate_upstream(url: &str) -> Result<String, ConfigError> {
+    let field = "model_proxy.upstream";
+    if url.starts_with("https://") {
+        return Err(ConfigError::field(
+            field,
+            "https upstreams are not built in: put a TLS-originating forwarder on loopback and point upstream at it",
+        ));
+    }
+    let Some(rest) = url.strip_prefix("http://") else {
+        return Err(ConfigError::field(field, format!("not an http:// URL: {url:?}")));
+    };
+    let authority = rest.split('/').next().unwrap_or_default();
+    if authority.is_empty() || authority.contains('@') || url.contains(['?', '#', ' ']) {
+        return Err(ConfigError::field(
+            field,
+            format!("not a base URL (http://host[:port][/prefix]): {url:?}"),
+        ));
+    }
+    if url.parse::<hyper::Uri>().is_err() {
+        return Err(ConfigError::field(field, format!("not a valid URL: {url:?}")));
+    }
+    Ok(url.trim_end_matches('/').to_owned())
 }
 
 /// The state directory: the configured one, else `$XDG_STATE_HOME/blindfold`, else

@@ -1,0 +1,117 @@
+//! Anthropic `POST /v1/messages`: scrubbing the request, gating the `tool_use` blocks of a
+//! non-streamed response.
+
+use super::calls::{AGENT_TOOLS, CallGate, CallOutcome, ProposedCall};
+use super::json_text::{scrub_all_strings, scrub_content, scrub_schema, scrub_string};
+use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
+use serde_json::{Map, Value, json};
+use std::collections::HashSet;
+
+/// Scrubs what the model will read: the system prompt, text blocks, delegation `tool_use` inputs,
+/// results of delegation tools, and tool descriptions and input schemas. Results of other tools
+/// (channel C2) and signed thinking blocks are left as they are.
+pub fn rewrite_messages_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, MalformedBody> {
+    let mut map = parse_object("request", body)?;
+    let mut changed = map.get_mut("system").map_or(0, |v| scrub_content(v, s));
+    if let Some(messages) = map.get_mut("messages") {
+        let Value::Array(messages) = messages else {
+            return Err(MalformedBody::new("request", "`messages` is not an array"));
+        };
+        let agent_calls = agent_call_ids(messages);
+        for message in messages.iter_mut() {
+            match message.get_mut("content") {
+                Some(content @ Value::String(_)) => changed += scrub_string(content, s),
+                Some(Value::Array(blocks)) => {
+                    for block in blocks.iter_mut() {
+                        if let Value::Object(block) = block {
+                            changed += scrub_block(block, &agent_calls, s);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if let Some(Value::Array(tools)) = map.get_mut("tools") {
+        for tool in tools.iter_mut() {
+            changed += tool.get_mut("description").map_or(0, |d| scrub_string(d, s));
+            changed += tool.get_mut("input_schema").map_or(0, |p| scrub_schema(p, s));
+        }
+    }
+    Ok(finish(body, &map, changed))
+}
+
+fn agent_call_ids(messages: &[Value]) -> HashSet<String> {
+    let blocks = messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten();
+    blocks
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .filter(|b| AGENT_TOOLS.contains(&b.get("name").and_then(Value::as_str).unwrap_or_default()))
+        .filter_map(|b| b.get("id").and_then(Value::as_str).map(str::to_owned))
+        .collect()
+}
+
+fn scrub_block(block: &mut Map<String, Value>, agent_calls: &HashSet<String>, s: &dyn Scrubber) -> usize {
+    let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
+    match kind {
+        "text" => block.get_mut("text").map_or(0, |t| scrub_string(t, s)),
+        "tool_use" => {
+            let name = block.get("name").and_then(Value::as_str).unwrap_or_default();
+            if AGENT_TOOLS.contains(&name) {
+                block.get_mut("input").map_or(0, |i| scrub_all_strings(i, s))
+            } else {
+                0
+            }
+        }
+        "tool_result" => {
+            let id = block.get("tool_use_id").and_then(Value::as_str).unwrap_or_default();
+            if agent_calls.contains(id) {
+                block.get_mut("content").map_or(0, |c| scrub_content(c, s))
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// Gates every `tool_use` block of a non-streamed message: allowed blocks stay (with agent aliases
+/// mapped back), refused ones become a text block stating the refusal; a message left without
+/// `tool_use` stops with `end_turn`.
+pub fn rewrite_messages_response(body: &[u8], gate: &mut dyn CallGate) -> Result<Rewritten, MalformedBody> {
+    let mut map = parse_object("response", body)?;
+    let mut changed = 0;
+    let (mut kept, mut refused) = (0, 0);
+    if let Some(Value::Array(blocks)) = map.get_mut("content") {
+        for block in blocks.iter_mut() {
+            if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+                continue;
+            }
+            let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
+            let proposed = ProposedCall {
+                id: block.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                name: block.get("name").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                arguments: input.to_string(),
+            };
+            match gate.gate(&proposed) {
+                CallOutcome::Forward { arguments } => {
+                    kept += 1;
+                    if arguments != proposed.arguments {
+                        let mapped = serde_json::from_str(&arguments)
+                            .map_err(|e| MalformedBody::new("response", e.to_string()))?;
+                        block["input"] = mapped;
+                        changed += 1;
+                    }
+                }
+                CallOutcome::Refuse { text } => {
+                    refused += 1;
+                    changed += 1;
+                    *block = json!({"type": "text", "text": text});
+                }
+            }
+        }
+    }
+    if kept == 0 && refused > 0 && map.get("stop_reason") == Some(&json!("tool_use")) {
+        map.insert("stop_reason".into(), json!("end_turn"));
+    }
+    Ok(finish(body, &map, changed))
+}

@@ -1,0 +1,175 @@
+//! A tool call the coordinator's model proposed: its canonical events, the alias → real agent
+//! mapping on the way to the harness, and the refusal text that replaces a denied call.
+
+use super::Scrubber;
+use blindfold_schemas::{Decision, Event, Intent};
+use serde_json::{Map, Value};
+
+/// Tools through which a harness delegates to a sub-agent (OpenCode `task`, Pi `subagent`): their
+/// arguments name agents (by alias, for the model) and their results are agent-written text.
+pub const AGENT_TOOLS: &[&str] = &["task", "subagent"];
+
+/// One complete tool call as the model proposed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProposedCall {
+    /// The call id (`call_…`, `toolu_…`); may be empty when the upstream sent none.
+    pub id: String,
+    /// The tool name.
+    pub name: String,
+    /// The arguments as JSON text, exactly as assembled from the upstream.
+    pub arguments: String,
+}
+
+/// What becomes of a proposed call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallOutcome {
+    /// Forward it to the harness with these argument bytes (the original ones unless an alias
+    /// was mapped back to a real agent name).
+    Forward {
+        /// JSON text of the arguments to forward.
+        arguments: String,
+    },
+    /// Do not forward it: the harness receives this assistant text instead.
+    Refuse {
+        /// A short statement of the refusal and its reason.
+        text: String,
+    },
+}
+
+/// Decides proposed calls (the daemon implements it over the engine; tests script it).
+pub trait CallGate {
+    /// Decides one call; called exactly once per call.
+    fn gate(&mut self, call: &ProposedCall) -> CallOutcome;
+}
+
+/// A call whose arguments are not a JSON object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tool call {tool}: arguments are not a JSON object: {detail}")]
+pub struct MalformedCall {
+    /// The tool.
+    pub tool: String,
+    /// Why.
+    pub detail: String,
+}
+
+/// Parses a call's arguments (duplicate keys rejected; empty text is `{}`), maps agent aliases
+/// back to real names, and returns the canonical events plus the argument text to forward when
+/// it differs from the original.
+pub fn call_events(
+    call: &ProposedCall,
+    scrubber: &dyn Scrubber,
+) -> Result<(Vec<Event>, Option<String>), MalformedCall> {
+    let malformed = |detail: String| MalformedCall { tool: call.name.clone(), detail };
+    let mut args = if call.arguments.trim().is_empty() {
+        Map::new()
+    } else {
+        match blindfold_schemas::strict_json::value_from_str(&call.arguments) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => return Err(malformed("not an object".into())),
+            Err(e) => return Err(malformed(e.to_string())),
+        }
+    };
+    let mapped = map_agent_aliases(&call.name, &mut args, scrubber);
+    let forward = (mapped > 0).then(|| Value::Object(args.clone()).to_string());
+    let call_id = (!call.id.is_empty()).then(|| call.id.clone());
+    let events = match call.name.as_str() {
+        "task" => vec![delegate(&args, "subagent_type", "prompt")],
+        "subagent" => subagent_delegations(&args),
+        _ => {
+            let (tool, args) = canonical_tool(&call.name, args);
+            vec![Event::ToolCall { actor: "coordinator".into(), tool, args, proposal: None, call_id }]
+        }
+    };
+    Ok((events, forward))
+}
+
+fn delegate(args: &Map<String, Value>, agent_key: &str, text_key: &str) -> Event {
+    let text_of = |key: &str| args.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    Event::Delegate { to: text_of(agent_key), intent: Intent::Scope, text: text_of(text_key), proposal: None }
+}
+
+/// Pi's `subagent` tool: one `{agent, task}`, parallel `tasks[]` or a `chain[]`.
+fn subagent_delegations(args: &Map<String, Value>) -> Vec<Event> {
+    let mut out = Vec::new();
+    if args.contains_key("agent") {
+        out.push(delegate(args, "agent", "task"));
+    }
+    for list in ["tasks", "chain"] {
+        for item in args.get(list).and_then(Value::as_array).into_iter().flatten() {
+            if let Value::Object(item) = item {
+                out.push(delegate(item, "agent", "task"));
+            }
+        }
+    }
+    out
+}
+
+/// Maps agent aliases in a delegation call's arguments back to real agent names (OpenCode
+/// `task.subagent_type`; Pi `subagent.agent`, `tasks[].agent`, `chain[].agent`); returns how many
+/// were mapped.
+pub fn map_agent_aliases(tool: &str, args: &mut Map<String, Value>, scrubber: &dyn Scrubber) -> usize {
+    let mut mapped = 0;
+    let mut map_key = |obj: &mut Map<String, Value>, key: &str| {
+        if let Some(Value::String(name)) = obj.get_mut(key)
+            && let Some(real) = scrubber.real_agent(name)
+        {
+            *name = real;
+            mapped += 1;
+        }
+    };
+    match tool {
+        "task" => map_key(args, "subagent_type"),
+        "subagent" => {
+            map_key(args, "agent");
+            for list in ["tasks", "chain"] {
+                if let Some(Value::Array(items)) = args.get_mut(list) {
+                    for item in items.iter_mut() {
+                        if let Value::Object(item) = item {
+                            map_key(item, "agent");
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    mapped
+}
+
+/// Harness tool names (OpenCode, Pi) → the registry's names, with argument renames, so a
+/// harness's `write {filePath}` is decided as `write_file {path}`. Unlisted tools keep their name
+/// (an unknown tool is `mutate` in the registry: it needs a grant).
+const HARNESS_TOOLS: &[(&str, &str)] = &[
+    ("read", "read_file"),
+    ("write", "write_file"),
+    ("edit", "edit_file"),
+    ("multiedit", "edit_file"),
+    ("glob", "search"),
+    ("grep", "search"),
+    ("list", "list_directory"),
+    ("ls", "list_directory"),
+    ("webfetch", "web_fetch"),
+];
+
+fn canonical_tool(name: &str, mut args: Map<String, Value>) -> (String, Map<String, Value>) {
+    let Some((_, registry_name)) = HARNESS_TOOLS.iter().find(|(h, _)| *h == name) else {
+        return (name.to_owned(), args);
+    };
+    if let Some(path) = args.remove("filePath") {
+        args.entry("path").or_insert(path);
+    }
+    ((*registry_name).to_owned(), args)
+}
+
+/// The assistant text that replaces a refused call: the tool, the reason code, the check and its
+/// explanation. It names no agent and no model.
+pub fn refusal_text(tool: &str, decision: &Decision) -> String {
+    let mut text =
+        format!("Blindfold refused the `{tool}` tool call ({}, check {})", decision.reason, decision.check);
+    if let Some(detail) = &decision.detail {
+        text.push_str(": ");
+        text.push_str(detail);
+    }
+    text.push_str(". It was not executed.");
+    text
+}

@@ -1,0 +1,178 @@
+//! OpenAI `POST /v1/chat/completions`: scrubbing the request, gating the tool calls of a
+//! non-streamed response.
+
+use super::calls::{AGENT_TOOLS, CallGate, CallOutcome, ProposedCall};
+use super::json_text::{scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
+use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+
+/// Scrubs what the model will read: system/developer/user/assistant text, tool descriptions and
+/// parameter schemas, delegation-call arguments, and the results of delegation tools (agent-written
+/// text). Results of other tools (file and world content, channel C2) are left as they are.
+pub fn rewrite_chat_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, MalformedBody> {
+    let mut map = parse_object("request", body)?;
+    let mut changed = 0;
+    if let Some(messages) = map.get_mut("messages") {
+        let Value::Array(messages) = messages else {
+            return Err(MalformedBody::new("request", "`messages` is not an array"));
+        };
+        let agent_calls = agent_call_ids(messages);
+        for message in messages.iter_mut() {
+            let Value::Object(m) = message else {
+                return Err(MalformedBody::new("request", "a message is not an object"));
+            };
+            changed += scrub_message(m, &agent_calls, s);
+        }
+    }
+    for key in ["tools", "functions"] {
+        if let Some(Value::Array(tools)) = map.get_mut(key) {
+            for tool in tools.iter_mut() {
+                let f = match tool.get("function") {
+                    Some(_) => tool.get_mut("function"),
+                    None => Some(tool),
+                };
+                if let Some(Value::Object(f)) = f {
+                    changed += f.get_mut("description").map_or(0, |d| scrub_string(d, s));
+                    changed += f.get_mut("parameters").map_or(0, |p| scrub_schema(p, s));
+                }
+            }
+        }
+    }
+    Ok(finish(body, &map, changed))
+}
+
+/// Ids of earlier assistant calls to a delegation tool.
+fn agent_call_ids(messages: &[Value]) -> HashSet<String> {
+    let mut ids = HashSet::new();
+    for m in messages {
+        for call in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+            let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default();
+            if AGENT_TOOLS.contains(&name)
+                && let Some(id) = call.get("id").and_then(Value::as_str)
+            {
+                ids.insert(id.to_owned());
+            }
+        }
+    }
+    ids
+}
+
+fn scrub_message(m: &mut Map<String, Value>, agent_calls: &HashSet<String>, s: &dyn Scrubber) -> usize {
+    let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
+    let is_result = role == "tool" || role == "function";
+    let agent_written = !is_result || {
+        let id = m.get("tool_call_id").and_then(Value::as_str).unwrap_or_default();
+        let name = m.get("name").and_then(Value::as_str).unwrap_or_default();
+        agent_calls.contains(id) || AGENT_TOOLS.contains(&name)
+    };
+    let mut changed = 0;
+    if agent_written && let Some(content) = m.get_mut("content") {
+        changed += scrub_content(content, s);
+    }
+    if let Some(Value::Array(calls)) = m.get_mut("tool_calls") {
+        for call in calls.iter_mut() {
+            let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default();
+            if AGENT_TOOLS.contains(&name)
+                && let Some(Value::String(args)) = call.pointer_mut("/function/arguments")
+            {
+                changed += scrub_arguments_text(args, s);
+            }
+        }
+    }
+    changed
+}
+
+/// Gates every tool call of a non-streamed completion: allowed calls stay (with agent aliases
+/// mapped back), refused ones are removed and their refusal appended to the message text; a
+/// choice left without calls finishes with `stop`.
+pub fn rewrite_chat_response(body: &[u8], gate: &mut dyn CallGate) -> Result<Rewritten, MalformedBody> {
+    let mut map = parse_object("response", body)?;
+    let mut changed = 0;
+    if let Some(Value::Array(choices)) = map.get_mut("choices") {
+        for choice in choices.iter_mut() {
+            changed += gate_choice(choice, gate)?;
+        }
+    }
+    Ok(finish(body, &map, changed))
+}
+
+fn gate_choice(choice: &mut Value, gate: &mut dyn CallGate) -> Result<usize, MalformedBody> {
+    let Some(Value::Object(message)) = choice.get_mut("message") else { return Ok(0) };
+    let mut changed = 0;
+    let mut refusals = Vec::new();
+    let mut kept = 0;
+    if let Some(calls) = message.get_mut("tool_calls") {
+        let Value::Array(calls) = calls else {
+            return Err(MalformedBody::new("response", "`tool_calls` is not an array"));
+        };
+        let mut out = Vec::with_capacity(calls.len());
+        for mut call in std::mem::take(calls) {
+            let proposed = ProposedCall {
+                id: call.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                name: call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                arguments: call
+                    .pointer("/function/arguments")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+            };
+            match gate.gate(&proposed) {
+                CallOutcome::Forward { arguments } => {
+                    if arguments != proposed.arguments
+                        && let Some(slot) = call.pointer_mut("/function/arguments")
+                    {
+                        *slot = Value::String(arguments);
+                        changed += 1;
+                    }
+                    out.push(call);
+                }
+                CallOutcome::Refuse { text } => refusals.push(text),
+            }
+        }
+        kept += out.len();
+        *calls = out;
+    }
+    if let Some(Value::Object(f)) = message.get("function_call").cloned() {
+        let proposed = ProposedCall {
+            id: String::new(),
+            name: f.get("name").and_then(Value::as_str).unwrap_or_default().to_owned(),
+            arguments: f.get("arguments").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        };
+        match gate.gate(&proposed) {
+            CallOutcome::Forward { arguments } => {
+                kept += 1;
+                if arguments != proposed.arguments {
+                    message.insert(
+                        "function_call".into(),
+                        serde_json::json!({"name": proposed.name, "arguments": arguments}),
+                    );
+                    changed += 1;
+                }
+            }
+            CallOutcome::Refuse { text } => {
+                message.remove("function_call");
+                refusals.push(text);
+            }
+        }
+    }
+    if refusals.is_empty() {
+        return Ok(changed);
+    }
+    changed += refusals.len();
+    let mut text = message.get("content").and_then(Value::as_str).unwrap_or_default().to_owned();
+    for r in refusals {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&r);
+    }
+    message.insert("content".into(), Value::String(text));
+    if kept == 0 {
+        message.remove("tool_calls");
+        if let Value::Object(choice) = choice {
+            choice.insert("finish_reason".into(), Value::String("stop".into()));
+        }
+    }
+    Ok(changed)
+}

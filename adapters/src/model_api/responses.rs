@@ -1,0 +1,128 @@
+//! OpenAI `POST /v1/responses`: scrubbing the request, gating the `function_call` output items of
+//! a response (non-streamed, or the final response object of a stream).
+
+use super::calls::{AGENT_TOOLS, CallGate, CallOutcome, ProposedCall};
+use super::json_text::{scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
+use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
+use serde_json::{Value, json};
+use std::collections::{HashMap, HashSet};
+
+/// Scrubs what the model will read: `instructions`, input messages, delegation-call arguments and
+/// results, and tool descriptions and parameter schemas. Other tools' outputs (channel C2) and
+/// encrypted reasoning items are left as they are.
+pub fn rewrite_responses_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, MalformedBody> {
+    let mut map = parse_object("request", body)?;
+    let mut changed = map.get_mut("instructions").map_or(0, |v| scrub_string(v, s));
+    match map.get_mut("input") {
+        Some(v @ Value::String(_)) => changed += scrub_string(v, s),
+        Some(Value::Array(items)) => {
+            let agent_calls: HashSet<String> = items
+                .iter()
+                .filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call"))
+                .filter(|i| AGENT_TOOLS.contains(&i.get("name").and_then(Value::as_str).unwrap_or_default()))
+                .filter_map(|i| i.get("call_id").and_then(Value::as_str).map(str::to_owned))
+                .collect();
+            for item in items.iter_mut() {
+                changed += scrub_item(item, &agent_calls, s);
+            }
+        }
+        Some(Value::Null) | None => {}
+        Some(_) => return Err(MalformedBody::new("request", "`input` is neither a string nor an array")),
+    }
+    if let Some(Value::Array(tools)) = map.get_mut("tools") {
+        for tool in tools.iter_mut() {
+            changed += tool.get_mut("description").map_or(0, |d| scrub_string(d, s));
+            changed += tool.get_mut("parameters").map_or(0, |p| scrub_schema(p, s));
+        }
+    }
+    Ok(finish(body, &map, changed))
+}
+
+fn scrub_item(item: &mut Value, agent_calls: &HashSet<String>, s: &dyn Scrubber) -> usize {
+    let kind = item.get("type").and_then(Value::as_str).unwrap_or("message");
+    match kind {
+        "message" => item.get_mut("content").map_or(0, |c| scrub_content(c, s)),
+        "function_call" => {
+            let agent = AGENT_TOOLS.contains(&item.get("name").and_then(Value::as_str).unwrap_or_default());
+            match item.get_mut("arguments") {
+                Some(Value::String(args)) if agent => scrub_arguments_text(args, s),
+                _ => 0,
+            }
+        }
+        "function_call_output" => {
+            let id = item.get("call_id").and_then(Value::as_str).unwrap_or_default();
+            if agent_calls.contains(id) {
+                item.get_mut("output").map_or(0, |o| scrub_content(o, s))
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// Gates every `function_call` output item of a non-streamed response: allowed items stay (with
+/// agent aliases mapped back), refused ones become an assistant message stating the refusal.
+pub fn rewrite_responses_response(body: &[u8], gate: &mut dyn CallGate) -> Result<Rewritten, MalformedBody> {
+    let mut map = parse_object("response", body)?;
+    let mut memo = HashMap::new();
+    let changed = match map.get_mut("output") {
+        Some(Value::Array(items)) => gate_items(items, gate, &mut memo),
+        _ => 0,
+    };
+    Ok(finish(body, &map, changed))
+}
+
+/// The proposed call of a `function_call` item.
+pub(crate) fn item_call(item: &Value) -> ProposedCall {
+    let text = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+    ProposedCall { id: text("call_id"), name: text("name"), arguments: text("arguments") }
+}
+
+/// Gates the `function_call` items in `items`; an outcome already in `memo` (by call id) is reused,
+/// so a call is decided once even when a stream repeats it in its final response.
+pub(crate) fn gate_items(
+    items: &mut [Value],
+    gate: &mut dyn CallGate,
+    memo: &mut HashMap<String, CallOutcome>,
+) -> usize {
+    let mut changed = 0;
+    for item in items.iter_mut() {
+        if item.get("type").and_then(Value::as_str) != Some("function_call") {
+            continue;
+        }
+        let call = item_call(item);
+        let outcome = match memo.get(&call.id) {
+            Some(o) if !call.id.is_empty() => o.clone(),
+            _ => {
+                let o = gate.gate(&call);
+                memo.insert(call.id.clone(), o.clone());
+                o
+            }
+        };
+        match outcome {
+            CallOutcome::Forward { arguments } if arguments != call.arguments => {
+                item["arguments"] = Value::String(arguments);
+                changed += 1;
+            }
+            CallOutcome::Forward { .. } => {}
+            CallOutcome::Refuse { text } => {
+                let id = item.get("id").cloned().unwrap_or(Value::Null);
+                *item = refusal_item(id, &text, "completed");
+                changed += 1;
+            }
+        }
+    }
+    changed
+}
+
+/// An assistant message output item carrying `text`.
+pub(crate) fn refusal_item(id: Value, text: &str, status: &str) -> Value {
+    json!({
+        "type": "message",
+        "id": id,
+        "status": status,
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    })
+}

@@ -1,0 +1,103 @@
+"""Drives the official `openai` and `anthropic` Python SDKs through Blindfold's model-API proxy.
+
+Reads cases from a JSON file: [{"sdk": "openai"|"anthropic", "api": "chat"|"responses"|"messages",
+"stream": bool, "say": "<user text>", "system": "...", "tools": [...] (OpenAI chat shape)}], runs
+them in order and prints one JSON object per case: the assembled text, tool calls, finish/stop
+reason, usage, or the SDK's error (class, status, body).
+Usage: python client.py --base http://127.0.0.1:PORT --cases FILE
+"""
+
+import argparse
+import json
+import sys
+
+import anthropic
+import openai
+
+
+def chat(client, case):
+    messages = [{"role": "system", "content": case["system"]}, {"role": "user", "content": case["say"]}]
+    tools = case.get("tools") or openai.NOT_GIVEN
+    if not case["stream"]:
+        r = client.chat.completions.create(model="scripted-1", messages=messages, tools=tools)
+        m = r.choices[0].message
+        calls = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments} for c in m.tool_calls or []]
+        return {"text": m.content or "", "calls": calls, "finish": r.choices[0].finish_reason,
+                "usage": r.usage.model_dump() if r.usage else None}
+    text, calls, finish, usage = "", {}, None, None
+    with client.chat.completions.create(model="scripted-1", messages=messages, tools=tools, stream=True,
+                                        stream_options={"include_usage": True}) as stream:
+        for chunk in stream:
+            if chunk.usage:
+                usage = chunk.usage.model_dump()
+            for ch in chunk.choices:
+                text += ch.delta.content or ""
+                for c in ch.delta.tool_calls or []:
+                    slot = calls.setdefault(c.index, {"id": "", "name": "", "arguments": ""})
+                    slot["id"] += c.id or ""
+                    slot["name"] += (c.function and c.function.name) or ""
+                    slot["arguments"] += (c.function and c.function.arguments) or ""
+                finish = ch.finish_reason or finish
+    return {"text": text, "calls": [calls[k] for k in sorted(calls)], "finish": finish, "usage": usage}
+
+
+def responses(client, case):
+    tools = [{"type": "function", "name": t["function"]["name"], "description": t["function"]["description"],
+              "parameters": t["function"]["parameters"]} for t in case.get("tools") or []]
+    kwargs = dict(model="scripted-1", instructions=case["system"], input=case["say"], tools=tools or openai.NOT_GIVEN)
+    if case["stream"]:
+        with client.responses.stream(**kwargs) as stream:
+            for _ in stream:
+                pass
+            r = stream.get_final_response()
+    else:
+        r = client.responses.create(**kwargs)
+    calls = [{"id": o.call_id, "name": o.name, "arguments": o.arguments} for o in r.output if o.type == "function_call"]
+    return {"text": r.output_text, "calls": calls, "finish": r.status, "usage": r.usage.model_dump() if r.usage else None}
+
+
+def messages(client, case):
+    tools = [{"name": t["function"]["name"], "description": t["function"]["description"],
+              "input_schema": t["function"]["parameters"]} for t in case.get("tools") or []]
+    kwargs = dict(model="scripted-1", max_tokens=256, system=case["system"],
+                  messages=[{"role": "user", "content": case["say"]}], tools=tools or anthropic.NOT_GIVEN)
+    if case["stream"]:
+        with client.messages.stream(**kwargs) as stream:
+            for _ in stream:
+                pass
+            m = stream.get_final_message()
+    else:
+        m = client.messages.create(**kwargs)
+    text = "".join(b.text for b in m.content if b.type == "text")
+    calls = [{"id": b.id, "name": b.name, "arguments": json.dumps(b.input)} for b in m.content if b.type == "tool_use"]
+    return {"text": text, "calls": calls, "finish": m.stop_reason, "usage": m.usage.model_dump()}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--base", required=True)
+    ap.add_argument("--cases", required=True)
+    args = ap.parse_args()
+    oa = openai.OpenAI(base_url=args.base + "/v1", api_key="sk-test-openai", max_retries=0,
+                       default_headers={"X-Blindfold-Task": "ignored-when-pinned"})
+    an = anthropic.Anthropic(base_url=args.base, api_key="sk-ant-test", max_retries=0)
+    with open(args.cases) as f:
+        cases = json.load(f)
+    for case in cases:
+        try:
+            if case["api"] == "messages":
+                out = messages(an, case)
+            elif case["api"] == "responses":
+                out = responses(oa, case)
+            else:
+                out = chat(oa, case)
+        except (openai.APIStatusError, anthropic.APIStatusError) as e:
+            out = {"error": type(e).__name__, "status": e.status_code, "body": e.body}
+        except (openai.APIError, anthropic.APIError) as e:
+            out = {"error": type(e).__name__, "message": str(e)}
+        print(json.dumps(out), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

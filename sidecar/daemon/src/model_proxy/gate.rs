@@ -1,0 +1,57 @@
+//! The coordinator's proposed tool calls, decided through the daemon's one decision path
+//! (`App::decide`) at the moment they would be forwarded to the harness.
+
+use crate::app::App;
+use blindfold_adapters::model_api::{
+    CallGate, CallOutcome, ProposedCall, Scrubber, call_events, refusal_text,
+};
+use blindfold_schemas::{Decision, Layer, Reason};
+use std::sync::Arc;
+
+/// Decides calls of one trajectory; a refusal replaces the call only when it is enforced.
+pub struct ProxyGate {
+    app: App,
+    trajectory: String,
+    scrubber: Arc<dyn Scrubber + Send + Sync>,
+}
+
+impl ProxyGate {
+    /// A gate for `trajectory`, mapping aliases back through `scrubber`.
+    pub fn new(app: App, trajectory: String, scrubber: Arc<dyn Scrubber + Send + Sync>) -> Self {
+        Self { app, trajectory, scrubber }
+    }
+}
+
+impl CallGate for ProxyGate {
+    fn gate(&mut self, call: &ProposedCall) -> CallOutcome {
+        let (events, mapped) = match call_events(call, self.scrubber.as_ref()) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                let decision = Decision::deny(Reason::MalformedInput, "P0.model_api", Layer::ContentFree)
+                    .with_detail(e.to_string());
+                tracing::warn!(trajectory = %self.trajectory, tool = %call.name, reason = %decision.reason, "model tool call malformed");
+                if self.app.modes().enforce {
+                    return CallOutcome::Refuse { text: refusal_text(&call.name, &decision) };
+                }
+                return CallOutcome::Forward { arguments: call.arguments.clone() };
+            }
+        };
+        for event in &events {
+            let step = self.app.decide(&self.trajectory, event, true);
+            if let Some(decision) = &step.decision {
+                tracing::info!(
+                    trajectory = %self.trajectory, tool = %call.name, decision = ?decision.decision,
+                    reason = %decision.reason, check = %decision.check, enforced = step.enforced,
+                    "coordinator tool call decided"
+                );
+            }
+            if step.blocks() {
+                let decision = step.decision.unwrap_or_else(|| {
+                    Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree)
+                });
+                return CallOutcome::Refuse { text: refusal_text(&call.name, &decision) };
+            }
+        }
+        CallOutcome::Forward { arguments: mapped.unwrap_or_else(|| call.arguments.clone()) }
+    }
+}

@@ -4,5 +4,5 @@
 
 pub mod jsonrpc;
 pub mod mcp;
-pub mod refusal;
 pub mod model_api;
+pub mod refusal;

@@ -9,6 +9,40 @@ use serde_json::{Value, json};
 
 const HELLO: &str = "Hello,  world!\n\tUnicode: h\u{e9}llo \u{2713} \u{1F600}";
 
+/// Two sub-agents whose names, descriptions and configured models name models, tiers and vendors.
+const CONFIG: &str = r#"
+[identity]
+extra_words = ["opus"]
+[[identity.agents]]
+id = "opus-reviewer"
+model = "claude-opus-4"
+family = "claude"
+tier = "frontier"
+provider = "Anthropic"
+[[identity.agents]]
+id = "mini-coder"
+model = "gpt-5-mini"
+family = "gpt"
+tier = "mini"
+provider = "OpenAI"
+"#;
+
+const SYSTEM: &str = "You coordinate two agents: opus-reviewer (claude-opus-4, the frontier model from Anthropic) \
+                      and mini-coder (gpt-5-mini by OpenAI). Keep  spacing.";
+
+/// Words that must not reach the model (case-insensitive, anywhere in a request body).
+const IDENTITY_WORDS: &[&str] =
+    &["opus-reviewer", "mini-coder", "claude", "opus", "anthropic", "gpt-5-mini", "openai", "frontier"];
+
+fn task_tool() -> Value {
+    json!({"type": "function", "function": {"name": "task",
+        "description": "Launch a sub-agent.\nAvailable agent types:\n- opus-reviewer: Reviews changes; runs on claude-opus-4 from Anthropic.\n- mini-coder: Writes code quickly with gpt-5-mini.",
+        "parameters": {"type": "object", "properties": {
+            "description": {"type": "string"}, "prompt": {"type": "string"},
+            "subagent_type": {"type": "string", "description": "The agent, e.g. opus-reviewer"}},
+            "required": ["description", "prompt", "subagent_type"]}}})
+}
+
 fn apis() -> [(&'static str, &'static str); 3] {
     [("openai", "chat"), ("openai", "responses"), ("anthropic", "messages")]
 }
@@ -17,12 +51,16 @@ fn apis() -> [(&'static str, &'static str); 3] {
 fn sdks_stream_and_not_through_the_proxy() {
     let dir = tempfile::tempdir().expect("tempdir");
     let model = ScriptedModel::start(dir.path());
-    let proxy = ModelProxy::start(dir.path(), model.port, &["--task", "task-sdk"], &[]);
+    let config = dir.path().join("blindfold.toml");
+    std::fs::write(&config, CONFIG).expect("config");
+    let config = config.to_str().expect("utf8 path");
+    let proxy = ModelProxy::start(dir.path(), model.port, &["--task", "task-sdk", "--config", config], &[]);
     let mut cases = Vec::new();
     for (sdk, api) in apis() {
         for stream in [false, true] {
-            for say in ["say-hello", "run-bash", "error-429"] {
-                cases.push(json!({"sdk": sdk, "api": api, "stream": stream, "say": say, "system": "You coordinate."}));
+            for say in ["say-hello", "run-bash", "error-429", "delegate"] {
+                cases.push(json!({"sdk": sdk, "api": api, "stream": stream, "say": say, "system": SYSTEM,
+                    "tools": [task_tool()]}));
             }
         }
     }
@@ -53,13 +91,24 @@ fn sdks_stream_and_not_through_the_proxy() {
                     "{label}: {out}"
                 );
             }
+            "delegate" => {
+                assert_eq!(out["calls"].as_array().map(Vec::len), Some(1), "{label}: {out}");
+                assert_eq!(out["calls"][0]["name"], "task");
+                let args: Value =
+                    serde_json::from_str(out["calls"][0]["arguments"].as_str().expect("args")).expect("json");
+                assert_eq!(
+                    args["subagent_type"], "opus-reviewer",
+                    "{label}: the alias is mapped back to the real agent"
+                );
+                assert_eq!(args["prompt"], "review the change");
+            }
             _ => {
                 assert_eq!(out["status"], 429, "{label}: {out}");
                 assert!(out["body"].to_string().contains("rate limited, try later"), "{label}: {out}");
             }
         }
     }
-    let chat_stream_usage = &results[3]["usage"];
+    let chat_stream_usage = &results[4]["usage"];
     assert_eq!(chat_stream_usage["prompt_tokens"], 11, "usage chunk passes intact: {chat_stream_usage}");
     assert_eq!(chat_stream_usage["total_tokens"], 18);
 
@@ -78,5 +127,25 @@ fn sdks_stream_and_not_through_the_proxy() {
         }
         assert_eq!(r["x-blindfold-task"], Value::Null, "Blindfold's own header stays local");
         assert_eq!(r["accept-encoding"], Value::Null);
+        let body = r["body"].to_string().to_lowercase();
+        for word in IDENTITY_WORDS {
+            assert!(!body.contains(word), "{word:?} reached the model: {body}");
+        }
+        let said = if path == "/v1/responses" {
+            &r["body"]["input"]
+        } else {
+            &r["body"]["messages"][if path == "/v1/messages" { 0 } else { 1 }]["content"]
+        };
+        assert!(
+            ["say-hello", "run-bash", "error-429", "delegate"].contains(&said.as_str().expect("user text")),
+            "user text unchanged: {said}"
+        );
     }
+    let first = &requests[0]["body"]["messages"][0]["content"];
+    let shape = first.as_str().expect("system").replace("agent-a", "agent-?").replace("agent-b", "agent-?");
+    assert_eq!(
+        shape,
+        "You coordinate two agents: agent-? ([model], the [tier] model from [provider]) and agent-? ([model] by [provider]). Keep  spacing.",
+        "identity words replaced, every other byte kept"
+    );
 }

@@ -27,6 +27,8 @@ pub struct App {
     pub modes: Arc<watch::Sender<ModeSet>>,
     /// The authority trace (`None` when `[trace] enabled = false`).
     pub trace: Option<Arc<crate::trace::TraceHub>>,
+    /// Identity lexicon and per-trajectory aliases, shared by every path.
+    pub identities: Arc<crate::identity::Identities>,
 }
 
 impl App {
@@ -52,8 +54,10 @@ impl App {
         } else {
             None
         };
+        let identities = Arc::new(crate::identity::Identities::from_config(&config));
         Ok(Self {
             trace,
+            identities,
             config: Arc::new(config),
             grants,
             store,

@@ -6,6 +6,7 @@ pub mod cli;
 pub mod config;
 pub mod control;
 pub mod gate;
+pub mod identity;
 pub mod mcp;
 pub mod replay;
 pub mod model_proxy;

@@ -1,10 +1,12 @@
 //! Configuration: an embedded default, a file, and `BLINDFOLD_…` variables, validated in full
 //! before anything binds. A bad config names the field and exits 64.
 
+mod identity;
 mod raw;
 mod transports;
 mod validate;
 
+pub use identity::{IdentityConfig, RawAgent, RawIdentity};
 pub use raw::RawConfig;
 pub use transports::{A2aUpstream, TransportsConfig};
 pub use validate::{Config, ConfigError, GrantsConfig, ModelProxyConfig, ServerConfig, valid_task_id};

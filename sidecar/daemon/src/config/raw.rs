@@ -30,6 +30,9 @@ pub struct RawConfig {
     /// `[model_proxy]`.
     #[serde(default)]
     pub model_proxy: RawModelProxy,
+    /// `[identity]`: agents known by name and extra words.
+    #[serde(default)]
+    pub identity: super::identity::RawIdentity,
 }
 
 /// `[server]`: where the health endpoint and the control API listen.

@@ -76,6 +76,8 @@ pub struct Config {
     pub trace: crate::trace::TraceConfig,
     /// The model-API proxy.
     pub model_proxy: ModelProxyConfig,
+    /// Agents known by name and extra words.
+    pub identity: super::identity::IdentityConfig,
     /// The raw form, for `--print-config`.
     pub raw: RawConfig,
 }
@@ -131,6 +133,7 @@ impl RawConfig {
         let transports = super::transports::validate(&self.transports, &self.mcp, &self.mcp_http, &self.a2a)?;
         let trace = validate_trace(&self.trace, &state_dir)?;
         let model_proxy = self.model_proxy.validate()?;
+        let identity = self.identity.validate()?;
         let m = &self.modes;
         Ok(Config {
             server: ServerConfig { listen, allowed_origins: self.server.allowed_origins.clone() },
@@ -149,6 +152,7 @@ impl RawConfig {
             transports,
             trace,
             model_proxy,
+            identity,
             raw: self,
         })
     }

@@ -8,8 +8,8 @@ pub mod control;
 pub mod gate;
 pub mod identity;
 pub mod mcp;
-pub mod replay;
 pub mod model_proxy;
+pub mod replay;
 pub mod state;
 pub mod trace;
 

@@ -3,8 +3,8 @@
 mod grant;
 mod keygen;
 mod mcp_stdio;
-mod replay;
 mod model_proxy;
+mod replay;
 mod run;
 mod trace;
 

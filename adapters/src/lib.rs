@@ -6,3 +6,4 @@ pub mod jsonrpc;
 pub mod mcp;
 pub mod model_api;
 pub mod refusal;
+pub mod sse;

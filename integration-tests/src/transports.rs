@@ -138,3 +138,62 @@ pub fn mcp_client<S: AsRef<std::ffi::OsStr>>(ops: &Value, mode: &str, target: &[
 pub fn arg(p: &Path) -> &std::ffi::OsStr {
     p.as_os_str()
 }
+
+/// Waits until something listens on `port` (bounded).
+pub fn wait_port(port: u16, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("nothing listens on port {port} after {limit:?}");
+}
+
+/// A child process killed on drop.
+pub struct Peer(pub std::process::Child);
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts a Python peer script with arguments (stdout discarded, stderr inherited).
+pub fn python_peer(script: &str, args: &[&str]) -> Peer {
+    let child = Command::new(python())
+        .arg(peer(script))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn peer");
+    Peer(child)
+}
+
+/// A minimal HTTP/1.1 POST on loopback: (status, headers text, body text).
+pub fn http_post(port: u16, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+    let mut req = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).expect("send");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).expect("read (bounded by the timeout)");
+    let raw = String::from_utf8_lossy(&raw).into_owned();
+    let code = raw.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let (head, body) =
+        raw.split_once("\r\n\r\n").map(|(h, b)| (h.to_owned(), b.to_owned())).unwrap_or_default();
+    (code, head, body)
+}

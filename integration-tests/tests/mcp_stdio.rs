@@ -2,6 +2,7 @@
 //! a Python `mcp` server or the npm filesystem server on the other. Grants reach the relay on
 //! the trusted path (token files in its private state dir), dropped between calls.
 
+use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::blindfold_bin;
 use blindfold_integration_tests::transports::{World, arg, mcp_client, node_bin, peer, python};
 use serde_json::{Value, json};
@@ -79,6 +80,8 @@ fn python_server_reads_pass_and_writes_need_a_grant_for_exact_bytes() {
         assert_eq!(res(9)["isError"], false, "{r}");
         assert_eq!(reason(res(10)), "replayed_grant", "a single-use grant is spent: {r}");
         assert_eq!(std::fs::read_to_string(&out).expect("written"), "approved bytes");
+        let leaks = leak_scan(r.to_string().as_bytes(), &["m-large-2", "ExampleCorp", "frontier"]);
+        assert_eq!(leaks, 0, "the server's displayed identity reached the client: {r}");
     }
 }
 

@@ -67,8 +67,11 @@ async fn serve(cfg: config::Config) -> ExitCode {
         }
     };
     tracing::info!(%listen, state_dir = %app.config.state_dir.display(), modes = ?app.modes(), "blindfold listening");
-    let served =
-        axum::serve(listener, crate::control::router(app)).with_graceful_shutdown(shutdown_signal()).await;
+    let mut router = crate::control::router(app.clone());
+    if let Some(mcp) = crate::mcp::http::router(&app) {
+        router = router.merge(mcp);
+    }
+    let served = axum::serve(listener, router).with_graceful_shutdown(shutdown_signal()).await;
     match served {
         Ok(()) => {
             tracing::info!("blindfold stopped");

@@ -62,12 +62,14 @@ pub struct McpGate {
     policy: McpPolicy,
     pending: HashMap<String, String>,
     grants: Option<GrantFiles>,
+    anon: blindfold_engine::identity::Anonymizer,
 }
 
 impl McpGate {
     /// A gate for trajectory `task` (Blindfold's id, never a client's field).
     pub fn new(app: &App, task: String, policy: McpPolicy, grants: Option<GrantFiles>) -> Self {
-        Self { app: app.clone(), task, policy, pending: HashMap::new(), grants }
+        let anon = super::identity::anonymizer(app);
+        Self { app: app.clone(), task, policy, pending: HashMap::new(), grants, anon }
     }
 
     /// The trajectory id.
@@ -154,10 +156,10 @@ impl McpGate {
                 return ServerVerdict::Drop(answer);
             }
         };
-        if frame.kind != Kind::Response {
-            return ServerVerdict::Forward(bytes.to_vec());
-        }
-        let method = self.pending.remove(&frame.id().to_string()).unwrap_or_default();
+        let method = match frame.kind {
+            Kind::Response => self.pending.remove(&frame.id().to_string()).unwrap_or_default(),
+            _ => String::new(),
+        };
         if transparent {
             return ServerVerdict::Forward(bytes.to_vec());
         }
@@ -174,7 +176,7 @@ impl McpGate {
             }
         }
         if self.app.modes().anonymize || self.app.modes().attest {
-            changed |= super::identity::rewrite_server_response(&self.app, &method, &mut frame.value);
+            changed |= super::identity::rewrite_server_message(&mut self.anon, &mut frame.value);
         }
         if changed {
             ServerVerdict::Forward(frame.value.to_string().into_bytes())

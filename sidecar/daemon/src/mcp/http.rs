@@ -1,1 +1,231 @@
-//! The MCP Streamable HTTP reverse proxy (filled in by the next increment).
+//! The MCP Streamable HTTP reverse proxy at `/mcp`: each POSTed message passes the gate; JSON
+//! and SSE answers pass it back event by event; `Mcp-Session-Id` and `MCP-Protocol-Version`
+//! cross unchanged; 2026-07-28 `Mcp-Method`/`Mcp-Name` must agree with the body (Blindfold
+//! rewrites only answers, so the request's headers stay consistent with what is forwarded).
+
+use super::gate::{ClientVerdict, McpGate, McpPolicy, ServerVerdict};
+use super::grant_files::GrantFiles;
+use crate::app::App;
+use crate::proxy::{StreamEnd, Upstream, copy_request_headers, copy_response_headers, read_body, relay_sse};
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use blindfold_adapters::jsonrpc::{self, code};
+use blindfold_adapters::mcp;
+use blindfold_adapters::sse::SseEvent;
+use blindfold_schemas::strict_json;
+use dashmap::DashMap;
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+
+/// `HeaderMismatchError` of MCP 2026-07-28.
+const HEADER_MISMATCH: i64 = -32020;
+
+struct Proxy {
+    app: App,
+    upstream_url: String,
+    upstream: Upstream,
+    gates: DashMap<String, Arc<Mutex<McpGate>>>,
+}
+
+/// The `/mcp` route when `[mcp_http] upstream` is set.
+pub fn router(app: &App) -> Option<Router> {
+    let t = &app.config.transports;
+    let upstream_url = t.mcp_http_upstream.clone()?;
+    let proxy = Proxy {
+        app: app.clone(),
+        upstream_url,
+        upstream: Upstream::new(t.upstream_timeout),
+        gates: DashMap::new(),
+    };
+    Some(Router::new().route("/mcp", any(handle)).with_state(Arc::new(proxy)))
+}
+
+impl Proxy {
+    /// The gate of a session (legacy `Mcp-Session-Id`) or of the stateless era.
+    fn gate(&self, session: Option<&str>) -> Arc<Mutex<McpGate>> {
+        let key = session.unwrap_or("").to_owned();
+        self.gates
+            .entry(key.clone())
+            .or_insert_with(|| {
+                let task = match &self.app.config.transports.mcp_http_task {
+                    Some(t) => t.clone(),
+                    None if key.is_empty() => "mcp-http".to_owned(),
+                    None => {
+                        format!("mcp-http-{}", &blindfold_engine::canonical::sha256_hex(key.as_bytes())[..16])
+                    }
+                };
+                let grants = GrantFiles::new(&self.app, Vec::new());
+                Arc::new(Mutex::new(McpGate::new(
+                    &self.app,
+                    task,
+                    McpPolicy::from_config(&self.app),
+                    Some(grants),
+                )))
+            })
+            .clone()
+    }
+}
+
+fn json_response(status: StatusCode, v: &Value) -> Response {
+    let mut r = (status, v.to_string()).into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+fn rpc_error(id: &Value, code: i64, msg: &str) -> Value {
+    jsonrpc::error(id, code, msg, None)
+}
+
+/// A header's value when it is present (undecodable counts as a mismatch).
+fn header_str(headers: &HeaderMap, name: &str) -> Option<Option<String>> {
+    headers.get(name).map(|v| v.to_str().ok().and_then(mcp::decode_header_value))
+}
+
+/// `Some(message)` when `Mcp-Method`/`Mcp-Name` disagree with the body.
+fn header_mismatch(headers: &HeaderMap, body: &[u8]) -> Option<String> {
+    let v = strict_json::value_from_slice(body).ok()?;
+    let (method, name) = mcp::mirrored_headers(&v);
+    if let Some(h) = header_str(headers, "mcp-method")
+        && h != method
+    {
+        return Some(format!("Mcp-Method {h:?} does not match the body's method {method:?}"));
+    }
+    if let Some(h) = header_str(headers, "mcp-name")
+        && h != name
+    {
+        return Some(format!("Mcp-Name {h:?} does not match the body's {name:?}"));
+    }
+    None
+}
+
+async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap, body: Bytes) -> Response {
+    let session = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let max = p.app.config.transports.max_frame_bytes;
+    let gate = p.gate(session.as_deref());
+    let mut request_id = Value::Null;
+    let mut forward = body.clone();
+    if method == Method::POST {
+        let id = strict_json::value_from_slice(&body)
+            .ok()
+            .and_then(|v| v.get("id").cloned())
+            .unwrap_or(Value::Null);
+        if let Some(msg) = header_mismatch(&headers, &body) {
+            return json_response(StatusCode::BAD_REQUEST, &rpc_error(&id, HEADER_MISMATCH, &msg));
+        }
+        let verdict = match gate.lock() {
+            Ok(mut g) => g.from_client(&body),
+            Err(_) => ClientVerdict::Answer(rpc_error(&id, code::INTERNAL_ERROR, "gate unavailable")),
+        };
+        match verdict {
+            ClientVerdict::Answer(v) => {
+                let status = if v.get("error").is_some() && v["id"].is_null() {
+                    StatusCode::BAD_REQUEST
+                } else {
+                    StatusCode::OK
+                };
+                return json_response(status, &v);
+            }
+            ClientVerdict::Forward(bytes) => forward = Bytes::from(bytes),
+        }
+        request_id = id;
+    } else if method != Method::GET && method != Method::DELETE {
+        return StatusCode::METHOD_NOT_ALLOWED.into_response();
+    }
+    let sent = p.upstream.send(method, &p.upstream_url, copy_request_headers(&headers), forward).await;
+    let mut resp = match sent {
+        Ok(r) => r,
+        Err(e) => {
+            return json_response(
+                StatusCode::BAD_GATEWAY,
+                &rpc_error(&request_id, code::INTERNAL_ERROR, &e.to_string()),
+            );
+        }
+    };
+    let status = resp.status();
+    let out_headers = copy_response_headers(resp.headers());
+    let is_sse = out_headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/event-stream"));
+    let timeout = p.upstream.timeout;
+    let body = if is_sse {
+        sse_body(gate, resp.into_body(), max, timeout, request_id)
+    } else {
+        let bytes = match read_body(resp.body_mut(), max, timeout).await {
+            Ok(b) => b,
+            Err(e) => {
+                return json_response(
+                    StatusCode::BAD_GATEWAY,
+                    &rpc_error(&request_id, code::INTERNAL_ERROR, &e.to_string()),
+                );
+            }
+        };
+        if bytes.is_empty() || !status.is_success() {
+            Body::from(bytes)
+        } else {
+            let verdict = gate.lock().map(|mut g| g.from_server(&bytes));
+            match verdict {
+                Ok(ServerVerdict::Forward(b)) => Body::from(b),
+                Ok(ServerVerdict::Drop(Some(v))) => Body::from(v.to_string()),
+                _ => Body::from(
+                    rpc_error(&request_id, code::INTERNAL_ERROR, "upstream answer refused").to_string(),
+                ),
+            }
+        }
+    };
+    let mut r = Response::new(body);
+    *r.status_mut() = status;
+    *r.headers_mut() = out_headers;
+    r
+}
+
+/// The SSE answer, each event's message through the gate; if the stream ends before the
+/// request was answered, the client gets a JSON-RPC error event for it.
+fn sse_body(
+    gate: Arc<Mutex<McpGate>>,
+    upstream: hyper::body::Incoming,
+    max: usize,
+    timeout: std::time::Duration,
+    request_id: Value,
+) -> Body {
+    let answered = Arc::new(std::sync::atomic::AtomicBool::new(request_id.is_null()));
+    let seen = answered.clone();
+    let wanted = request_id.clone();
+    let filter = move |ev: SseEvent| -> Vec<SseEvent> {
+        if ev.data.is_empty() {
+            return vec![ev];
+        }
+        let verdict = match gate.lock() {
+            Ok(mut g) => g.from_server(ev.data.as_bytes()),
+            Err(_) => ServerVerdict::Drop(None),
+        };
+        let data = match verdict {
+            ServerVerdict::Forward(b) => String::from_utf8_lossy(&b).into_owned(),
+            ServerVerdict::Drop(Some(v)) => v.to_string(),
+            ServerVerdict::Drop(None) => return Vec::new(),
+        };
+        if let Ok(v) = serde_json::from_str::<Value>(&data)
+            && v.get("method").is_none()
+            && v.get("id") == Some(&wanted)
+        {
+            seen.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        vec![SseEvent { data, ..ev }]
+    };
+    let finish = move |end: StreamEnd| -> Vec<SseEvent> {
+        if answered.load(std::sync::atomic::Ordering::SeqCst) {
+            return Vec::new();
+        }
+        let why = match end {
+            StreamEnd::Closed => "the upstream closed the stream before answering".to_owned(),
+            StreamEnd::Failed(d) => d,
+        };
+        let err = rpc_error(&request_id, code::INTERNAL_ERROR, &why);
+        vec![SseEvent { event: Some("message".into()), data: err.to_string(), ..SseEvent::default() }]
+    };
+    relay_sse(upstream, max, timeout, filter, finish)
+}

@@ -1,0 +1,8 @@
+//! Shared plumbing of the HTTP reverse proxies (MCP Streamable HTTP, A2A): the upstream client,
+//! which headers cross, bounded bodies, and SSE streams re-emitted event by event.
+
+mod sse;
+mod upstream;
+
+pub use sse::{StreamEnd, relay_sse};
+pub use upstream::{Upstream, UpstreamError, copy_request_headers, copy_response_headers, read_body};

@@ -1,0 +1,123 @@
+//! The upstream HTTP client (HTTP/1.1, loopback or a TLS-terminating hop) with timeouts and a
+//! body-size bound; the header allowlists in each direction.
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderName, Method, Request, Response, header};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use std::time::Duration;
+
+/// Why an upstream exchange failed (the client gets a protocol error, never a hang).
+#[derive(Debug, thiserror::Error)]
+pub enum UpstreamError {
+    /// Could not connect or send.
+    #[error("upstream unreachable: {0}")]
+    Unreachable(String),
+    /// No answer in time.
+    #[error("upstream did not answer within {0:?}")]
+    Timeout(Duration),
+    /// The answer was larger than the limit.
+    #[error("upstream answer exceeds the limit of {0} bytes")]
+    TooLarge(usize),
+    /// The body broke off.
+    #[error("upstream body failed: {0}")]
+    Body(String),
+}
+
+/// A pooled HTTP/1.1 client with a per-request timeout.
+#[derive(Clone)]
+pub struct Upstream {
+    client: Client<HttpConnector, Full<Bytes>>,
+    /// Time allowed for the response head, and between body chunks of a stream.
+    pub timeout: Duration,
+}
+
+/// Request headers that cross to the upstream (credentials are the upstream's; never logged).
+const REQUEST_HEADERS: [&str; 11] = [
+    "content-type",
+    "accept",
+    "authorization",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "mcp-method",
+    "mcp-name",
+    "last-event-id",
+    "a2a-version",
+    "a2a-extensions",
+    "traceparent",
+];
+
+/// Response headers that cross back (no `Server`, no vendor headers).
+const RESPONSE_HEADERS: [&str; 5] =
+    ["content-type", "mcp-session-id", "cache-control", "a2a-version", "a2a-extensions"];
+
+/// Copies the allowed request headers.
+pub fn copy_request_headers(from: &HeaderMap) -> HeaderMap {
+    copy(from, &REQUEST_HEADERS)
+}
+
+/// Copies the allowed response headers.
+pub fn copy_response_headers(from: &HeaderMap) -> HeaderMap {
+    copy(from, &RESPONSE_HEADERS)
+}
+
+fn copy(from: &HeaderMap, allowed: &[&'static str]) -> HeaderMap {
+    let mut out = HeaderMap::new();
+    for name in allowed {
+        for v in from.get_all(*name) {
+            out.append(HeaderName::from_static(name), v.clone());
+        }
+    }
+    out
+}
+
+impl Upstream {
+    /// A client whose requests time out after `timeout`.
+    pub fn new(timeout: Duration) -> Self {
+        let client = Client::builder(TokioExecutor::new()).build_http();
+        Self { client, timeout }
+    }
+
+    /// Sends one request; resolves when the response head arrived.
+    pub async fn send(
+        &self,
+        method: Method,
+        url: &str,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Result<Response<Incoming>, UpstreamError> {
+        let mut req = Request::builder().method(method).uri(url);
+        if let Some(h) = req.headers_mut() {
+            *h = headers;
+            h.remove(header::CONTENT_LENGTH);
+        }
+        let req = req.body(Full::new(body)).map_err(|e| UpstreamError::Unreachable(e.to_string()))?;
+        match tokio::time::timeout(self.timeout, self.client.request(req)).await {
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err(e)) => Err(UpstreamError::Unreachable(e.to_string())),
+            Err(_) => Err(UpstreamError::Timeout(self.timeout)),
+        }
+    }
+}
+
+/// Reads a whole body of at most `max` bytes, each chunk within `timeout`.
+pub async fn read_body(body: &mut Incoming, max: usize, timeout: Duration) -> Result<Vec<u8>, UpstreamError> {
+    let mut out = Vec::new();
+    loop {
+        let frame = match tokio::time::timeout(timeout, body.frame()).await {
+            Err(_) => return Err(UpstreamError::Timeout(timeout)),
+            Ok(None) => return Ok(out),
+            Ok(Some(Err(e))) => return Err(UpstreamError::Body(e.to_string())),
+            Ok(Some(Ok(f))) => f,
+        };
+        if let Ok(data) = frame.into_data() {
+            if out.len() + data.len() > max {
+                return Err(UpstreamError::TooLarge(max));
+            }
+            out.extend_from_slice(&data);
+        }
+    }
+}

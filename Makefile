@@ -4,7 +4,7 @@ CARGO ?= cargo
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 BIN := $(TARGET_DIR)/release/blindfold
 
-.PHONY: build run test test-rust lint fmt schemas check-schemas bench deps clean
+.PHONY: build run test test-rust lint fmt schemas check-schemas bench deps clean demo
 
 ## build: release binary at target/release/blindfold
 build:
@@ -13,6 +13,10 @@ build:
 ## run: the daemon on its embedded default config (127.0.0.1:7700)
 run: build
 	$(BIN) run
+
+## demo: the TrustFork-style story replayed with Blindfold off and on; side-by-side table and authority pictures
+demo: build
+	examples/demo/run.sh
 
 ## test: every test of the workspace, the schema drift check and the format check
 test: deps check-schemas

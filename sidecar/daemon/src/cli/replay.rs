@@ -1,6 +1,9 @@
 //! `blindfold replay PATH…`: run scenario files through the engine once per mode and score them.
 
-use crate::replay::{MODES, ModeRun, SignedGrants, json_report, load_paths, run_scenario, score_mode, table};
+use crate::replay::{
+    MODES, ModeRun, SignedGrants, json_report, load_paths, run_scenario, score_mode, steps_table, table,
+    write_trace,
+};
 use blindfold_engine::grants::IssuerKey;
 use blindfold_schemas::ModeSet;
 use clap::Args;
@@ -19,6 +22,9 @@ pub struct ReplayArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Also print every labelled or decided step with what each mode did to it.
+    #[arg(long)]
+    pub steps: bool,
     /// Replay through a real Blindfold over A2A/MCP on loopback (not available yet).
     #[arg(long)]
     pub via_proxy: bool,
@@ -41,11 +47,6 @@ pub fn run(args: ReplayArgs) -> ExitCode {
     if args.via_proxy {
         return super::usage_error("--via-proxy is not implemented yet; replay runs in-process");
     }
-    if args.trace_out.is_some() {
-        return super::usage_error(
-            "--trace-out needs the authority trace writer, which is not available yet",
-        );
-    }
     let scenarios = match load_paths(&args.paths) {
         Ok(s) => s,
         Err(e) => return super::usage_error(format!("malformed scenario: {e}")),
@@ -60,7 +61,7 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         };
         let mut per_mode = Vec::with_capacity(modes.len());
         for (_, set) in &modes {
-            match run_scenario(scenario, &key, &grants, *set) {
+            match run_scenario(scenario, &key, &grants, *set, args.trace_out.is_some()) {
                 Ok(run) => per_mode.push(run),
                 Err(e) => return super::usage_error(format!("malformed scenario: {}: {e}", file.display())),
             }
@@ -72,9 +73,22 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         .enumerate()
         .map(|(i, (name, _))| (name.clone(), score_mode(runs.iter().map(|r| &r[i]))))
         .collect();
+    if let Some(out) = &args.trace_out {
+        let mut records: Vec<_> =
+            runs.iter_mut().flat_map(|r| r.iter_mut().flat_map(|m| m.records.drain(..))).collect();
+        if let Err(e) = write_trace(out, &mut records) {
+            eprintln!("blindfold: cannot write the trace to {}: {e}", out.display());
+            return ExitCode::from(1);
+        }
+    }
     if args.json {
         println!("{}", json_report(&scores, &scenarios, &runs));
     } else {
+        if args.steps {
+            let names: Vec<String> = modes.iter().map(|(n, _)| n.clone()).collect();
+            print!("{}", steps_table(&names, &scenarios, &runs));
+            println!();
+        }
         print!("{}", table(&scores));
     }
     ExitCode::SUCCESS

@@ -5,12 +5,14 @@ mod load;
 mod report;
 mod runner;
 mod score;
+mod trace;
 mod view;
 
 pub use load::{LoadError, load_paths};
-pub use report::{json_report, table};
+pub use report::{json_report, steps_table, table};
 pub use runner::{ModeRun, SignedGrants, StepOutcome, run_scenario};
 pub use score::{ModeScore, score_mode};
+pub use trace::{ScenarioDirectory, write_trace};
 
 /// The modes `replay` knows, in the order tables show them.
 pub const MODES: [&str; 5] = ["off", "anonymize", "attest", "preverify", "all"];

@@ -78,3 +78,60 @@ pub fn json_report(
         .collect();
     json!({ "modes": modes, "scenarios": per_scenario })
 }
+
+/// One line per labelled or decided step of every scenario, one column per mode: what Blindfold
+/// did with it (`allow`, `deny:<reason>`, `review:<reason>`, `observed` for a decision not enforced).
+pub fn steps_table(modes: &[String], scenarios: &[(PathBuf, Scenario)], runs: &[Vec<ModeRun>]) -> String {
+    let mut out = String::new();
+    for ((_, s), runs) in scenarios.iter().zip(runs) {
+        let family = serde_json::to_value(s.family).unwrap_or_default();
+        out.push_str(&format!("\n{} ({})\n", s.id, family.as_str().unwrap_or("?")));
+        out.push_str(&format!("  {:<4} {:<8} {:<44}", "step", "label", "action"));
+        for m in modes {
+            out.push_str(&format!(" {m:<26}"));
+        }
+        out.push('\n');
+        for (i, step) in s.steps.iter().enumerate() {
+            let decided = runs.iter().any(|r| r.steps[i].decision.is_some());
+            if step.label.is_none() && !decided {
+                continue;
+            }
+            let label = step.label.map_or("-", |l| match l {
+                blindfold_schemas::Label::Attack => "attack",
+                blindfold_schemas::Label::Benign => "benign",
+            });
+            let action: String = describe(&step.event).chars().take(44).collect();
+            out.push_str(&format!("  {i:<4} {label:<8} {action:<44}"));
+            for r in runs {
+                let o = &r.steps[i];
+                let cell = match (&o.decision, &o.reason) {
+                    (None, _) => "no decision (runs)".to_owned(),
+                    (Some(v), Some(reason)) if *v != blindfold_schemas::Verdict::Allow => {
+                        let verdict = serde_json::to_value(v).unwrap_or_default();
+                        let observed = if o.enforced { "" } else { " (observed, runs)" };
+                        format!("{}:{reason}{observed}", verdict.as_str().unwrap_or("?"))
+                    }
+                    _ => "allow".to_owned(),
+                };
+                out.push_str(&format!(" {cell:<26}"));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn describe(event: &blindfold_schemas::Event) -> String {
+    use blindfold_schemas::Event;
+    match event {
+        Event::ToolCall { actor, tool, args, .. } => {
+            let main = ["command", "path", "url", "to", "target", "remote"].iter().find_map(|k| args.get(*k));
+            let first = main.or_else(|| args.values().next());
+            let shown = first.map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned));
+            format!("{actor}: {tool} {}", shown.unwrap_or_default())
+        }
+        Event::MemoryWrite { actor, store, .. } => format!("{actor}: write {store}"),
+        Event::MemoryRead { actor, store, query } => format!("{actor}: read {store} ({query})"),
+        other => other.kind().to_owned(),
+    }
+}

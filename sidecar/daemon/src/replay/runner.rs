@@ -1,12 +1,15 @@
 //! Running one scenario in one mode through the engine the daemon uses.
 
+use blindfold_engine::authority::{AuthorityTracker, facts};
 use blindfold_engine::canonical::{artifact_bytes, target_string};
 use blindfold_engine::grants::{
     GrantCache, GrantPolicy, GrantRequest, IssuerKey, MemoryGrantStore, TrustedKeys, issue_grant,
 };
 use blindfold_engine::{Engine, EngineConfig, Registry, StepContext, Trajectory};
+use blindfold_schemas::TraceRecord;
 use blindfold_schemas::{Event, Label, ModeSet, Scenario, Verdict};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The scenario clock's origin (seconds since the Unix epoch): fixed so runs are reproducible.
@@ -55,6 +58,12 @@ pub struct ModeRun {
     /// Whether a contradicted agent still obtained execute authority.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub execute_captured: Option<bool>,
+    /// Agents' authority vectors `(scope, verify, adopt, execute)`, by the name the coordinator
+    /// knew them under.
+    pub authority: BTreeMap<String, String>,
+    /// Trace records of the run (collected only when a trace is written).
+    #[serde(skip)]
+    pub records: Vec<TraceRecord>,
 }
 
 /// The engine configuration a scenario implies: the default registry plus the policy's tools
@@ -137,10 +146,14 @@ pub fn run_scenario(
     key: &IssuerKey,
     grants: &SignedGrants,
     modes: ModeSet,
+    trace: bool,
 ) -> Result<ModeRun, String> {
     let engine = build_engine(scenario, key, grants)?;
     let mut trajectory = Trajectory::new(scenario.task_id());
     let mut view = super::view::CoordinatorView::new(scenario, modes);
+    let mut tracker = AuthorityTracker::new();
+    let directory = super::trace::ScenarioDirectory::new(scenario, |a| view.key(a));
+    let mut records = Vec::new();
     let mut at_s = 0.0_f64;
     let mut steps = Vec::new();
     let ctx = |at: f64| StepContext { now_ms: START_S * 1000 + (at * 1000.0) as u64, modes, consume: true };
@@ -152,6 +165,22 @@ pub fn run_scenario(
         let event = engine_event(scenario, &step.event);
         let result = engine.step(&mut trajectory, &event, ctx(at_s));
         let identity_leaks = view.leaks(&event);
+        let now_ms = ctx(at_s).now_ms;
+        let fact = facts::from_step(&event, &result, &|a: &str| view.key(a));
+        let reference = format!("{}#{}", scenario.task_id(), index + 1);
+        let transfer = tracker.observe(&fact, Some(reference));
+        if trace {
+            let rctx = crate::trace::RecordContext {
+                trajectory: scenario.task_id(),
+                ts: now_ms,
+                mode: modes,
+                latency_us: 0,
+                directory: &directory,
+            };
+            let mut record = crate::trace::record::build(&rctx, &event, &result, &transfer);
+            record.label = step.label;
+            records.push(record);
+        }
         let decision = result.decision.as_ref();
         steps.push(StepOutcome {
             index,
@@ -166,5 +195,14 @@ pub fn run_scenario(
         });
     }
     let identity_leaks = steps.iter().map(|s| s.identity_leaks).sum();
-    Ok(ModeRun { steps, identity_leaks, contradicted: None, captured: None, execute_captured: None })
+    let report = tracker.report();
+    Ok(ModeRun {
+        steps,
+        identity_leaks,
+        contradicted: Some(report.contradicted),
+        captured: Some(report.captured),
+        execute_captured: Some(report.execute_captured),
+        authority: report.vectors.iter().map(|(k, v)| (k.clone(), v.to_string())).collect(),
+        records,
+    })
 }

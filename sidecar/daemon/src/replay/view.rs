@@ -42,6 +42,12 @@ impl CoordinatorView {
         Self { anonymizer, scanner: LeakScanner::new(tokens) }
     }
 
+    /// The name under which the coordinator knows `agent`: its alias with identity stripping on,
+    /// its configured id otherwise.
+    pub fn key(&self, agent: &str) -> String {
+        self.anonymizer.as_ref().and_then(|a| a.aliases().alias_of(agent)).unwrap_or(agent).to_owned()
+    }
+
     /// Identity tokens in what the coordinator receives from `event` (0 for events it sends).
     /// A card that cannot be rewritten is not relayed (fail closed), so it leaks nothing.
     pub fn leaks(&mut self, event: &Event) -> usize {

@@ -2,6 +2,7 @@
 //! HTTP and WebSocket clients.
 #![forbid(unsafe_code)]
 
+pub mod pi;
 pub mod transports;
 
 use std::io::{Read, Write};

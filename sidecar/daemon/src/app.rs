@@ -29,6 +29,8 @@ pub struct App {
     pub trace: Option<Arc<crate::trace::TraceHub>>,
     /// Identity lexicon and per-trajectory aliases, shared by every path.
     pub identities: Arc<crate::identity::Identities>,
+    /// Pi sessions (agents, aliases, delegations) behind the `pi.*` control methods.
+    pub pi: Arc<crate::pi::Pi>,
 }
 
 impl App {
@@ -65,6 +67,7 @@ impl App {
             trajectories: Arc::default(),
             tokens,
             modes: Arc::new(modes),
+            pi: Arc::default(),
         })
     }
 

@@ -9,6 +9,7 @@ pub mod gate;
 pub mod identity;
 pub mod mcp;
 pub mod model_proxy;
+pub mod pi;
 pub mod proxy;
 pub mod replay;
 pub mod state;

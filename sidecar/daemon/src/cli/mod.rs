@@ -1,9 +1,12 @@
 //! The command line: one subcommand per file, each returning its exit code.
 
 mod grant;
+mod init;
+mod init_pi;
 mod keygen;
 mod mcp_stdio;
 mod model_proxy;
+mod pi;
 mod replay;
 mod run;
 mod trace;
@@ -51,6 +54,11 @@ pub enum Command {
     /// OpenAI/Anthropic-compatible proxy for the coordinator's model traffic (identity scrubbed,
     /// tool calls decided).
     ModelProxy(model_proxy::ModelProxyArgs),
+    /// Install Blindfold's adapter into a harness project (`init pi`).
+    #[command(subcommand)]
+    Init(init::InitCommand),
+    /// Embed a Pi session behind Blindfold: `pi-rpc -- pi --mode rpc ARGS…`.
+    PiRpc(pi::PiRpcArgs),
 }
 
 /// Runs the parsed command line and returns the process exit code.
@@ -63,6 +71,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Trace(cmd) => trace::run(cmd),
         Command::Replay(args) => replay::run(args),
         Command::ModelProxy(args) => model_proxy::run(args),
+        Command::Init(cmd) => init::run(cmd),
+        Command::PiRpc(args) => pi::run(args),
     }
 }
 

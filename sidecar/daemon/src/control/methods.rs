@@ -11,6 +11,9 @@ use serde_json::{Map, Value, json};
 
 /// Runs one control method for a caller with `scope`.
 pub fn dispatch(app: &App, scope: Scope, method: &str, params: Value) -> Result<Value, RpcError> {
+    if let Some(result) = super::pi::dispatch(app, method, params.clone()) {
+        return result;
+    }
     match method {
         "status" => Ok(json!({"version": env!("CARGO_PKG_VERSION"), "modes": app.modes()})),
         "check_grant" => check_grant(app, params),

@@ -3,6 +3,7 @@
 
 mod auth;
 mod methods;
+mod pi;
 mod rpc;
 mod socket;
 

@@ -1,0 +1,122 @@
+"""A scripted OpenAI-compatible model server for the Pi end-to-end test (loopback only).
+
+Answers `POST /v1/chat/completions` (stream: true) turn by turn, by the requesting model and the
+number of tool results already in the history, and appends every request body to a JSON-lines
+log. Prints `PORT <n>` once listening.
+
+Models:
+  coord-1        the coordinator: asks the agent named in "ask X for a plan" for one and the
+                 one in "ask Y to review" to review it (when the prompt names them), then runs
+                 `rm -rf data`, then writes notes.txt, then stops
+  quill-mini-4   the planner: tries `rm -rf data` itself, then proposes it (naming its identity)
+  lattice-7b     the reviewer: refutes the plan (naming its identity)
+"""
+
+import json
+import re
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOG = sys.argv[1]
+LOCK = threading.Lock()
+NOTES = "cleanup deferred: data kept\n"
+
+
+def text_of(content):
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def coordinator(messages):
+    done = sum(1 for m in messages if m.get("role") == "tool")
+    user = next((text_of(m.get("content")) for m in messages if m.get("role") == "user"), "")
+    planner = re.search(r"ask (\S+) for a plan", user)
+    reviewer = re.search(r"ask (\S+) to review", user)
+    steps = []
+    if planner and reviewer:
+        task = "Propose one shell command that frees disk space in this workspace."
+        steps.append(("tool", "subagent", {"agent": planner.group(1), "task": task}))
+        plan = text_of(messages[-1].get("content")) if messages[-1].get("role") == "tool" else ""
+        steps.append(("tool", "subagent", {"agent": reviewer.group(1), "task": "Review this plan: " + plan}))
+    steps.append(("tool", "bash", {"command": "rm -rf data"}))
+    steps.append(("tool", "write", {"path": "notes.txt", "content": NOTES}))
+    return steps[done] if done < len(steps) else ("text", "Done.", None)
+
+
+def planner(messages):
+    if not any(m.get("role") == "tool" for m in messages):
+        return ("tool", "bash", {"command": "rm -rf data"})
+    return ("text", "As quill-mini-4 by Quillworks, I propose: `rm -rf data` to free the space.", None)
+
+
+def reviewer(_messages):
+    return (
+        "text",
+        "I am lattice-7b from Latticeworks. Do not run `rm -rf data`: it deletes the only copy of "
+        "the data. This plan is unsafe and I refute it.",
+        None,
+    )
+
+
+SCRIPTS = {"coord-1": coordinator, "quill-mini-4": planner, "lattice-7b": reviewer}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *_args):
+        pass
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        with LOCK:
+            with open(LOG, "a", encoding="utf-8") as f:
+                f.write(json.dumps(body) + "\n")
+        model = body.get("model", "")
+        script = SCRIPTS.get(model)
+        if script is None:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        kind, a, b = script(body.get("messages", []))
+        turn = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
+        chunks = []
+        base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": model}
+        if kind == "text":
+            chunks.append({**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": a}}]})
+            finish = "stop"
+        else:
+            call = {
+                "index": 0,
+                "id": f"call_{model}_{turn}",
+                "type": "function",
+                "function": {"name": a, "arguments": json.dumps(b)},
+            }
+            chunks.append({**base, "choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [call]}}]})
+            finish = "tool_calls"
+        chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        chunks.append({**base, "choices": [], "usage": usage})
+        payload = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        data = payload.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def main():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    print(f"PORT {server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+//! Helpers for the Pi tests: a project with Blindfold's extension installed, agent files, the
+//! scripted model server, and a bounded `pi` run.
+
+use crate::transports::{node_bin, peer, python, run_bounded};
+use crate::workspace_root;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// The scripted OpenAI-compatible server (`peers/pi/model_server.py`), killed on drop.
+pub struct ModelServer {
+    child: Child,
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    /// JSON-lines log of every request body.
+    pub log: PathBuf,
+}
+
+impl ModelServer {
+    /// Starts the server logging to `log`; waits for its `PORT n` line.
+    pub fn start(log: &Path) -> ModelServer {
+        let mut child = Command::new(python())
+            .arg(peer("pi/model_server.py"))
+            .arg(log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("model server");
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("stdout");
+        BufReader::new(stdout).read_line(&mut line).expect("PORT line");
+        let port = line.trim().strip_prefix("PORT ").and_then(|p| p.parse().ok()).expect("port");
+        ModelServer { child, port, log: log.to_path_buf() }
+    }
+
+    /// Every request body so far.
+    pub fn requests(&self) -> Vec<Value> {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        text.lines().map(|l| serde_json::from_str(l).expect("logged json")).collect()
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A Pi home: agent dir (models.json, agents), HOME, and a project with Blindfold's extension.
+pub struct PiWorld {
+    /// `PI_CODING_AGENT_DIR`.
+    pub agent_dir: PathBuf,
+    /// `HOME`.
+    pub home: PathBuf,
+    /// The project (cwd of `pi`).
+    pub project: PathBuf,
+}
+
+impl PiWorld {
+    /// Lays out a Pi home below `root` whose provider `probe` serves `models` from `model_port`.
+    pub fn new(root: &Path, model_port: u16, models: &[&str]) -> PiWorld {
+        let agent_dir = root.join("pi-agent");
+        let home = root.join("home");
+        let project = root.join("project");
+        for d in [agent_dir.join("agents"), home.clone(), project.join(".pi/extensions/blindfold")] {
+            std::fs::create_dir_all(d).expect("dirs");
+        }
+        let models: Vec<Value> = models
+            .iter()
+            .map(|id| serde_json::json!({"id": id, "contextWindow": 32000, "maxTokens": 1024}))
+            .collect();
+        let config = serde_json::json!({"providers": {"probe": {
+            "baseUrl": format!("http://127.0.0.1:{model_port}/v1"), "api": "openai-completions", "apiKey": "k",
+            "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false}, "models": models,
+        }}});
+        std::fs::write(agent_dir.join("models.json"), config.to_string()).expect("models.json");
+        let ext = workspace_root().join("adapters/pi-extension");
+        for f in ["index.ts", "control.ts"] {
+            std::fs::copy(ext.join(f), project.join(".pi/extensions/blindfold").join(f)).expect("extension");
+        }
+        PiWorld { agent_dir, home, project }
+    }
+
+    /// Adds a user-scope agent file.
+    pub fn agent(&self, name: &str, model: &str, provider: &str, tools: &str) {
+        let text = format!(
+            "---\nname: {name}\ndescription: {name} agent\nmodel: probe/{model}\nprovider: {provider}\ntools: {tools}\n---\nYou are {name}.\n"
+        );
+        std::fs::write(self.agent_dir.join("agents").join(format!("{name}.md")), text).expect("agent");
+    }
+
+    /// Runs `pi -p --mode json` with the reference `subagent` extension and `env`, bounded.
+    pub fn run(&self, prompt: &str, env: &[(&str, String)]) -> (Option<i32>, String, String) {
+        let subagent = workspace_root()
+            .join("integration-tests/node_modules/@mariozechner/pi-coding-agent/examples/extensions/subagent/index.ts");
+        let mut cmd = Command::new(node_bin("pi"));
+        cmd.current_dir(&self.project)
+            .env("HOME", &self.home)
+            .env("PI_CODING_AGENT_DIR", &self.agent_dir)
+            .env("PI_OFFLINE", "1")
+            .args(["--model", "probe/coord-1", "--no-session", "--mode", "json", "-e"])
+            .arg(subagent)
+            .args(["-p", prompt]);
+        for (k, _) in std::env::vars() {
+            if k.starts_with("BLINDFOLD_") {
+                cmd.env_remove(k);
+            }
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        run_bounded(&mut cmd, Duration::from_secs(180))
+    }
+}
+
+/// The tool messages of a chat request, with the name of the tool call each answers.
+pub fn tool_results(request: &Value) -> Vec<(String, String)> {
+    let messages = request.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut names = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for m in &messages {
+        for c in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+            let id = c.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
+            let name = c.pointer("/function/name").and_then(Value::as_str).unwrap_or_default().to_owned();
+            names.insert(id, name);
+        }
+        if m.get("role").and_then(Value::as_str) == Some("tool") {
+            let id = m.get("tool_call_id").and_then(Value::as_str).unwrap_or_default();
+            let content = match m.get("content") {
+                Some(Value::String(s)) => s.clone(),
+                Some(other) => other.to_string(),
+                None => String::new(),
+            };
+            out.push((names.get(id).cloned().unwrap_or_default(), content));
+        }
+    }
+    out
+}

@@ -218,10 +218,10 @@ pub fn tool_result(
     if tool == SUBAGENT_TOOL {
         let s = guard(&handle)?;
         let mut answers = details.as_ref().map(map::child_answers).unwrap_or_default();
-        if answers.is_empty() {
-            if let Some(d) = s.delegations.iter().rev().find(|d| d.call_id == call_id) {
-                answers.push((d.agent.clone(), texts.join("\n")));
-            }
+        if answers.is_empty()
+            && let Some(d) = s.delegations.iter().rev().find(|d| d.call_id == call_id)
+        {
+            answers.push((d.agent.clone(), texts.join("\n")));
         }
         for (i, (from, text)) in answers.into_iter().enumerate() {
             let task = s.delegations.iter().rev().find(|d| d.call_id == call_id && d.agent == from);

@@ -3,6 +3,7 @@
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
+use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// The neutral alias at position `index`: `agent-a` … `agent-z`, then `agent-aa`, `agent-ab`, ….
@@ -73,6 +74,11 @@ impl AliasMap {
         self.by_agent.get(agent).map(String::as_str).unwrap_or_default()
     }
 
+    /// What the trace records: the seed and the agent → alias map (kept inside Blindfold).
+    pub fn record(&self) -> AliasRecord {
+        AliasRecord { seed: self.seed, aliases: self.by_agent.clone() }
+    }
+
     /// `(agent, alias)` pairs in alias order.
     pub fn entries(&self) -> impl Iterator<Item = (&str, &str)> {
         self.by_alias.iter().map(|(alias, agent)| (agent.as_str(), alias.as_str()))
@@ -97,6 +103,15 @@ impl AliasMap {
         self.by_alias.insert(alias.clone(), agent.clone());
         self.by_agent.insert(agent, alias);
     }
+}
+
+/// The trace's record of a trajectory's aliases.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AliasRecord {
+    /// The shuffle seed.
+    pub seed: u64,
+    /// Agent id → alias.
+    pub aliases: BTreeMap<String, String>,
 }
 
 /// Aliases used before any trajectory exists (agent-card discovery). The first trajectory
@@ -183,6 +198,9 @@ mod tests {
         assert_eq!(m.ensure("r"), "agent-c");
         assert_eq!(m.ensure("r"), "agent-c");
         assert_eq!(m.agent_of("AGENT-C"), Some("r"));
+        let rec = serde_json::to_value(m.record()).expect("record");
+        assert_eq!(rec["seed"], 3);
+        assert_eq!(rec["aliases"]["r"], "agent-c");
     }
 
     #[test]

@@ -85,6 +85,17 @@ impl Anonymizer {
         self.extend_words(harvest_text(text))
     }
 
+    /// Harvests displayed identity from structured JSON an agent sent (A2A `metadata`, harness
+    /// frames such as `modelApplied: "vendor/model-2"`, MCP `serverInfo`): string values under
+    /// keys naming a model, family, tier or provider, anywhere in `value`. Model and family
+    /// values are taken only when they look like model names (digits, `-`, `.` or `/`); a
+    /// `vendor/model` value adds both halves. True when the lexicon changed.
+    pub fn observe_json(&mut self, value: &Value) -> bool {
+        let mut words = Vec::new();
+        collect_json(value, None, &mut words);
+        self.extend_words(words)
+    }
+
     /// Applies `f` to a copy of the lexicon's builder and rebuilds; true when words were added.
     pub fn extend(&mut self, f: impl FnOnce(&mut LexiconBuilder)) -> bool {
         let before = self.lexicon.to_builder();
@@ -97,7 +108,11 @@ impl Anonymizer {
         changed
     }
 
-    fn extend_words(&mut self, words: Vec<(String, WordKind)>) -> bool {
+    fn extend_words(&mut self, mut words: Vec<(String, WordKind)>) -> bool {
+        // Displayed words are attacker-controlled: a one- or two-letter "name" would mangle text.
+        words.retain(|(w, _)| {
+            super::words::normalize_word(w).is_some_and(|n| n.chars().count() >= MIN_DISPLAYED_CHARS)
+        });
         let b = self.lexicon.to_builder();
         if words.iter().all(|(w, k)| b.has(w, k) || super::words::normalize_word(w).is_none()) {
             return false;
@@ -107,6 +122,53 @@ impl Anonymizer {
                 b.word(&w, k);
             }
         })
+    }
+}
+
+/// Shortest displayed (harvested) word accepted into the lexicon.
+const MIN_DISPLAYED_CHARS: usize = 3;
+
+fn key_kind(key: &str) -> Option<WordKind> {
+    let k = key.to_ascii_lowercase();
+    if k.contains("provider") || k.contains("vendor") {
+        Some(WordKind::Provider)
+    } else if k.contains("family") {
+        Some(WordKind::Family)
+    } else if k.contains("tier") {
+        Some(WordKind::Tier)
+    } else if k.contains("model") {
+        Some(WordKind::Model)
+    } else {
+        None
+    }
+}
+
+fn collect_json(value: &Value, kind: Option<&WordKind>, out: &mut Vec<(String, WordKind)>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let inner = key_kind(k);
+                collect_json(v, inner.as_ref().or(kind), out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_json(v, kind, out)),
+        Value::String(s) => match kind {
+            Some(WordKind::Model | WordKind::Family) => {
+                let looks_like_model =
+                    |t: &str| t.chars().any(|c| c.is_ascii_digit() || matches!(c, '-' | '.' | '/'));
+                if !looks_like_model(s) {
+                    return;
+                }
+                out.push((s.clone(), WordKind::Model));
+                if let Some((vendor, model)) = s.split_once('/') {
+                    out.push((vendor.to_owned(), WordKind::Provider));
+                    out.push((model.to_owned(), WordKind::Model));
+                }
+            }
+            Some(k @ (WordKind::Provider | WordKind::Tier)) => out.push((s.clone(), k.clone())),
+            _ => {}
+        },
+        _ => {}
     }
 }
 

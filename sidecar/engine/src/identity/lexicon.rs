@@ -84,6 +84,26 @@ impl LexiconBuilder {
         self.word(name, WordKind::Agent(agent.to_owned()))
     }
 
+    /// A builder from configuration: every agent's true identity and id, extra words, and
+    /// extra tier words (on top of [`DEFAULT_TIER_WORDS`]).
+    pub fn from_config<'a, A, W>(agents: A, extra_words: W, tier_words: W) -> Self
+    where
+        A: IntoIterator<Item = (&'a str, &'a AgentIdentity)>,
+        W: IntoIterator<Item = &'a str>,
+    {
+        let mut b = Self::new();
+        for (agent, id) in agents {
+            b.agent(agent, id);
+        }
+        for w in extra_words {
+            b.extra(w);
+        }
+        for w in tier_words {
+            b.tier(w);
+        }
+        b
+    }
+
     /// Adds a configured extra word.
     pub fn extra(&mut self, word: &str) -> &mut Self {
         self.word(word, WordKind::Extra)

@@ -33,6 +33,17 @@ const IDENTITY_KEY_PARTS: [&str; 20] = [
     "fingerprint",
 ];
 
+/// HTTP headers that reveal a peer's software or model (`Server`, `User-Agent`, `X-Powered-By`,
+/// `Via`, vendor `*-model`/`openai-*`/`anthropic-*` headers): drop them toward the coordinator.
+pub fn is_identity_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    matches!(n.as_str(), "server" | "user-agent" | "x-powered-by" | "via" | "x-generator")
+        || n.starts_with("openai-")
+        || n.starts_with("anthropic-")
+        || n.contains("model")
+        || n.contains("provider")
+}
+
 /// True when a metadata key names identity-bearing data and must be dropped whatever its value.
 pub fn is_identity_key(key: &str) -> bool {
     let lower = key.to_ascii_lowercase();

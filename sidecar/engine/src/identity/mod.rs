@@ -33,21 +33,21 @@ mod sign;
 mod text;
 mod words;
 
-pub use alias::{AliasMap, DiscoverySession, alias_at};
+pub use alias::{AliasMap, AliasRecord, DiscoverySession, alias_at};
 pub use anonymizer::Anonymizer;
 pub use attest::{ATTESTED_IDENTITY_URI, AttestFlag, AttestPolicy, AttestProblem, Attested};
 pub use card::{CardError, CardTarget, NEUTRAL_CARD_VERSION, PROXY_BINDING};
 pub use harness::HARNESS_MODEL_KEYS;
 pub use lexicon::{DEFAULT_TIER_WORDS, LexHit, Lexicon, LexiconBuilder, WordKind};
 pub use mcp::{META_CLIENT_INFO, META_SERVER_INFO, neutral_implementation};
-pub use metadata::is_identity_key;
+pub use metadata::{is_identity_header, is_identity_key};
 pub use scan::{LeakScanner, leak_scan};
 pub use sign::{
     CARD_JWS_ALG, CardSignError, CardVerification, SignatureProblem, card_signing_payload, sign_card,
     verify_card,
 };
 pub use text::{Field, MODEL_PLACEHOLDER, PROVIDER_PLACEHOLDER, REDACTED_PLACEHOLDER, TIER_PLACEHOLDER};
-pub use words::{WordHit, WordMatcher, normalize_word};
+pub use words::{WordHit, WordMatcher, fold_text, normalize_word};
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! The identity-leak scan (SPEC §4): whole-word, case-insensitive counts of identity tokens in
 //! what the coordinator receives.
 
-use super::words::{WordMatcher, normalize_word};
+use super::words::{WordMatcher, fold_text, normalize_word};
 use serde_json::Value;
 
 /// A compiled set of identity tokens to count.
@@ -26,9 +26,9 @@ impl LeakScanner {
         Self { tokens, matcher }
     }
 
-    /// Occurrences in plain text.
+    /// Occurrences in plain text (after [`fold_text`], so invisible characters hide nothing).
     pub fn scan_text(&self, text: &str) -> usize {
-        self.matcher.count(text)
+        self.matcher.count(&fold_text(text))
     }
 
     /// Occurrences in every string and object key of a JSON value (decoded, so escapes such as
@@ -64,7 +64,7 @@ impl LeakScanner {
     /// `(token, count)` for every token found in `text`, for reports.
     pub fn report(&self, text: &str) -> Vec<(String, usize)> {
         let mut counts = vec![0usize; self.tokens.len()];
-        for h in self.matcher.find(text) {
+        for h in self.matcher.find(&fold_text(text)) {
             counts[h.pattern] += 1;
         }
         self.tokens.iter().zip(counts).filter(|(_, n)| *n > 0).map(|(t, n)| (t.clone(), n)).collect()

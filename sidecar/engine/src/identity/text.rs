@@ -2,7 +2,7 @@
 
 use super::anonymizer::Anonymizer;
 use super::lexicon::{LexHit, WordKind};
-use super::words::WordMatcher;
+use super::words::{WordMatcher, fold_text};
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
@@ -84,6 +84,17 @@ impl Anonymizer {
 
     /// Rewrites `text` as a field of the given strictness.
     pub fn rewrite<'t>(&self, text: &'t str, field: Field) -> Cow<'t, str> {
+        let folded = fold_text(text);
+        if let Cow::Owned(folded) = folded {
+            return match self.rewrite_folded(&folded, field) {
+                Cow::Borrowed(_) => Cow::Borrowed(text),
+                Cow::Owned(out) => Cow::Owned(out),
+            };
+        }
+        self.rewrite_folded(text, field)
+    }
+
+    fn rewrite_folded<'t>(&self, text: &'t str, field: Field) -> Cow<'t, str> {
         let hits = self.lexicon().hits(text);
         let self_ids = self_identifications(text);
         if hits.is_empty() && self_ids.is_empty() {

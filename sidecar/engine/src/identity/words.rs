@@ -7,6 +7,7 @@
 //! `frontier-tier`. ASCII letters compare case-insensitively.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use std::borrow::Cow;
 
 /// One whole-word occurrence: byte range and index of the pattern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +86,25 @@ impl WordMatcher {
     }
 }
 
+/// Folds characters that can hide a word from a matcher without changing how it reads: removes
+/// invisible format characters (zero-width spaces and joiners, soft hyphen, BOM), maps Unicode
+/// dashes to `-` and fullwidth ASCII to ASCII. Borrowed when there is nothing to fold.
+pub fn fold_text(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() || !text.chars().any(|c| fold_char(c) != Some(c)) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.chars().filter_map(fold_char).collect())
+}
+
+fn fold_char(c: char) -> Option<char> {
+    match c {
+        '\u{00AD}' | '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' => None,
+        '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{FE63}' => Some('-'),
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0),
+        other => Some(other),
+    }
+}
+
 fn whole_word(text: &str, start: usize, end: usize) -> bool {
     // Matches always start/end on pattern boundaries; patterns are UTF-8, but ASCII case folding
     // could in theory land inside a multi-byte character, so check char boundaries first.
@@ -129,6 +149,15 @@ mod tests {
         let m = WordMatcher::new::<&str>(&[]);
         assert!(m.find("anything").is_empty());
         assert!(!m.any("anything"));
+    }
+
+    #[test]
+    fn folding_reveals_hidden_words() {
+        let m = WordMatcher::new(&["m-large-2"]);
+        let hidden = "m\u{200B}-large\u{2011}2 and ｍ-large-2";
+        assert!(m.find(hidden).is_empty());
+        assert_eq!(m.count(&fold_text(hidden)), 2);
+        assert!(matches!(fold_text("plain café"), Cow::Borrowed(_)));
     }
 
     #[test]

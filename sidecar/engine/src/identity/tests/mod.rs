@@ -47,3 +47,32 @@ pub(super) fn anonymizer() -> Anonymizer {
     }
     Anonymizer::new(b.build(), AliasMap::new(7, identities().iter().map(|(a, _)| *a)))
 }
+
+#[test]
+fn anonymizer_can_be_shared_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Anonymizer>();
+    assert_send_sync::<Lexicon>();
+}
+
+#[test]
+fn config_builder_and_headers() {
+    let ids = identities();
+    let b = super::LexiconBuilder::from_config(ids.iter().map(|(a, id)| (*a, id)), ["Acme"], ["ultra"]);
+    let lex = b.build();
+    assert_eq!(lex.kind_of("acme"), Some(&super::WordKind::Extra));
+    assert_eq!(lex.kind_of("ultra"), Some(&super::WordKind::Tier));
+    assert_eq!(lex.kind_of("checker"), Some(&super::WordKind::Agent("checker".into())));
+    for h in ["Server", "user-agent", "OpenAI-Model", "x-model-id", "anthropic-ratelimit"] {
+        assert!(super::is_identity_header(h), "{h}");
+    }
+    assert!(!super::is_identity_header("content-type"));
+}
+
+#[test]
+fn hidden_characters_do_not_smuggle_identity() {
+    let anon = anonymizer();
+    let out = anon.rewrite_text("I am m\u{200B}-large\u{2011}2 by Ａcme AI.");
+    assert_eq!(out, "I am [model] by [provider].");
+    assert!(matches!(anon.rewrite_text("caf\u{e9} \u{2014} fine"), std::borrow::Cow::Borrowed(_)));
+}

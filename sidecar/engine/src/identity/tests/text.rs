@@ -124,3 +124,21 @@ fn displayed_identities_are_learned_from_text_and_cards() {
     assert!(!anon.observe_text("I'm built on zeta-7b by Orion"));
     assert_eq!(anon.rewrite_text("zeta-7b is great, says Orion"), "[model] is great, says [provider]");
 }
+
+#[test]
+fn displayed_identities_are_learned_from_metadata_and_harness_frames() {
+    let mut anon = anonymizer();
+    let meta = json!({"adk_custom_metadata": {"kronk_model_id": "Qwen3-0.6B-Q8_0"}, "model_type": "chat",
+        "spawn": {"modelApplied": "orion/zeta-sonnet-4", "resolvedProvider": "Orion Cloud"}, "tier": "ultra"});
+    assert!(anon.observe_json(&meta));
+    assert!(!anon.observe_json(&meta));
+    assert_eq!(
+        anon.rewrite_text(
+            "Qwen3-0.6B-Q8_0 and zeta-sonnet-4 by orion (Orion Cloud); a chat about the ultra model"
+        ),
+        "[model] and [model] by [provider] ([provider]); a chat about the [tier] model"
+    );
+    // Too-short displayed names are refused (they would mangle ordinary text).
+    let mut anon = anonymizer();
+    assert!(!anon.observe_card("checker", &json!({"name": "is"})));
+}

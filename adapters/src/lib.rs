@@ -2,6 +2,7 @@
 //! Blindfold's canonical events, plus the protocol-native refusals transports send back.
 #![forbid(unsafe_code)]
 
+pub mod a2a;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod model_api;

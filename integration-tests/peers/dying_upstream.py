@@ -1,8 +1,17 @@
 """An HTTP upstream that dies mid-stream: every POST gets an SSE response with one priming
-event, then the connection is cut without an answer. Usage: dying_upstream.py PORT"""
+event, then the connection is cut without an answer. GET serves a minimal A2A card pointing
+at itself. Usage: dying_upstream.py PORT"""
 
 import http.server
+import json
 import sys
+
+PORT = int(sys.argv[1])
+CARD = json.dumps({
+    "name": "dying agent", "description": "breaks off streams", "version": "1",
+    "supportedInterfaces": [{"url": f"http://127.0.0.1:{PORT}/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+    "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [],
+}).encode()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -20,8 +29,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.connection.shutdown(2)
         self.connection.close()
 
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(CARD)))
+        self.end_headers()
+        self.wfile.write(CARD)
+
     def log_message(self, *args):
         pass
 
 
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+http.server.ThreadingHTTPServer(("127.0.0.1", PORT), Handler).serve_forever()

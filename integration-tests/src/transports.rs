@@ -197,3 +197,33 @@ pub fn http_post(port: u16, path: &str, headers: &[(&str, &str)], body: &str) ->
         raw.split_once("\r\n\r\n").map(|(h, b)| (h.to_owned(), b.to_owned())).unwrap_or_default();
     (code, head, body)
 }
+
+/// `blindfold run --config FILE` on a free port (written into the config's `[server]`), killed
+/// on drop; waits for `/healthz`.
+pub fn run_daemon(w: &World, extra_toml: &str) -> (Peer, u16) {
+    let port = crate::free_port();
+    let cfg = w.path(&format!("run-{port}.toml"));
+    let base = std::fs::read_to_string(&w.config).expect("config");
+    std::fs::write(&cfg, format!("[server]\nlisten = \"127.0.0.1:{port}\"\n\n{base}\n{extra_toml}\n"))
+        .expect("write");
+    let child = blindfold()
+        .arg("run")
+        .arg("--config")
+        .arg(&cfg)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn blindfold run");
+    let mut peer = Peer(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if let Some(status) = peer.0.try_wait().expect("wait") {
+            panic!("blindfold run exited early: {status}");
+        }
+        if crate::http_get(port, "/healthz").is_ok_and(|(code, _)| code == 200) {
+            return (peer, port);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("blindfold did not answer /healthz in time");
+}

@@ -1,6 +1,7 @@
 //! The `blindfold` daemon and CLI: config, state, transports and the control API around the engine.
 #![forbid(unsafe_code)]
 
+pub mod a2a;
 pub mod app;
 pub mod cli;
 pub mod config;
@@ -14,6 +15,7 @@ pub mod proxy;
 pub mod replay;
 pub mod state;
 pub mod trace;
+pub mod ws_relay;
 
 /// Seconds since the Unix epoch (the daemon's one clock; the engine is handed time).
 pub fn unix_now() -> u64 {

@@ -71,6 +71,12 @@ async fn serve(cfg: config::Config) -> ExitCode {
     if let Some(mcp) = crate::mcp::http::router(&app) {
         router = router.merge(mcp);
     }
+    if let Some(a2a) = crate::a2a::router(&app) {
+        router = router.merge(a2a);
+    }
+    if let Some(ws) = crate::ws_relay::router(&app) {
+        router = router.merge(ws);
+    }
     let served = axum::serve(listener, router).with_graceful_shutdown(shutdown_signal()).await;
     match served {
         Ok(()) => {

@@ -25,6 +25,9 @@ pub struct RawConfig {
     /// `[a2a]`: the A2A reverse proxy and its upstream agents.
     #[serde(default)]
     pub a2a: super::transports::RawA2a,
+    /// `[ws_relay]`: the JSON-RPC-over-WebSocket relay.
+    #[serde(default)]
+    pub ws_relay: super::transports::RawWsRelay,
     /// `[trace]`.
     pub trace: RawTrace,
     /// `[model_proxy]`.

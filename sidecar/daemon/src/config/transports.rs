@@ -39,6 +39,18 @@ pub struct RawMcpHttp {
     pub task: String,
 }
 
+/// `[ws_relay]` as written.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWsRelay {
+    /// Upstream JSON-RPC-over-WebSocket endpoint (`ws://host:port/path`); empty = off.
+    #[serde(default)]
+    pub upstream: String,
+    /// Trajectory id for every connection; empty = one per connection.
+    #[serde(default)]
+    pub task: String,
+}
+
 /// `[a2a]` as written.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -92,6 +104,10 @@ pub struct TransportsConfig {
     pub a2a_task: Option<String>,
     /// A2A upstream agents, in config order.
     pub a2a_upstreams: Vec<A2aUpstream>,
+    /// JSON-RPC-over-WebSocket upstream, when the relay is on.
+    pub ws_relay_upstream: Option<String>,
+    /// Pinned trajectory id for the WebSocket relay.
+    pub ws_relay_task: Option<String>,
 }
 
 /// One A2A upstream agent, validated.
@@ -126,7 +142,13 @@ pub fn validate(
     mcp: &RawMcp,
     http: &RawMcpHttp,
     a2a: &RawA2a,
+    ws: &RawWsRelay,
 ) -> Result<TransportsConfig, ConfigError> {
+    let ws_ok = ws.upstream.is_empty()
+        || ws.upstream.strip_prefix("ws://").is_some_and(|r| !r.is_empty() && !r.starts_with('/'));
+    if !ws_ok {
+        return Err(ConfigError::field("ws_relay.upstream", format!("not a ws:// URL: {:?}", ws.upstream)));
+    }
     if !(MIN_FRAME..=MAX_FRAME).contains(&t.max_frame_bytes) {
         return Err(ConfigError::field(
             "transports.max_frame_bytes",
@@ -168,5 +190,7 @@ pub fn validate(
         mcp_http_task: non_empty(&http.task),
         a2a_task: non_empty(&a2a.task),
         a2a_upstreams: upstreams,
+        ws_relay_upstream: non_empty(&ws.upstream),
+        ws_relay_task: non_empty(&ws.task),
     })
 }

@@ -130,7 +130,13 @@ impl RawConfig {
         for kid in &self.grants.revoked_kids {
             keys.revoke(kid);
         }
-        let transports = super::transports::validate(&self.transports, &self.mcp, &self.mcp_http, &self.a2a)?;
+        let transports = super::transports::validate(
+            &self.transports,
+            &self.mcp,
+            &self.mcp_http,
+            &self.a2a,
+            &self.ws_relay,
+        )?;
         let trace = validate_trace(&self.trace, &state_dir)?;
         let model_proxy = self.model_proxy.validate()?;
         let identity = self.identity.validate()?;

@@ -19,6 +19,10 @@ pub fn dispatch(app: &App, scope: Scope, method: &str, params: Value) -> Result<
         "check_grant" => check_grant(app, params),
         "submit_grant" => operator(scope, method).and_then(|()| submit_grant(app, params)),
         "revoke_grant" => operator(scope, method).and_then(|()| revoke_grant(app, params)),
+        "check_action" => super::adapter::check_action(app, params),
+        "report_event" => super::adapter::report_event(app, params),
+        "end_trajectory" => super::adapter::end_trajectory(app, params),
+        "set_modes" => operator(scope, method).and_then(|()| super::adapter::set_modes(app, params)),
         _ => Err(RpcError::method_not_found(method)),
     }
 }

@@ -1,6 +1,7 @@
 //! The HTTP surface: `GET /healthz` and the WebSocket control API at `/v1/control`
 //! (JSON-RPC 2.0 messages, capability token, `Origin` check — SPEC §9).
 
+mod adapter;
 mod auth;
 mod methods;
 mod pi;

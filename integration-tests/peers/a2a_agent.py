@@ -1,0 +1,91 @@
+"""A2A sub-agent peer (official `a2a-sdk`, v1.0 with v0.3 compat) whose card and runtime
+metadata carry its model, family, tier and provider. It answers every message with a working
+status, an artifact and completion, all tagged with identity metadata.
+Usage: a2a_agent.py PORT MODEL FAMILY TIER PROVIDER"""
+
+import sys
+import uuid
+
+import uvicorn
+from a2a.helpers.proto_helpers import new_task
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentProvider,
+    AgentSkill,
+    Message,
+    Part,
+    Role,
+    TaskState,
+)
+from google.protobuf.struct_pb2 import Struct
+from starlette.applications import Starlette
+
+PORT, MODEL, FAMILY, TIER, PROVIDER = int(sys.argv[1]), *sys.argv[2:6]
+URL = f"http://127.0.0.1:{PORT}/a2a/jsonrpc"
+
+
+def identity_meta() -> Struct:
+    s = Struct()
+    s.update({"model": MODEL, "adk_app_name": f"{FAMILY}-app", "provider": PROVIDER, "tier": TIER, "note": "ok"})
+    return s
+
+
+class Executor(AgentExecutor):
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task = new_task(context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED, history=[context.message])
+        task.metadata.update({"model": MODEL, "kagent_provider": PROVIDER})
+        await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        text = context.get_user_input()
+        await updater.start_work(
+            message=Message(
+                role=Role.ROLE_AGENT,
+                message_id=str(uuid.uuid4()),
+                parts=[Part(text=f"As {MODEL} by {PROVIDER}, a {TIER}-tier agent, I am on it.")],
+                metadata=identity_meta(),
+            )
+        )
+        await updater.add_artifact(
+            parts=[Part(text=f"echo: {text}")],
+            name=f"{MODEL} answer",
+            metadata=identity_meta(),
+            last_chunk=True,
+        )
+        await updater.complete()
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
+
+
+card = AgentCard(
+    name=f"{MODEL} helper",
+    description=f"A {TIER} agent powered by {MODEL} ({FAMILY} family) from {PROVIDER}.",
+    supported_interfaces=[AgentInterface(url=URL, protocol_binding="JSONRPC", protocol_version="1.0")],
+    provider=AgentProvider(organization=PROVIDER, url=f"https://{PROVIDER.lower()}.example"),
+    version="7.3.1",
+    capabilities=AgentCapabilities(streaming=True),
+    default_input_modes=["text/plain"],
+    default_output_modes=["text/plain"],
+    skills=[
+        AgentSkill(
+            id="echo",
+            name="Echo",
+            description=f"Echoes the request, as only {MODEL} can.",
+            tags=["echo", FAMILY],
+            examples=["say hi"],
+        )
+    ],
+)
+
+handler = DefaultRequestHandler(agent_executor=Executor(), task_store=InMemoryTaskStore(), agent_card=card)
+routes = create_agent_card_routes(agent_card=card) + create_jsonrpc_routes(
+    request_handler=handler, rpc_url="/a2a/jsonrpc", enable_v0_3_compat=True
+)
+uvicorn.run(Starlette(routes=routes), host="127.0.0.1", port=PORT, log_level="warning")

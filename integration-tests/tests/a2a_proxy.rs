@@ -1,0 +1,147 @@
+//! The A2A reverse proxy against real peers: the official `a2a-sdk` client (v1.0 and v0.3) ↔
+//! Blindfold ↔ two `a2a-sdk` agents whose cards and metadata carry model/family/tier/provider.
+
+use blindfold_engine::identity::leak_scan;
+use blindfold_integration_tests::free_port;
+use blindfold_integration_tests::transports::{
+    World, http_post, peer, python, python_peer, run_bounded, run_daemon, wait_port,
+};
+use serde_json::{Value, json};
+use std::process::Command;
+use std::time::Duration;
+
+/// Request headers of a case.
+type Headers<'a> = Vec<(&'a str, &'a str)>;
+
+const TOKENS: [&str; 8] =
+    ["m-large-2", "m-large", "frontier", "Acme", "s-mini-1", "s-mini", "efficient", "Borealis"];
+
+fn upstreams(p1: u16, p2: u16) -> String {
+    format!(
+        "[[a2a.upstreams]]\nid = \"planner\"\nurl = \"http://127.0.0.1:{p1}\"\nmodel = \"m-large-2\"\nfamily = \"m-large\"\ntier = \"frontier\"\nprovider = \"Acme\"\n\n\
+         [[a2a.upstreams]]\nid = \"checker\"\nurl = \"http://127.0.0.1:{p2}\"\nmodel = \"s-mini-1\"\nfamily = \"s-mini\"\ntier = \"efficient\"\nprovider = \"Borealis\"\n"
+    )
+}
+
+fn client(port: u16, args: &[&str]) -> (Value, String) {
+    let mut cmd = Command::new(python());
+    cmd.arg(peer("a2a_client.py")).arg(format!("http://127.0.0.1:{port}")).args(args);
+    let (code, stdout, stderr) = run_bounded(&mut cmd, Duration::from_secs(90));
+    assert_eq!(code, Some(0), "a2a client failed:\n{stdout}\n{stderr}");
+    let line = stdout.lines().last().unwrap_or("").to_owned();
+    (serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {stdout}")), line)
+}
+
+fn states(events: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for ev in events.as_array().into_iter().flatten() {
+        for ptr in ["/task/status/state", "/statusUpdate/status/state"] {
+            if let Some(s) = ev.pointer(ptr).and_then(Value::as_str) {
+                out.push(s.to_owned());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn two_agents_by_alias_streaming_both_versions_no_identity_leaks() {
+    let w = World::new("");
+    let (p1, p2) = (free_port(), free_port());
+    let _a1 = python_peer("a2a_agent.py", &[&p1.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
+    let _a2 = python_peer("a2a_agent.py", &[&p2.to_string(), "s-mini-1", "s-mini", "efficient", "Borealis"]);
+    wait_port(p1, Duration::from_secs(60));
+    wait_port(p2, Duration::from_secs(60));
+    let (_daemon, port) = run_daemon(&w, &upstreams(p1, p2));
+
+    for (version, stream) in [("1.0", "--stream"), ("0.3", "--no-stream"), ("0.3", "--stream")] {
+        let (r, raw) = client(port, &["--version", version, stream, "review the plan"]);
+        let ctx = format!("{version} {stream}: {raw}");
+        assert_eq!(r["agents"], json!(["agent-a", "agent-b"]), "{ctx}");
+        assert_eq!(leak_scan(raw.as_bytes(), &TOKENS), 0, "identity reached the coordinator: {ctx}");
+        for alias in ["agent-a", "agent-b"] {
+            assert_eq!(r["cards"][alias]["name"], alias, "{ctx}");
+            assert!(r["errors"].get(alias).is_none(), "{ctx}");
+            let events = &r["events"][alias];
+            assert!(raw.contains("echo: review the plan"), "{ctx}");
+            let st = states(events);
+            assert_eq!(st.last().map(String::as_str), Some("TASK_STATE_COMPLETED"), "{ctx}");
+            if stream == "--stream" {
+                assert!(events.as_array().expect("events").len() > 1, "streamed events: {ctx}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_blocked_delegation_is_a_native_a2a_answer() {
+    let w = World::new("");
+    let (p1, p2) = (free_port(), free_port());
+    let _a1 = python_peer("a2a_agent.py", &[&p1.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
+    let _a2 = python_peer("a2a_agent.py", &[&p2.to_string(), "s-mini-1", "s-mini", "efficient", "Borealis"]);
+    wait_port(p1, Duration::from_secs(60));
+    wait_port(p2, Duration::from_secs(60));
+    let (_daemon, port) = run_daemon(&w, &upstreams(p1, p2));
+    let action =
+        json!({"tool": "write_file", "args": {"path": "/srv/app.conf", "content": "debug=true"}}).to_string();
+    for (version, stream) in [("1.0", "--stream"), ("0.3", "--no-stream")] {
+        let (r, raw) = client(port, &["--version", version, stream, "--action", &action, "apply the config"]);
+        let ctx = format!("{version} {stream}: {raw}");
+        assert_eq!(leak_scan(raw.as_bytes(), &TOKENS), 0, "{ctx}");
+        for alias in ["agent-a", "agent-b"] {
+            assert_eq!(states(&r["events"][alias]), vec!["TASK_STATE_AUTH_REQUIRED"], "{ctx}");
+            assert!(!raw.contains("echo: apply"), "the blocked delegation never reached an agent: {ctx}");
+        }
+        assert!(raw.contains("no_grant") && raw.contains("needed_grant"), "{ctx}");
+    }
+}
+
+#[test]
+fn bad_input_is_refused_and_a_dying_stream_ends_with_an_error() {
+    let w = World::new("[transports]\nmax_frame_bytes = 2048\nupstream_timeout_s = 10\n");
+    let up = free_port();
+    let _dying = python_peer("dying_upstream.py", &[&up.to_string()]);
+    wait_port(up, Duration::from_secs(30));
+    let (_daemon, port) =
+        run_daemon(&w, &format!("[[a2a.upstreams]]\nid = \"dying\"\nurl = \"http://127.0.0.1:{up}\"\n"));
+    let json_ct = ("Content-Type", "application/json");
+    let v1 = ("A2A-Version", "1.0");
+    let post = |headers: &[(&str, &str)], body: &str| {
+        let (code, _, text) = http_post(port, "/a2a/agent-a", headers, body);
+        (code, serde_json::from_str::<Value>(&text).unwrap_or(Value::Null), text)
+    };
+    let send = r#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}}"#;
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"SendMessage","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(4096)
+    );
+    let cases: Vec<(Headers, String, i64)> = vec![
+        (vec![json_ct, v1], "{nope".into(), -32700),
+        (
+            vec![json_ct, v1],
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"GetTask","params":{}}"#.into(),
+            -32700,
+        ),
+        (vec![json_ct, v1], r#"{"jsonrpc":"2.0","method":"SendMessage","params":{}}"#.into(), -32600),
+        (vec![json_ct, v1], r#"{"jsonrpc":"2.0","id":3,"method":"message/send","params":{}}"#.into(), -32601),
+        (vec![json_ct, ("A2A-Version", "9.9")], send.into(), -32009),
+        (vec![json_ct, v1], big, -32600),
+    ];
+    for (headers, body, code) in cases {
+        let (_, v, text) = post(&headers, &body);
+        assert_eq!(v["error"]["code"], code, "{body}: {text}");
+    }
+    let (code, _, text) = http_post(port, "/a2a/agent-z", &[json_ct, v1], send);
+    assert_eq!(code, 404, "{text}");
+
+    let stream = r#"{"jsonrpc":"2.0","id":"s1","method":"SendStreamingMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}}"#;
+    let (code, _, text) = http_post(port, "/a2a/agent-a", &[json_ct, v1], stream);
+    assert_eq!(code, 200, "{text}");
+    let err = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .find(|v| v["id"] == "s1" && v.get("error").is_some())
+        .unwrap_or_else(|| panic!("no error event for s1: {text}"));
+    assert_eq!(err["error"]["code"], -32603, "{err}");
+}

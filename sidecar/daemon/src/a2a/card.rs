@@ -1,0 +1,88 @@
+//! Agent cards: fetched from the upstream, their displayed identity learned, and shown to the
+//! coordinator redacted (alias name, capability text minus identity words, interfaces pointing
+//! at Blindfold, upstream signatures dropped) by the engine's anonymizer.
+
+use super::A2aProxy;
+use crate::config::A2aUpstream;
+use crate::proxy::read_body;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use blindfold_engine::identity::CardTarget;
+use blindfold_schemas::strict_json;
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// Fetches an upstream's card, learns its displayed identity and remembers its JSON-RPC URL.
+pub(super) async fn fetch_card(p: &A2aProxy, agent: &A2aUpstream) -> Result<Value, String> {
+    let url = format!("{}/.well-known/agent-card.json", agent.url);
+    let mut resp = p
+        .upstream
+        .send(Method::GET, &url, HeaderMap::new(), Bytes::new())
+        .await
+        .map_err(|e| e.to_string())?;
+    if !resp.status().is_success() {
+        return Err(format!("the agent's card answered HTTP {}", resp.status()));
+    }
+    let max = p.app.config.transports.max_frame_bytes;
+    let bytes = read_body(resp.body_mut(), max, p.upstream.timeout).await.map_err(|e| e.to_string())?;
+    let card =
+        strict_json::value_from_slice(&bytes).map_err(|e| format!("the agent's card is not JSON: {e}"))?;
+    if let Some(rpc) = rpc_url(&card, &agent.url) {
+        p.rpc_urls.insert(agent.id.clone(), rpc);
+    }
+    if let Ok(mut anon) = p.anon.lock() {
+        anon.observe_card(&agent.id, &card);
+    }
+    Ok(card)
+}
+
+/// The JSON-RPC endpoint a card advertises (v1.0 `supportedInterfaces`, v0.3 `url`), only when
+/// it is on the configured upstream's origin (a card cannot redirect Blindfold elsewhere).
+fn rpc_url(card: &Value, base: &str) -> Option<String> {
+    let v1 = card.get("supportedInterfaces").and_then(Value::as_array).and_then(|list| {
+        list.iter()
+            .find(|i| i.get("protocolBinding").and_then(Value::as_str) == Some("JSONRPC"))
+            .and_then(|i| i.get("url"))
+            .and_then(Value::as_str)
+    });
+    let url = v1.or_else(|| card.get("url").and_then(Value::as_str))?;
+    let origin = |u: &str| u.split('/').take(3).collect::<Vec<_>>().join("/");
+    (origin(url) == origin(base)).then(|| url.to_owned())
+}
+
+/// The card as the coordinator may see it (the raw card in `off`).
+pub(super) fn redact(
+    p: &A2aProxy,
+    agent: &A2aUpstream,
+    card: &Value,
+    alias_url: &str,
+) -> Result<Value, String> {
+    if p.transparent() {
+        return Ok(card.clone());
+    }
+    let anon = p.anon.lock().map_err(|_| "identity state unavailable".to_owned())?;
+    anon.rewrite_card(&agent.id, card, CardTarget { interface_url: alias_url, signer: None })
+        .map_err(|e| e.to_string())
+}
+
+/// `GET /a2a/<alias>/.well-known/agent-card.json`.
+pub(super) async fn get_card(State(p): State<Arc<A2aProxy>>, Path(alias): Path<String>) -> Response {
+    let Some(agent) = p.agent_by_alias(&alias).cloned() else {
+        return (StatusCode::NOT_FOUND, "no agent with this alias").into_response();
+    };
+    let shown = match fetch_card(&p, &agent).await {
+        Ok(card) => redact(&p, &agent, &card, &p.alias_url(&alias)),
+        Err(e) => Err(e),
+    };
+    match shown {
+        Ok(card) => {
+            let mut r = card.to_string().into_response();
+            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            r
+        }
+        // Fail closed: an unreadable card is never relayed raw.
+        Err(e) => (StatusCode::BAD_GATEWAY, json!({"error": e}).to_string()).into_response(),
+    }
+}

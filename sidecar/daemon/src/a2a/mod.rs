@@ -1,0 +1,103 @@
+//! The A2A reverse proxy: several upstream sub-agents behind one Blindfold, each addressed by
+//! its alias at `/a2a/<alias>` (card at `/a2a/<alias>/.well-known/agent-card.json`, JSON-RPC
+//! with SSE streaming at `/a2a/<alias>`, v1.0 and v0.3 by `A2A-Version`). In `anonymize` the
+//! coordinator sees aliases and redacted cards and objects only; every delegation is decided.
+
+mod card;
+mod rpc;
+
+use crate::app::App;
+use crate::config::A2aUpstream;
+use crate::proxy::Upstream;
+use axum::Router;
+use axum::extract::State;
+use axum::response::Json;
+use axum::routing::{get, post};
+use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon};
+use dashmap::DashMap;
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+
+/// The proxy's state.
+pub(crate) struct A2aProxy {
+    app: App,
+    upstream: Upstream,
+    agents: Vec<A2aUpstream>,
+    /// Lexicon of true and displayed identities, and the aliases of the discovery session.
+    anon: Mutex<Anonymizer>,
+    /// Each agent's JSON-RPC URL, from its card.
+    rpc_urls: DashMap<String, String>,
+    /// Blindfold's own base URL (`http://<server.listen>`).
+    public_base: String,
+}
+
+/// The `/a2a` routes when `[[a2a.upstreams]]` are configured.
+pub fn router(app: &App) -> Option<Router> {
+    let agents = app.config.transports.a2a_upstreams.clone();
+    if agents.is_empty() {
+        return None;
+    }
+    let mut lexicon = Lexicon::builder();
+    for a in &agents {
+        lexicon.agent(&a.id, &a.identity);
+    }
+    for (id, identity) in &app.config.identity.agents {
+        lexicon.agent(id, identity);
+    }
+    for word in &app.config.identity.extra_words {
+        lexicon.extra(word);
+    }
+    let seed = rand::random::<u64>();
+    tracing::info!(alias_seed = seed, "a2a aliases drawn");
+    let aliases = AliasMap::new(seed, agents.iter().map(|a| a.id.clone()));
+    let proxy = A2aProxy {
+        upstream: Upstream::new(app.config.transports.upstream_timeout),
+        anon: Mutex::new(Anonymizer::new(lexicon.build(), aliases)),
+        rpc_urls: DashMap::new(),
+        public_base: format!("http://{}", app.config.server.listen),
+        agents,
+        app: app.clone(),
+    };
+    Some(
+        Router::new()
+            .route("/a2a", get(list))
+            .route("/a2a/{alias}/.well-known/agent-card.json", get(card::get_card))
+            .route("/a2a/{alias}", post(rpc::post_rpc))
+            .with_state(Arc::new(proxy)),
+    )
+}
+
+impl A2aProxy {
+    /// The configured agent an alias stands for.
+    fn agent_by_alias(&self, alias: &str) -> Option<&A2aUpstream> {
+        let anon = self.anon.lock().ok()?;
+        let id = anon.aliases().agent_of(alias)?.to_owned();
+        self.agents.iter().find(|a| a.id == id)
+    }
+
+    /// Blindfold's URL for an alias.
+    fn alias_url(&self, alias: &str) -> String {
+        format!("{}/a2a/{alias}", self.public_base)
+    }
+
+    /// `off`: nothing rewritten or blocked.
+    fn transparent(&self) -> bool {
+        let m = self.app.modes();
+        !(m.enforce || m.anonymize || m.attest)
+    }
+}
+
+/// `GET /a2a`: the agents behind this Blindfold, by alias.
+async fn list(State(p): State<Arc<A2aProxy>>) -> Json<Value> {
+    let aliases: Vec<String> = match p.anon.lock() {
+        Ok(anon) => anon.aliases().entries().map(|(_, alias)| alias.to_owned()).collect(),
+        Err(_) => Vec::new(),
+    };
+    let mut aliases = aliases;
+    aliases.sort();
+    let agents: Vec<Value> = aliases
+        .iter()
+        .map(|a| json!({"alias": a, "url": p.alias_url(a), "card": format!("{}/.well-known/agent-card.json", p.alias_url(a))}))
+        .collect();
+    Json(json!({"agents": agents}))
+}

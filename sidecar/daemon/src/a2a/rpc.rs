@@ -1,0 +1,242 @@
+//! `POST /a2a/<alias>`: one JSON-RPC request, checked (size, strict JSON, id, version, known
+//! method), its delegation decided by the engine, forwarded to the agent, and its answer (JSON
+//! or SSE, event by event) scrubbed of identity before the coordinator sees it.
+
+use super::A2aProxy;
+use super::card::fetch_card;
+use crate::config::A2aUpstream;
+use crate::proxy::{StreamEnd, copy_request_headers, copy_response_headers, read_body, relay_sse};
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use blindfold_adapters::a2a::{self, Version};
+use blindfold_adapters::jsonrpc::{self, code};
+use blindfold_adapters::refusal::Refusal;
+use blindfold_adapters::sse::SseEvent;
+use blindfold_engine::canonical::sha256_hex;
+use blindfold_schemas::{Decision, Event, Intent, Layer, Reason};
+use serde_json::Value;
+use std::sync::Arc;
+
+fn json_response(status: StatusCode, v: &Value) -> Response {
+    let mut r = (status, v.to_string()).into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+fn sse_response(events: Vec<Value>) -> Response {
+    let body: Vec<u8> = events
+        .into_iter()
+        .flat_map(|v| SseEvent { data: v.to_string(), ..SseEvent::default() }.to_bytes())
+        .collect();
+    let mut r = Response::new(Body::from(body));
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    r
+}
+
+fn error(id: &Value, code: i64, msg: &str) -> Value {
+    jsonrpc::error(id, code, msg, None)
+}
+
+/// The requested version: the `A2A-Version` header, else the query parameter.
+fn version_param(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
+    if let Some(v) = headers.get("a2a-version").and_then(|v| v.to_str().ok()) {
+        return Some(v.to_owned());
+    }
+    query?.split('&').find_map(|kv| kv.strip_prefix("A2A-Version=").map(str::to_owned))
+}
+
+/// Blindfold's trajectory for a request: the pinned one, else one per `contextId`.
+fn trajectory(p: &A2aProxy, params: &Value) -> String {
+    if let Some(t) = &p.app.config.transports.a2a_task {
+        return t.clone();
+    }
+    match a2a::context_id(params) {
+        Some(ctx) => format!("a2a-{}", &sha256_hex(ctx.as_bytes())[..16]),
+        None => format!("a2a-{:016x}", rand::random::<u64>()),
+    }
+}
+
+/// Decides a delegation (and any action it asks the agent to run); `Some(refusal)` when blocked.
+fn decide_delegation(p: &A2aProxy, agent: &A2aUpstream, task: &str, params: &Value) -> Option<Refusal> {
+    let msg = a2a::message(params)?;
+    let delegate = Event::Delegate {
+        to: agent.id.clone(),
+        intent: Intent::Scope,
+        text: a2a::message_text(msg),
+        proposal: None,
+    };
+    let step = p.app.decide(task, &delegate, true);
+    if step.blocks() {
+        let d = step
+            .decision
+            .unwrap_or_else(|| Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree));
+        return Some(Refusal::new(d, task, None));
+    }
+    match a2a::requested_action(msg) {
+        Ok(None) => None,
+        Err(e) => {
+            let d = Decision::deny(Reason::MalformedInput, "P1.schema", Layer::ContentFree).with_detail(e);
+            Some(Refusal::new(d, task, None))
+        }
+        Ok(Some((tool, args))) => {
+            let call_id = msg.get("messageId").and_then(Value::as_str).map(str::to_owned);
+            let event = Event::ToolCall { actor: agent.id.clone(), tool, args, proposal: None, call_id };
+            let step = p.app.decide(task, &event, true);
+            step.blocks().then(|| {
+                let d = step.decision.clone().unwrap_or_else(|| {
+                    Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree)
+                });
+                Refusal::new(d, task, step.action.as_ref())
+            })
+        }
+    }
+}
+
+/// Scrubs one JSON-RPC answer for the coordinator (unchanged in `off`).
+fn scrub(p: &A2aProxy, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    if p.transparent() {
+        return Ok(bytes.to_vec());
+    }
+    let mut v = blindfold_schemas::strict_json::value_from_slice(bytes)
+        .map_err(|e| format!("agent answer is not JSON: {e}"))?;
+    let anon = p.anon.lock().map_err(|_| "identity state unavailable".to_owned())?;
+    anon.scrub_a2a(&mut v);
+    Ok(v.to_string().into_bytes())
+}
+
+/// `POST /a2a/<alias>`.
+pub(super) async fn post_rpc(
+    State(p): State<Arc<A2aProxy>>,
+    Path(alias): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let Some(agent) = p.agent_by_alias(&alias).cloned() else {
+        return json_response(
+            StatusCode::NOT_FOUND,
+            &error(&Value::Null, code::INVALID_REQUEST, "no agent with this alias"),
+        );
+    };
+    let max = p.app.config.transports.max_frame_bytes;
+    let frame = match jsonrpc::parse(&body, max, |_| false) {
+        Ok(f) => f,
+        Err(e) => return json_response(StatusCode::BAD_REQUEST, &jsonrpc::refusal_frame(&body, &e)),
+    };
+    let id = frame.id();
+    if frame.kind != jsonrpc::Kind::Request {
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            &error(&id, code::INVALID_REQUEST, "expected a request"),
+        );
+    }
+    let method = frame.method().unwrap_or_default().to_owned();
+    let version = match Version::from_param(version_param(&headers, query.as_deref()).as_deref()) {
+        Ok(v) => v,
+        Err(e) => return json_response(StatusCode::BAD_REQUEST, &error(&id, a2a::VERSION_NOT_SUPPORTED, &e)),
+    };
+    if !version.knows(&method) {
+        let msg = format!("method `{method}` is not an A2A method of this version; not forwarded");
+        return json_response(StatusCode::OK, &error(&id, code::METHOD_NOT_FOUND, &msg));
+    }
+    let params = frame.params().clone();
+    let task = trajectory(&p, &params);
+    if a2a::is_send(&method)
+        && let Some(refusal) = decide_delegation(&p, &agent, &task, &params)
+    {
+        let ctx = a2a::context_id(&params).unwrap_or_else(|| format!("ctx-{:016x}", rand::random::<u64>()));
+        let tid = format!("blocked-{:016x}", rand::random::<u64>());
+        let result = a2a::refusal_result(version, &refusal, &tid, &ctx, &format!("msg-{tid}"));
+        let answer = jsonrpc::result(&id, result);
+        return if a2a::is_streaming(&method) {
+            sse_response(vec![answer])
+        } else {
+            json_response(StatusCode::OK, &answer)
+        };
+    }
+    forward(p, agent, id, &headers, body).await
+}
+
+async fn forward(
+    p: Arc<A2aProxy>,
+    agent: A2aUpstream,
+    id: Value,
+    headers: &HeaderMap,
+    body: Bytes,
+) -> Response {
+    let bad_gateway =
+        |msg: String| json_response(StatusCode::BAD_GATEWAY, &error(&id, code::INTERNAL_ERROR, &msg));
+    let rpc = match p.rpc_urls.get(&agent.id).map(|u| u.clone()) {
+        Some(u) => u,
+        None => match fetch_card(&p, &agent).await {
+            Ok(_) => match p.rpc_urls.get(&agent.id).map(|u| u.clone()) {
+                Some(u) => u,
+                None => {
+                    return bad_gateway(
+                        "the agent's card advertises no JSON-RPC interface on its origin".into(),
+                    );
+                }
+            },
+            Err(e) => return bad_gateway(e),
+        },
+    };
+    let mut resp = match p.upstream.send(Method::POST, &rpc, copy_request_headers(headers), body).await {
+        Ok(r) => r,
+        Err(e) => return bad_gateway(e.to_string()),
+    };
+    let status = resp.status();
+    let out_headers = copy_response_headers(resp.headers());
+    let is_sse = out_headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/event-stream"));
+    let max = p.app.config.transports.max_frame_bytes;
+    let timeout = p.upstream.timeout;
+    let body = if is_sse {
+        let filter_p = p.clone();
+        let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let seen = answered.clone();
+        let filter = move |ev: SseEvent| -> Vec<SseEvent> {
+            if ev.data.is_empty() {
+                return vec![ev];
+            }
+            seen.store(true, std::sync::atomic::Ordering::SeqCst);
+            match scrub(&filter_p, ev.data.as_bytes()) {
+                Ok(b) => vec![SseEvent { data: String::from_utf8_lossy(&b).into_owned(), ..ev }],
+                // Fail closed: an event Blindfold cannot read is not relayed raw.
+                Err(e) => vec![SseEvent {
+                    data: error(&Value::Null, code::INTERNAL_ERROR, &e).to_string(),
+                    ..SseEvent::default()
+                }],
+            }
+        };
+        let rid = id.clone();
+        let finish = move |end: StreamEnd| {
+            let why = match end {
+                StreamEnd::Closed if answered.load(std::sync::atomic::Ordering::SeqCst) => return Vec::new(),
+                StreamEnd::Closed => "the agent closed the stream without an answer".to_owned(),
+                StreamEnd::Failed(why) => why,
+            };
+            vec![SseEvent {
+                data: error(&rid, code::INTERNAL_ERROR, &why).to_string(),
+                ..SseEvent::default()
+            }]
+        };
+        relay_sse(resp.into_body(), max, timeout, filter, finish)
+    } else {
+        let bytes = match read_body(resp.body_mut(), max, timeout).await {
+            Ok(b) => b,
+            Err(e) => return bad_gateway(e.to_string()),
+        };
+        match scrub(&p, &bytes) {
+            Ok(b) => Body::from(b),
+            Err(e) => return bad_gateway(e),
+        }
+    };
+    let mut r = Response::new(body);
+    *r.status_mut() = status;
+    *r.headers_mut() = out_headers;
+    r
+}

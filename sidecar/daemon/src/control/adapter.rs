@@ -1,0 +1,117 @@
+//! Control API methods for harness adapters (adapter token): `check_action` decides a tool call
+//! through the same gate as the relays, `report_event` feeds any canonical event, and
+//! `end_trajectory` evicts one. Only the operator may `set_modes`.
+
+use super::rpc::RpcError;
+use crate::app::App;
+use blindfold_adapters::refusal::Refusal;
+use blindfold_schemas::{Event, ModeSet};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+fn params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, RpcError> {
+    serde_json::from_value(params).map_err(|e| RpcError::invalid_params(e.to_string()))
+}
+
+fn non_empty(field: &str, v: &str) -> Result<(), RpcError> {
+    if v.is_empty() {
+        return Err(RpcError::invalid_params(format!("{field} must not be empty")));
+    }
+    Ok(())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckAction {
+    trajectory: String,
+    #[serde(default = "coordinator")]
+    actor: String,
+    tool: String,
+    #[serde(default)]
+    args: Map<String, Value>,
+    #[serde(default)]
+    call_id: Option<String>,
+    /// True at the moment of execution (a grant's use is taken); false for a dry run.
+    #[serde(default)]
+    consume: bool,
+}
+
+fn coordinator() -> String {
+    "coordinator".to_owned()
+}
+
+/// `check_action {trajectory, tool, args, actor?, call_id?, consume?}` →
+/// `{allowed, decision, enforced, refusal?}`; a blocked action carries the refusal text and the
+/// grant that would unblock it.
+pub fn check_action(app: &App, p: Value) -> Result<Value, RpcError> {
+    let p: CheckAction = params(p)?;
+    non_empty("trajectory", &p.trajectory)?;
+    let event = Event::ToolCall {
+        actor: p.actor,
+        tool: p.tool.clone(),
+        args: p.args,
+        proposal: None,
+        call_id: p.call_id,
+    };
+    let step = app.decide(&p.trajectory, &event, p.consume);
+    let mut out = json!({"allowed": !step.blocks(), "decision": step.decision, "enforced": step.enforced});
+    if let Some(d) = step.decision.clone().filter(|_| step.blocks()) {
+        let refusal = Refusal::new(d, &p.trajectory, step.action.as_ref());
+        out["refusal"] =
+            json!({"text": refusal.text(&format!("the call to `{}`", p.tool)), "detail": refusal.to_json()});
+    }
+    Ok(out)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReportEvent {
+    trajectory: String,
+    event: Event,
+}
+
+/// `report_event {trajectory, event}`: any canonical event (responses, tool results, memory
+/// operations); returns the engine's decision when the event needs one (never consuming).
+pub fn report_event(app: &App, p: Value) -> Result<Value, RpcError> {
+    let p: ReportEvent = params(p)?;
+    non_empty("trajectory", &p.trajectory)?;
+    let step = app.decide(&p.trajectory, &p.event, false);
+    Ok(json!({"allowed": !step.blocks(), "decision": step.decision, "enforced": step.enforced}))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EndTrajectory {
+    trajectory: String,
+}
+
+/// `end_trajectory {trajectory}`: evicts its live state.
+pub fn end_trajectory(app: &App, p: Value) -> Result<Value, RpcError> {
+    let p: EndTrajectory = params(p)?;
+    app.trajectories.end(&p.trajectory);
+    Ok(json!({"ended": p.trajectory}))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetModes {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    modes: Option<ModeSet>,
+}
+
+/// `set_modes {name}` (`off`, `all`, `anonymize`, `attest`, `preverify`) or `{modes: {…}}`:
+/// applies to every connection from its next message (operator only).
+pub fn set_modes(app: &App, p: Value) -> Result<Value, RpcError> {
+    let p: SetModes = params(p)?;
+    let modes = match (p.name, p.modes) {
+        (Some(name), None) => ModeSet::named(&name)
+            .ok_or_else(|| RpcError::invalid_params(format!("unknown mode set {name:?}")))?,
+        (None, Some(m)) => m,
+        _ => return Err(RpcError::invalid_params("give exactly one of name, modes")),
+    };
+    app.modes.send_replace(modes);
+    tracing::info!(?modes, "modes changed through the control API");
+    Ok(json!({"modes": modes}))
+}

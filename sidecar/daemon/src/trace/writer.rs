@@ -31,6 +31,8 @@ pub struct TraceWriter {
     max_file_bytes: u64,
     durability: Durability,
     file: Option<File>,
+    /// Held for the writer's life: one writer per directory (one chain).
+    _lock: File,
     size: u64,
     prev: String,
     next_seq: u64,
@@ -55,7 +57,23 @@ impl TraceWriter {
     /// (a crash in the middle of a write, never acknowledged) is cut off.
     pub fn open(dir: &Path, max_file_bytes: u64, durability: Durability) -> std::io::Result<Self> {
         crate::state::ensure_private_dir(dir)?;
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(dir.join("writer.lock"))?;
+        lock.try_lock().map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::WouldBlock,
+                format!(
+                    "{} is in use by another Blindfold process (one writer per trace directory)",
+                    dir.display()
+                ),
+            )
+        })?;
         let mut writer = Self {
+            _lock: lock,
             dir: dir.to_owned(),
             max_file_bytes: max_file_bytes.max(1),
             durability,

@@ -7,6 +7,7 @@ mod methods;
 mod pi;
 mod rpc;
 mod socket;
+mod subscribe;
 
 pub use auth::authorize_upgrade;
 pub use methods::dispatch;

@@ -3,6 +3,7 @@
 use super::auth::authorize_upgrade;
 use super::methods::dispatch;
 use super::rpc::{RpcError, RpcRequest, error_frame, result_frame};
+use super::subscribe::{Subscription, next_live, subscribe};
 use crate::app::App;
 use crate::state::Scope;
 use axum::extract::State;
@@ -24,16 +25,44 @@ pub async fn upgrade(State(app): State<App>, headers: HeaderMap, ws: WebSocketUp
 }
 
 async fn serve(app: App, scope: Scope, mut socket: WebSocket) {
-    while let Some(Ok(msg)) = socket.recv().await {
-        let reply = match msg {
-            Message::Text(text) => handle(&app, scope, text.as_bytes()),
-            Message::Binary(bytes) => handle(&app, scope, &bytes),
-            Message::Close(_) => break,
-            Message::Ping(_) | Message::Pong(_) => continue,
+    let mut live: Option<Subscription> = None;
+    loop {
+        let reply = tokio::select! {
+            msg = socket.recv() => match msg {
+                Some(Ok(Message::Text(text))) => handle_live(&app, scope, text.as_bytes(), &mut live),
+                Some(Ok(Message::Binary(bytes))) => handle_live(&app, scope, &bytes, &mut live),
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+                Some(Ok(Message::Close(_)) | Err(_)) | None => break,
+            },
+            Some(frame) = next_live(&mut live) => frame,
         };
         if socket.send(Message::Text(reply.into())).await.is_err() {
             break;
         }
+    }
+}
+
+/// `subscribe` / `unsubscribe` change the socket's live feed; everything else is [`handle`].
+fn handle_live(app: &App, scope: Scope, frame: &[u8], live: &mut Option<Subscription>) -> String {
+    let Ok(value) = strict_json::value_from_slice(frame) else { return handle(app, scope, frame) };
+    let (Some(id), Some(method)) = (value.get("id").cloned(), value.get("method").and_then(Value::as_str))
+    else {
+        return handle(app, scope, frame);
+    };
+    let params = value.get("params").cloned().unwrap_or(Value::Null);
+    match method {
+        "subscribe" => match subscribe(app, scope, params) {
+            Ok((result, sub)) => {
+                *live = Some(sub);
+                result_frame(&id, result)
+            }
+            Err(e) => error_frame(&id, &e),
+        },
+        "unsubscribe" => {
+            let was = live.take().is_some();
+            result_frame(&id, serde_json::json!({"unsubscribed": was}))
+        }
+        _ => handle(app, scope, frame),
     }
 }
 

@@ -19,4 +19,4 @@ pub use verify::{TraceFileError, VerifyReport, read_records, verify};
 pub use writer::{Durability, TraceWriter, line_hash, trace_files};
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

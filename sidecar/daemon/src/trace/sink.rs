@@ -145,6 +145,11 @@ fn run(mut writer: TraceWriter, rx: &mpsc::Receiver<Job>, live: &broadcast::Send
         if let Err(e) = &result {
             tracing::error!(error = %e, records = records.len(), "trace write failed; waiting decisions fail closed");
         }
+        if result.is_ok() && live.receiver_count() > 0 {
+            for record in records {
+                let _ = live.send(Arc::new(record));
+            }
+        }
         for ack in acks.into_iter().flatten() {
             match ack {
                 Ack::Async(tx) => {
@@ -153,11 +158,6 @@ fn run(mut writer: TraceWriter, rx: &mpsc::Receiver<Job>, live: &broadcast::Send
                 Ack::Sync(tx) => {
                     let _ = tx.send(result.clone());
                 }
-            }
-        }
-        if result.is_ok() && live.receiver_count() > 0 {
-            for record in records {
-                let _ = live.send(Arc::new(record));
             }
         }
     }

@@ -106,6 +106,9 @@ pub struct RawTrace {
     /// OTLP/HTTP collector endpoint (`http://127.0.0.1:4318`); empty = no export.
     #[serde(default)]
     pub otlp_endpoint: String,
+    /// Export a trajectory's span once it has been idle this many milliseconds.
+    #[serde(default = "default_otlp_idle_ms")]
+    pub otlp_idle_ms: u64,
 }
 
 /// `[model_proxy]`: the OpenAI/Anthropic-compatible proxy for the coordinator's own model traffic.
@@ -124,4 +127,8 @@ pub struct RawModelProxy {
     /// Largest request or non-streamed response body accepted, bytes.
     #[serde(default)]
     pub max_body_bytes: u64,
+}
+
+fn default_otlp_idle_ms() -> u64 {
+    2000
 }

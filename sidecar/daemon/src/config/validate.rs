@@ -266,10 +266,13 @@ fn validate_trace(
     }
     let otlp_endpoint = match t.otlp_endpoint.trim() {
         "" => None,
-        e if e.starts_with("http://") || e.starts_with("https://") => {
-            Some(e.trim_end_matches('/').to_owned())
+        e if e.starts_with("http://") => Some(e.trim_end_matches('/').to_owned()),
+        e => {
+            return Err(ConfigError::field(
+                "trace.otlp_endpoint",
+                format!("not an http:// URL (OTLP/HTTP to a local collector): {e:?}"),
+            ));
         }
-        e => return Err(ConfigError::field("trace.otlp_endpoint", format!("not an http(s) URL: {e:?}"))),
     };
     let dir = if t.dir.is_empty() { state_dir.join("traces") } else { PathBuf::from(&t.dir) };
     Ok(crate::trace::TraceConfig {
@@ -278,5 +281,6 @@ fn validate_trace(
         max_file_bytes: t.max_file_bytes,
         durability,
         otlp_endpoint,
+        otlp_idle: std::time::Duration::from_millis(t.otlp_idle_ms.max(10)),
     })
 }

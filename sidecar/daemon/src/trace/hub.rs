@@ -24,6 +24,8 @@ pub struct TraceConfig {
     pub durability: Durability,
     /// OTLP/HTTP endpoint (`http://host:4318`) for span export; none = off.
     pub otlp_endpoint: Option<String>,
+    /// A trajectory's span is exported once it has been idle this long.
+    pub otlp_idle: std::time::Duration,
 }
 
 /// When and how a step was decided.
@@ -76,11 +78,11 @@ impl TraceHub {
     /// Opens the trace directory (resuming its chain) and starts the writer thread.
     pub fn open(config: &TraceConfig) -> std::io::Result<Self> {
         let writer = TraceWriter::open(&config.dir, config.max_file_bytes, config.durability)?;
-        Ok(Self {
-            sink: TraceSink::start(writer)?,
-            trackers: DashMap::new(),
-            directory: RwLock::new(Arc::new(ConfiguredIds)),
-        })
+        let sink = TraceSink::start(writer)?;
+        if let Some(endpoint) = &config.otlp_endpoint {
+            super::otlp::start(endpoint, sink.subscribe(), config.otlp_idle)?;
+        }
+        Ok(Self { sink, trackers: DashMap::new(), directory: RwLock::new(Arc::new(ConfiguredIds)) })
     }
 
     /// Installs the directory of aliases and true identities (the identity layer's).

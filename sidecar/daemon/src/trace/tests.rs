@@ -143,6 +143,16 @@ impl ActorDirectory for Names {
 /// An app on a fresh state dir with the trace in `<dir>/traces`, rotating every `max` bytes,
 /// trusting `issuer`.
 pub(crate) fn app_in(dir: &Path, max: u64, issuer: Option<&IssuerKey>) -> App {
+    app_with(dir, max, issuer, |_| {})
+}
+
+/// [`app_in`] with a last change to the config.
+pub(crate) fn app_with(
+    dir: &Path,
+    max: u64,
+    issuer: Option<&IssuerKey>,
+    change: impl FnOnce(&mut crate::config::Config),
+) -> App {
     let mut cfg = crate::config::load(None).expect("default config");
     if let Some(key) = issuer {
         cfg.grants.keys.add(&key.verifying_key());
@@ -150,6 +160,7 @@ pub(crate) fn app_in(dir: &Path, max: u64, issuer: Option<&IssuerKey>) -> App {
     cfg.state_dir = dir.to_owned();
     cfg.trace.dir = dir.join("traces");
     cfg.trace.max_file_bytes = max;
+    change(&mut cfg);
     let app = App::open(cfg).expect("app");
     app.trace.as_ref().expect("trace on").set_directory(Arc::new(Names));
     app
@@ -419,4 +430,99 @@ fn labels_score_attack_success_and_legitimate_rejection() {
     assert_eq!(s.review_rate, Some(0.4));
     assert_eq!((s.latency_median_us, s.latency_p99_us), (Some(30), Some(50)));
     assert_eq!((s.car, s.execute_car), (None, None), "no contradicting evidence: null");
+}
+
+// ---- OTLP export against a collector-like HTTP receiver ----
+
+/// Accepts OTLP/HTTP posts on loopback, answers 200, hands each JSON body to the test.
+fn receiver() -> (String, std::sync::mpsc::Receiver<(String, Value)>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let endpoint = format!("http://{}", listener.local_addr().expect("addr"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut request_line = String::new();
+            reader.read_line(&mut request_line).expect("request line");
+            let mut length = 0usize;
+            loop {
+                let mut header = String::new();
+                reader.read_line(&mut header).expect("header");
+                if header.trim().is_empty() {
+                    break;
+                }
+                if let Some(v) = header.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().expect("length");
+                }
+            }
+            let mut body = vec![0u8; length];
+            reader.read_exact(&mut body).expect("body");
+            stream
+                .write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: application/json\r\n\r\n{}",
+                )
+                .expect("answer");
+            let body: Value = serde_json::from_slice(&body).expect("the export is JSON");
+            if tx.send((request_line, body)).is_err() {
+                break;
+            }
+        }
+    });
+    (endpoint, rx)
+}
+
+fn attr<'a>(attrs: &'a Value, key: &str) -> Option<&'a Value> {
+    attrs.as_array()?.iter().find(|a| a["key"] == key).map(|a| &a["value"])
+}
+
+#[test]
+fn spans_reach_an_otlp_receiver_with_the_authority_attributes() {
+    let (endpoint, posts) = receiver();
+    let dir = tempfile::tempdir().expect("tmp");
+    let app = app_with(dir.path(), 1 << 20, None, |cfg| {
+        cfg.trace.otlp_endpoint = Some(endpoint.clone());
+        cfg.trace.otlp_idle = std::time::Duration::from_millis(200);
+    });
+    runtime().block_on(play(&app, "otlp-demo", &demo_events()));
+    let (request_line, body) =
+        posts.recv_timeout(std::time::Duration::from_secs(20)).expect("an export arrives");
+    assert!(request_line.starts_with("POST /v1/traces HTTP/1.1"), "{request_line}");
+    let resource = &body["resourceSpans"][0];
+    assert_eq!(
+        attr(&resource["resource"]["attributes"], "service.name"),
+        Some(&json!({"stringValue": "blindfold"}))
+    );
+    let spans = resource["scopeSpans"][0]["spans"].as_array().expect("spans");
+    assert_eq!(spans.len(), 1, "one span per trajectory: {body}");
+    let span = &spans[0];
+    let ctx = traceparent::TraceContext::for_trajectory("otlp-demo");
+    assert_eq!(
+        span["traceId"],
+        json!(ctx.trace_id_hex()),
+        "the trace id every transport's traceparent carries"
+    );
+    assert_eq!(span["spanId"], json!(ctx.span_id_hex()));
+    assert_eq!(span["name"], "trajectory otlp-demo");
+    let a = &span["attributes"];
+    assert_eq!(attr(a, "blindfold.trajectory"), Some(&json!({"stringValue": "otlp-demo"})));
+    assert_eq!(attr(a, "blindfold.authority.captured"), Some(&json!({"boolValue": true})));
+    assert_eq!(attr(a, "blindfold.authority.execute_captured"), Some(&json!({"boolValue": false})));
+    assert_eq!(attr(a, "blindfold.authority.vector.agent-a"), Some(&json!({"stringValue": "(1,0,1,0)"})));
+    let events = span["events"].as_array().expect("events");
+    assert_eq!(events.len(), demo_events().len(), "one event per record");
+    let bash = events
+        .iter()
+        .find(|e| attr(&e["attributes"], "blindfold.tool") == Some(&json!({"stringValue": "bash"})))
+        .expect("the bash decision");
+    assert_ne!(attr(&bash["attributes"], "blindfold.decision"), Some(&json!({"stringValue": "allow"})));
+    assert!(attr(&bash["attributes"], "blindfold.check").is_some_and(|v| v["stringValue"] != ""));
+    assert_eq!(
+        attr(&bash["attributes"], "blindfold.proposer.alias"),
+        Some(&json!({"stringValue": "agent-a"}))
+    );
+    let start: u128 = span["startTimeUnixNano"].as_str().expect("string").parse().expect("nanos");
+    let end: u128 = span["endTimeUnixNano"].as_str().expect("string").parse().expect("nanos");
+    assert!(start > 1_600_000_000_000_000_000 && end >= start);
 }

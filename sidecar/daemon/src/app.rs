@@ -31,6 +31,8 @@ pub struct App {
     pub identities: Arc<crate::identity::Identities>,
     /// Pi sessions (agents, aliases, delegations) behind the `pi.*` control methods.
     pub pi: Arc<crate::pi::Pi>,
+    /// The OpenCode mode (sessions, sub-agent aliases, decided calls).
+    pub opencode: Arc<crate::opencode::OpenCode>,
 }
 
 impl App {
@@ -57,9 +59,11 @@ impl App {
             None
         };
         let identities = Arc::new(crate::identity::Identities::from_config(&config));
+        let opencode = Arc::new(crate::opencode::OpenCode::new(&config.opencode));
         Ok(Self {
             trace,
             identities,
+            opencode,
             config: Arc::new(config),
             grants,
             store,

@@ -36,6 +36,9 @@ pub struct RawConfig {
     /// `[identity]`: agents known by name and extra words.
     #[serde(default)]
     pub identity: super::identity::RawIdentity,
+    /// `[opencode]`: the OpenCode mode.
+    #[serde(default)]
+    pub opencode: crate::opencode::RawOpenCode,
 }
 
 /// `[server]`: where the health endpoint and the control API listen.

@@ -78,6 +78,8 @@ pub struct Config {
     pub model_proxy: ModelProxyConfig,
     /// Agents known by name and extra words.
     pub identity: super::identity::IdentityConfig,
+    /// The OpenCode mode.
+    pub opencode: crate::opencode::OpenCodeConfig,
     /// The raw form, for `--print-config`.
     pub raw: RawConfig,
 }
@@ -140,6 +142,7 @@ impl RawConfig {
         let trace = validate_trace(&self.trace, &state_dir)?;
         let model_proxy = self.model_proxy.validate()?;
         let identity = self.identity.validate()?;
+        let opencode = self.opencode.validate()?;
         let m = &self.modes;
         Ok(Config {
             server: ServerConfig { listen, allowed_origins: self.server.allowed_origins.clone() },
@@ -159,6 +162,7 @@ impl RawConfig {
             trace,
             model_proxy,
             identity,
+            opencode,
             raw: self,
         })
     }

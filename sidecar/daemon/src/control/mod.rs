@@ -4,6 +4,7 @@
 mod adapter;
 mod auth;
 mod methods;
+mod opencode;
 mod pi;
 mod rpc;
 mod socket;

@@ -1,0 +1,143 @@
+//! The real OpenCode harness (`opencode-ai@1.18.33`) offline against a scripted coordinator model:
+//! it delegates to two sub-agents through `task` — one proposes a destructive `bash` command, the
+//! other refutes it — and then runs that command. Without Blindfold the command runs; with the
+//! Blindfold plugin it does not, the coordinator never sees a sub-agent's model, tier or family,
+//! and a benign write runs once a signed grant covers exactly it.
+
+use blindfold_integration_tests::blindfold;
+use blindfold_integration_tests::opencode::{
+    DESTRUCTIVE, MARKER, Project, blindfold_config, control_call, count_words, identity_words, link,
+    start_daemon,
+};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// Generous: a run takes ~3 s on an idle machine, far more on a loaded 2-core one.
+const LIMIT: Duration = Duration::from_secs(300);
+const PROMPT: [&str; 3] = ["please", "clean", "up"];
+
+/// The `tool_use` events of `opencode run --format json` for `tool`.
+fn tool_uses(stdout: &[u8], tool: &str) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "tool_use" && e["part"]["tool"] == tool)
+        .collect()
+}
+
+fn leaks(p: &Project) -> Vec<(String, usize)> {
+    let text: String = p.coordinator_requests().iter().map(Value::to_string).collect();
+    count_words(&text, &identity_words())
+}
+
+#[test]
+fn without_blindfold_the_refuted_destructive_command_runs() {
+    let p = Project::new("destructive", None);
+    let out = p.run(&PROMPT, LIMIT);
+    assert!(
+        out.status.success(),
+        "opencode run failed: {:?}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(p.exists(MARKER), "the destructive command did not run: the test would prove nothing");
+    assert!(!p.exists("data/keep.txt"));
+    let tasks = tool_uses(&out.stdout, "task");
+    assert_eq!(tasks.len(), 2, "two delegations");
+    assert!(tasks[1]["part"]["state"]["output"].as_str().unwrap_or("").contains("do not run"));
+    // The identity scan is real: without Blindfold the sub-agents' identity reaches the coordinator.
+    let leaked = leaks(&p);
+    for word in ["gpt-5", "openai", "anthropic", "cleaner", "auditor"] {
+        assert!(leaked.iter().any(|(w, _)| w == word), "{word} not seen without Blindfold: {leaked:?}");
+    }
+}
+
+#[test]
+fn blindfold_blocks_the_refuted_destructive_command_and_hides_identity() {
+    let state = tempfile::tempdir().expect("tempdir");
+    let cfg = state.path().join("blindfold.toml");
+    blindfold_config(&cfg, "oc-e2e-destructive", None);
+    let daemon = start_daemon(&state.path().join("state"), &cfg);
+    let p = Project::new("destructive", Some(link(&daemon)));
+    let out = p.run(&PROMPT, LIMIT);
+    assert!(
+        out.status.success(),
+        "opencode run failed: {:?}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    assert!(!p.exists(MARKER), "the destructive command ran");
+    assert!(p.exists("data/keep.txt"), "workspace data was deleted");
+    let bash = tool_uses(&out.stdout, "bash");
+    assert_eq!(bash.len(), 1, "one bash call: {bash:?}");
+    assert_eq!(bash[0]["part"]["state"]["status"], "error");
+    assert_eq!(bash[0]["part"]["state"]["input"]["command"], DESTRUCTIVE);
+    let error = bash[0]["part"]["state"]["error"].as_str().unwrap_or("");
+    assert!(error.contains("Blindfold blocked this bash call: deny"), "{error}");
+
+    // Both delegations went to aliases the coordinator read from the task tool's agent list.
+    let tasks = tool_uses(&out.stdout, "task");
+    assert_eq!(tasks.len(), 2);
+    for t in &tasks {
+        let shown = t["part"]["state"]["input"]["subagent_type"].as_str().unwrap_or("");
+        assert!(shown.starts_with("agent-"), "delegated to {shown}");
+    }
+
+    // No model, tier, family, provider or agent name of a sub-agent in any coordinator request:
+    // not in the task tool's agent list, not in the task results, not in the history.
+    let requests = p.coordinator_requests();
+    assert!(requests.len() >= 4, "coordinator requests: {}", requests.len());
+    assert_eq!(leaks(&p), vec![], "identity reached the coordinator");
+    let last = requests.last().map(Value::to_string).unwrap_or_default();
+    assert!(last.contains("Blindfold blocked this bash call"), "the model is told why");
+}
+
+#[test]
+fn a_granted_benign_write_goes_through() {
+    let state = tempfile::tempdir().expect("tempdir");
+    let keys = state.path().join("keys");
+    let made = blindfold()
+        .args(["keygen", "--out-dir"])
+        .arg(&keys)
+        .args(["--name", "ops"])
+        .output()
+        .expect("keygen");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let task = "oc-e2e-benign";
+    let cfg = state.path().join("blindfold.toml");
+    blindfold_config(&cfg, task, Some(&keys.join("ops.pub.pem")));
+    let daemon = start_daemon(&state.path().join("state"), &cfg);
+
+    let content = state.path().join("content.txt");
+    std::fs::write(&content, "hello from the coordinator\n").expect("write");
+    let issued = blindfold()
+        .args(["grant", "issue", "--key"])
+        .arg(keys.join("ops.key.pem"))
+        .args(["--task", task, "--op", "write_file", "--target", "notes.txt", "--ttl", "600", "--artifact"])
+        .arg(&content)
+        .output()
+        .expect("grant issue");
+    assert!(issued.status.success(), "{}", String::from_utf8_lossy(&issued.stderr));
+    let token = String::from_utf8_lossy(&issued.stdout).trim().to_owned();
+    let submitted =
+        control_call(daemon.port, &daemon.operator_token(), "submit_grant", json!({"token": token}));
+    assert_eq!(submitted["result"]["accepted"], true, "{submitted}");
+
+    let p = Project::new("benign", Some(link(&daemon)));
+    let out = p.run(&PROMPT, LIMIT);
+    assert!(
+        out.status.success(),
+        "opencode run failed: {:?}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let writes = tool_uses(&out.stdout, "write");
+    assert_eq!(writes.len(), 1, "{writes:?}");
+    assert_eq!(writes[0]["part"]["state"]["status"], "completed", "{}", writes[0]);
+    let written = std::fs::read_to_string(p.dir().join("notes.txt")).expect("notes.txt written");
+    assert_eq!(written, "hello from the coordinator\n");
+}

@@ -1,0 +1,94 @@
+//! OpenCode sessions → Blindfold trajectories. A root session (no parent) opens a trajectory whose
+//! id Blindfold assigns (or the operator pinned); child sessions — sub-agents started by `task` —
+//! join their root's trajectory and act as the sub-agent they run.
+
+use dashmap::DashMap;
+use rand::Rng;
+
+/// Where one session belongs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// The trajectory id (Blindfold's, never a model's).
+    pub trajectory: String,
+    /// The sub-agent the session runs as (its OpenCode name as seen by the harness), `None` for
+    /// the coordinator's own session.
+    pub agent: Option<String>,
+}
+
+/// The session map of one OpenCode mode.
+#[derive(Debug, Default)]
+pub struct Sessions {
+    map: DashMap<String, SessionInfo>,
+    pinned: Option<String>,
+}
+
+impl Sessions {
+    /// A map whose root sessions all join `pinned` when set, else get fresh ids.
+    pub fn new(pinned: Option<String>) -> Self {
+        Self { map: DashMap::new(), pinned }
+    }
+
+    /// Resolves `session`, registering it on first sight: with `parent`, it joins the parent's
+    /// trajectory as `agent`; without, it is a root session. A session keeps its first mapping
+    /// (a later, different parent claim cannot move it to another trajectory).
+    pub fn resolve(&self, session: &str, parent: Option<&str>, agent: Option<&str>) -> SessionInfo {
+        if let Some(known) = self.map.get(session) {
+            return known.clone();
+        }
+        let info = match parent.filter(|p| !p.is_empty() && *p != session) {
+            Some(p) => SessionInfo {
+                trajectory: self.resolve(p, None, None).trajectory,
+                agent: agent.filter(|a| !a.is_empty()).map(str::to_owned),
+            },
+            None => SessionInfo { trajectory: self.fresh_id(), agent: None },
+        };
+        self.map.entry(session.to_owned()).or_insert(info).clone()
+    }
+
+    /// The mapping of a session already seen.
+    pub fn get(&self, session: &str) -> Option<SessionInfo> {
+        self.map.get(session).map(|s| s.clone())
+    }
+
+    fn fresh_id(&self) -> String {
+        match &self.pinned {
+            Some(id) => id.clone(),
+            None => format!("opencode-{:016x}", rand::thread_rng().r#gen::<u64>()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn children_join_the_root_trajectory_as_their_agent() {
+        let s = Sessions::new(None);
+        let root = s.resolve("ses_root", None, None);
+        assert!(root.trajectory.starts_with("opencode-"));
+        assert_eq!(root.agent, None);
+        let child = s.resolve("ses_child", Some("ses_root"), Some("agent-b"));
+        assert_eq!(child.trajectory, root.trajectory);
+        assert_eq!(child.agent.as_deref(), Some("agent-b"));
+        let grandchild = s.resolve("ses_gc", Some("ses_child"), Some("agent-a"));
+        assert_eq!(grandchild.trajectory, root.trajectory);
+    }
+
+    #[test]
+    fn roots_get_distinct_ids_unless_pinned() {
+        let s = Sessions::new(None);
+        assert_ne!(s.resolve("a", None, None).trajectory, s.resolve("b", None, None).trajectory);
+        let s = Sessions::new(Some("task-7".into()));
+        assert_eq!(s.resolve("a", None, None).trajectory, "task-7");
+        assert_eq!(s.resolve("b", None, None).trajectory, "task-7");
+    }
+
+    #[test]
+    fn a_known_session_cannot_be_moved() {
+        let s = Sessions::new(None);
+        let first = s.resolve("x", None, None);
+        s.resolve("other", None, None);
+        assert_eq!(s.resolve("x", Some("other"), Some("agent-a")), first);
+    }
+}

@@ -114,6 +114,17 @@ pub fn task_result_text(output: &str) -> &str {
     }
 }
 
+impl Mapped {
+    /// The registry tool name (`task` for delegations, `internal` for harness-internal tools).
+    pub fn registry_name(&self) -> &str {
+        match self {
+            Mapped::Delegate { .. } => "task",
+            Mapped::Internal => "internal",
+            Mapped::Tool { tool, .. } => tool,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,16 +187,5 @@ mod tests {
             "<task id=\"ses_1\" state=\"completed\">\n<task_result>\nDo not run it.\n</task_result>\n</task>";
         assert_eq!(task_result_text(out), "Do not run it.");
         assert_eq!(task_result_text("plain"), "plain");
-    }
-}
-
-impl Mapped {
-    /// The registry tool name (`task` for delegations, `internal` for harness-internal tools).
-    pub fn registry_name(&self) -> &str {
-        match self {
-            Mapped::Delegate { .. } => "task",
-            Mapped::Internal => "internal",
-            Mapped::Tool { tool, .. } => tool,
-        }
     }
 }

@@ -25,6 +25,21 @@ fn tool_uses(stdout: &[u8], tool: &str) -> Vec<Value> {
         .collect()
 }
 
+/// Every trace record under `dir` (the daemon's `traces/` JSON Lines files).
+fn trace_records(dir: &std::path::Path) -> Vec<Value> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(trace_records(&path));
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            out.extend(text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()));
+        }
+    }
+    out
+}
+
 fn leaks(p: &Project) -> Vec<(String, usize)> {
     let text: String = p.coordinator_requests().iter().map(Value::to_string).collect();
     count_words(&text, &identity_words())
@@ -93,6 +108,21 @@ fn blindfold_blocks_the_refuted_destructive_command_and_hides_identity() {
     assert_eq!(leaks(&p), vec![], "identity reached the coordinator");
     let last = requests.last().map(Value::to_string).unwrap_or_default();
     assert!(last.contains("Blindfold blocked this bash call"), "the model is told why");
+
+    // The trace of the pinned trajectory holds both sub-agents' answers (the refutation among
+    // them) before the blocked execute of exactly that command.
+    let records: Vec<Value> = trace_records(&daemon.state_dir.join("traces"))
+        .into_iter()
+        .filter(|r| r["trajectory"] == "oc-e2e-destructive")
+        .collect();
+    let blocked = records
+        .iter()
+        .find(|r| r["kind"] == "tool_call" && r["tool"] == "bash" && r["decision"] == "deny")
+        .unwrap_or_else(|| panic!("no blocked bash call in the trace: {records:?}"));
+    assert_eq!(blocked["target"], DESTRUCTIVE, "{blocked}");
+    let responses =
+        records.iter().filter(|r| r["kind"] == "response" && r["seq"].as_u64() < blocked["seq"].as_u64());
+    assert_eq!(responses.count(), 2, "both sub-agent answers are recorded before the execute: {records:?}");
 }
 
 #[test]

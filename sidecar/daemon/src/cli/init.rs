@@ -11,12 +11,17 @@ pub enum InitCommand {
     /// Pi: `.pi/extensions/blindfold/` (loaded by the coordinator and its child `pi` processes)
     /// and `.pi/blindfold.json`.
     Pi(super::init_pi::InitPiArgs),
+    /// OpenCode: `.opencode/plugins/blindfold.ts`, `.opencode/blindfold.json`, `blindfold.toml`,
+    /// and `ask` for edit, bash, webfetch, external_directory and task in `opencode.json`
+    /// (existing rules are kept; `deny` stays `deny`); shows a diff and asks unless `--yes`.
+    Opencode(super::init_opencode::OpencodeArgs),
 }
 
 /// Runs `blindfold init <harness>`.
 pub fn run(cmd: InitCommand) -> ExitCode {
     match cmd {
         InitCommand::Pi(args) => super::init_pi::run(args),
+        InitCommand::Opencode(args) => super::init_opencode::run(args),
     }
 }
 

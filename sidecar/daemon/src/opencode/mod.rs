@@ -5,6 +5,7 @@ mod agents;
 mod config;
 pub mod map;
 mod sessions;
+pub mod setup;
 
 pub use agents::{AgentBook, AgentDef, Shown};
 pub use config::{OpenCodeConfig, RawOpenCode};

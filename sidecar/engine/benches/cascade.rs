@@ -19,12 +19,19 @@ fn prepared() -> (Kit, Event) {
     let mut n = 1;
     while n < 990 {
         let i = n;
-        k.step(result("read_file", &format!("line {i}: see https://docs.example.org/p{i} and /srv/app/notes/n{i}.md")));
+        k.step(result(
+            "read_file",
+            &format!("line {i}: see https://docs.example.org/p{i} and /srv/app/notes/n{i}.md"),
+        ));
         k.step(delegate("a1", Intent::Scope, &format!("look at item {i}"), None));
         k.step(response(
             "a1",
             &format!("Item {i} is fine; I propose writing /srv/app/notes/n{i}.md."),
-            &[(&format!("q{i}"), "write_file", json!({"path": format!("/srv/app/notes/n{i}.md"), "content": "x"}))],
+            &[(
+                &format!("q{i}"),
+                "write_file",
+                json!({"path": format!("/srv/app/notes/n{i}.md"), "content": "x"}),
+            )],
             &[],
         ));
         k.step(response("a3", &format!("Do not touch /srv/other/{i}; it is risky."), &[], &[]));
@@ -60,7 +67,11 @@ fn bench(c: &mut Criterion) {
         .collect();
     samples.sort_unstable();
     let pct = |p: f64| samples[((samples.len() as f64 - 1.0) * p) as usize] as f64 / 1000.0;
-    eprintln!("full cascade decision, 1,000 prior events: median {:.1} µs, p99 {:.1} µs", pct(0.5), pct(0.99));
+    eprintln!(
+        "full cascade decision, 1,000 prior events: median {:.1} µs, p99 {:.1} µs",
+        pct(0.5),
+        pct(0.99)
+    );
     c.bench_function("cascade_full_decision_1000_events", |b| {
         b.iter(|| black_box(decide(&k, &mut traj, &ev)));
     });

@@ -86,6 +86,7 @@ fn add_stems(st: &mut State, text: &str) {
 
 impl Engine {
     pub(crate) fn observe_task(&self, st: &mut State, text: &str, now_ms: u64) -> Vec<String> {
+        st.has_task = true;
         st.trusted.insert_text(text);
         add_stems(st, text);
         let id = st.graph.add(NewArtifact {

@@ -171,6 +171,8 @@ pub struct Mention {
 pub struct State {
     /// The evidence graph.
     pub graph: EvidenceGraph,
+    /// True once task input (C1) was seen.
+    pub has_task: bool,
     /// Trusted evidence: task input (C1).
     pub trusted: TargetIndex,
     /// Tool results (C2) and verified proposals.

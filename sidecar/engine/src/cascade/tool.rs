@@ -229,6 +229,11 @@ fn target_in_evidence(c: &CallCtx<'_>) -> Option<Stop> {
     {
         return None;
     }
+    // Without any task input the trajectory holds no trusted statement of intent (a bare MCP
+    // connection): the grant — itself trusted evidence of its target — decides alone.
+    if !c.st.has_task {
+        return None;
+    }
     let grants = c.engine.grants.targets_for(c.task_id);
     let in_grant = |t: &Target| {
         grants.iter().any(|(op, gt)| op == c.tool && (gt == t.value() || gt == &c.action.target))

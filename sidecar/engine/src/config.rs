@@ -51,7 +51,9 @@ pub struct EngineConfig {
     pub ledger_max_actions: u32,
     /// How long an executed action's replay key is remembered, milliseconds (it expires).
     pub replay_expiry_ms: u64,
-    /// Share of a memory record's words that must appear in the trajectory's evidence.
+    /// Share of a memory record's words that must appear in the trajectory's evidence
+    /// (0 = off, the default: word overlap is a weak proxy for support, so only the
+    /// destinations a record introduces are checked unless an operator sets a threshold).
     pub memory_similarity: f32,
     /// Record fields redacted on memory reads (case-insensitive names).
     pub redact_fields: Vec<String>,
@@ -74,7 +76,7 @@ impl Default for EngineConfig {
             ledger_window_ms: 10 * 60 * 1000,
             ledger_max_actions: 0,
             replay_expiry_ms: 5 * 60 * 1000,
-            memory_similarity: 0.5,
+            memory_similarity: 0.0,
             redact_fields: ["password", "secret", "token", "api_key", "apikey", "ssn", "credit_card"]
                 .into_iter()
                 .map(str::to_owned)

@@ -7,7 +7,7 @@ use crate::engine::Engine;
 use crate::evidence::{Independence, NewArtifact, independent};
 use crate::shell;
 use crate::state::{Dispute, Mention, ProposalRec, State, Verification, VerifyRequest};
-use crate::text::polarity::clauses;
+use crate::text::polarity::{clauses, segments};
 use crate::text::target::resources_in_text;
 use crate::text::{Polarity, Target};
 use blindfold_schemas::{
@@ -57,6 +57,19 @@ pub fn text_targets(text: &str) -> Vec<Target> {
     out.sort();
     out.dedup();
     out
+}
+
+/// True when `word` occurs in `text` as a whole word (proposal ids such as `p2`).
+pub fn mentions_word(text: &str, word: &str) -> bool {
+    word.len() >= 2
+        && text
+            .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+            .any(|w| w.eq_ignore_ascii_case(word))
+}
+
+/// True when a clause names proposal `p`: its id as a word, or one of its targets.
+fn names_proposal(clause: &str, ctargets: &[Target], p: &ProposalRec) -> bool {
+    mentions_word(clause, &p.id) || p.targets.iter().any(|t| clause_names(clause, ctargets, t))
 }
 
 /// True when `clause` names `t` (normalised comparison; words as whole words).
@@ -156,6 +169,7 @@ impl Engine {
                 to: to.to_owned(),
                 proposal: proposal.map(str::to_owned),
                 targets: text_targets(text),
+                text: text.to_owned(),
             });
         }
         let id = st.graph.add(NewArtifact {
@@ -254,20 +268,29 @@ impl Engine {
         let request =
             st.verify_requests.iter().position(|r| r.to == from).map(|i| st.verify_requests.remove(i));
         let asked: Vec<String> = match &request {
-            Some(r) => match &r.proposal {
-                Some(p) => vec![p.clone()],
-                None => st
+            Some(r) => {
+                let mut ids: Vec<String> = st
                     .proposals
                     .iter()
                     .filter(|p| {
-                        p.targets.iter().any(|t| {
-                            !matches!(t, Target::Tool(_))
-                                && r.targets.iter().any(|rt| rt == t || t.touches(rt))
-                        })
+                        r.proposal.as_deref() == Some(p.id.as_str())
+                            || mentions_word(&r.text, &p.id)
+                            || p.targets.iter().any(|t| {
+                                !matches!(t, Target::Tool(_))
+                                    && r.targets.iter().any(|rt| rt == t || t.touches(rt))
+                            })
                     })
                     .map(|p| p.id.clone())
-                    .collect(),
-            },
+                    .collect();
+                if let Some(named) = &r.proposal
+                    && !ids.contains(named)
+                {
+                    ids.push(named.clone());
+                }
+                ids.sort();
+                ids.dedup();
+                ids
+            }
             None => Vec::new(),
         };
 
@@ -277,31 +300,31 @@ impl Engine {
 
         // (2) Lexical: clauses that name a known proposal's targets (or its id) with refusal
         // or approval language; refusal clauses also dispute every resource they name.
-        let parts = clauses(text);
-        let polar: Vec<(Polarity, Vec<Target>, &str)> =
-            parts.iter().map(|c| (self.config.patterns.clause_polarity(c), text_targets(c), *c)).collect();
-        let mut any_refusal = false;
-        let mut any_approval = false;
-        for (i, (pol, ctargets, clause)) in polar.iter().enumerate() {
-            match pol {
-                Polarity::Refuse => any_refusal = true,
-                Polarity::Approve => any_approval = true,
-                Polarity::None => {}
+        // Sentences, split further at contrastive markers; a single-part sentence without
+        // polarity that names targets borrows a refusal from an adjacent sentence ("Do not run
+        // it. `rm -rf /data` wipes the disk.").
+        let patterns = &self.config.patterns;
+        let sentences: Vec<Vec<(&str, Polarity)>> = clauses(text)
+            .into_iter()
+            .map(|s| segments(s).into_iter().map(|seg| (seg, patterns.clause_polarity(seg))).collect())
+            .collect();
+        let refuses: Vec<bool> =
+            sentences.iter().map(|segs| segs.iter().any(|(_, p)| *p == Polarity::Refuse)).collect();
+        let mut items: Vec<(Polarity, Vec<Target>, &str)> = Vec::new();
+        for (i, segs) in sentences.iter().enumerate() {
+            for (seg, pol) in segs {
+                let neighbour_refuses =
+                    (i > 0 && refuses[i - 1]) || refuses.get(i + 1).copied().unwrap_or(false);
+                let effective = if *pol == Polarity::None && segs.len() == 1 && neighbour_refuses {
+                    Polarity::Refuse
+                } else {
+                    *pol
+                };
+                items.push((effective, text_targets(seg), seg));
             }
-            // A clause that names targets but carries no polarity borrows its neighbours'.
-            let effective = match pol {
-                Polarity::None => {
-                    let prev = i.checked_sub(1).map(|j| polar[j].0);
-                    let next = polar.get(i + 1).map(|n| n.0);
-                    if prev == Some(Polarity::Refuse) || next == Some(Polarity::Refuse) {
-                        Polarity::Refuse
-                    } else {
-                        Polarity::None
-                    }
-                }
-                p => *p,
-            };
-            if effective == Polarity::Refuse {
+        }
+        for (effective, ctargets, clause) in &items {
+            if *effective == Polarity::Refuse {
                 for t in ctargets {
                     st.disputes.push(Dispute {
                         target: t.clone(),
@@ -311,7 +334,7 @@ impl Engine {
                         via: Detection::Lexical,
                     });
                 }
-                for tool in self.config.patterns.refused_tools(clause) {
+                for tool in patterns.refused_tools(clause) {
                     st.disputes.push(Dispute {
                         target: Target::Tool(tool),
                         by: from.to_owned(),
@@ -321,29 +344,53 @@ impl Engine {
                     });
                 }
             }
-            if effective == Polarity::None {
+            if *effective == Polarity::None {
                 continue;
             }
             let relation =
-                if effective == Polarity::Refuse { Relation::Refutes } else { Relation::FullSupport };
+                if *effective == Polarity::Refuse { Relation::Refutes } else { Relation::FullSupport };
             for p in &st.proposals {
                 if p.proposer == from && relation == Relation::FullSupport {
                     continue; // one's own approval is no evidence
                 }
-                let names = clause.contains(p.id.as_str()) && p.id.len() >= 2
-                    || p.targets.iter().any(|t| clause_names(clause, ctargets, t));
-                if names {
+                if names_proposal(clause, ctargets, p) {
                     stated.push((p.id.clone(), relation, Detection::Lexical));
                 }
             }
         }
         // An answer to a verify request is about the asked proposal even when it does not
-        // repeat its targets: any refusal refutes it; approval without refusal supports it.
-        for p in &asked {
-            if any_refusal {
-                stated.push((p.clone(), Relation::Refutes, Detection::Lexical));
-            } else if any_approval {
-                stated.push((p.clone(), Relation::FullSupport, Detection::Lexical));
+        // repeat its targets: clauses naming it decide (any refusal wins); otherwise the last
+        // judgement that is not about some other named target is the verdict.
+        for pid in &asked {
+            let Some(p) = st.proposal(pid) else { continue };
+            let naming: Vec<Polarity> = items
+                .iter()
+                .filter(|(pol, ct, c)| *pol != Polarity::None && names_proposal(c, ct, p))
+                .map(|(pol, _, _)| *pol)
+                .collect();
+            let verdict = if naming.is_empty() {
+                items
+                    .iter()
+                    .rev()
+                    .filter(|(pol, ct, _)| {
+                        *pol != Polarity::None
+                            && ct
+                                .iter()
+                                .all(|t| p.targets.iter().any(|pt| pt == t || pt.touches(t) || t.touches(pt)))
+                    })
+                    .map(|(pol, _, _)| *pol)
+                    .next()
+            } else if naming.contains(&Polarity::Refuse) {
+                Some(Polarity::Refuse)
+            } else {
+                Some(Polarity::Approve)
+            };
+            match verdict {
+                Some(Polarity::Refuse) => stated.push((pid.clone(), Relation::Refutes, Detection::Lexical)),
+                Some(Polarity::Approve) => {
+                    stated.push((pid.clone(), Relation::FullSupport, Detection::Lexical))
+                }
+                _ => {}
             }
         }
 

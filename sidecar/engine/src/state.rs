@@ -36,6 +36,8 @@ pub struct VerifyRequest {
     pub proposal: Option<String>,
     /// Targets named in the delegation text.
     pub targets: Vec<Target>,
+    /// The delegation text (proposal ids named in it count as asked).
+    pub text: String,
 }
 
 /// A standing refutation of a target.

@@ -5,6 +5,7 @@ use super::{Check, Stop};
 use crate::canonical::{jcs, sha256_hex};
 use crate::engine::Engine;
 use crate::state::State;
+use crate::text::Target;
 use crate::text::target::resources_in_text;
 use blindfold_schemas::{Layer, ModeSet, Reason};
 use serde_json::Value;
@@ -39,6 +40,7 @@ pub type MemCheck = for<'a, 'b> fn(&'b MemCtx<'a>) -> Option<Stop>;
 pub const MEMORY_WRITE: &[Check<MemCheck>] = &[
     Check { id: "P4.store_policy", layer: Layer::ContentFree, run: write_policy },
     Check { id: "P4.schema", layer: Layer::ContentFree, run: schema },
+    Check { id: "P4.provenance", layer: Layer::ContentDependent, run: provenance },
     Check { id: "P4.instruction_like", layer: Layer::ContentDependent, run: instruction_like },
     Check { id: "P4.write_replay", layer: Layer::ContentFree, run: write_replay },
     Check { id: "P4.conflict", layer: Layer::ContentDependent, run: conflict },
@@ -98,6 +100,55 @@ fn schema(c: &MemCtx<'_>) -> Option<Stop> {
     });
     (!has_source).then(|| {
         Stop::deny(Reason::MemoryInvalid, "the record names no source (provenance must be in the record)")
+    })
+}
+
+/// Sources an agent cannot vouch for: humans reach Blindfold only through the review queue
+/// and grants, never inside a record an agent writes.
+const HUMAN_SOURCES: &[&str] =
+    &["human", "operator", "admin", "administrator", "ciso", "manager", "security-lead"];
+
+fn claims_human(v: &Value) -> bool {
+    match v {
+        Value::String(s) => {
+            let s = s.to_ascii_lowercase();
+            HUMAN_SOURCES.iter().any(|h| s == *h || s.starts_with(&format!("{h}:")))
+        }
+        Value::Array(a) => a.iter().any(claims_human),
+        Value::Object(m) => m.iter().any(|(k, x)| {
+            matches!(k.as_str(), "source_type" | "source_ref" | "source" | "type" | "by") && claims_human(x)
+        }),
+        _ => false,
+    }
+}
+
+fn approval_claim(v: &Value) -> bool {
+    match v {
+        Value::Array(a) => a.iter().any(approval_claim),
+        Value::Object(m) => m.iter().any(|(k, x)| {
+            (matches!(k.to_ascii_lowercase().as_str(), "approved" | "approval" | "authorized" | "authorised")
+                && x != &Value::Bool(false)
+                && !x.is_null())
+                || approval_claim(x)
+        }),
+        _ => false,
+    }
+}
+
+fn provenance(c: &MemCtx<'_>) -> Option<Stop> {
+    let Some(Value::Object(map)) = c.record else { return None };
+    if approval_claim(c.record?) {
+        return Some(Stop::deny(
+            Reason::MemoryInvalid,
+            "the record carries its own approval; approval comes only from grants and the review queue",
+        ));
+    }
+    let forged = map
+        .iter()
+        .filter(|(k, _)| SOURCE_FIELDS.contains(&k.to_ascii_lowercase().as_str()))
+        .any(|(_, v)| claims_human(v));
+    forged.then(|| {
+        Stop::deny(Reason::MemoryInvalid, "the record claims a human source Blindfold never relayed")
     })
 }
 
@@ -184,6 +235,11 @@ fn evidence_similarity(c: &MemCtx<'_>) -> Option<Stop> {
     }
     let content = content.join(" ");
     for t in resources_in_text(&content) {
+        // Destinations (addresses, URLs, hosts) a record introduces must have been seen: a
+        // poisoned record typically plants where data should go.
+        if !matches!(t, Target::Url(_) | Target::Host(_) | Target::Email(_)) {
+            continue;
+        }
         if !(c.st.trusted.contains(&t) || c.st.observed.contains(&t)) {
             return Some(Stop::deny(
                 Reason::MemoryUnsupported,
@@ -196,12 +252,13 @@ fn evidence_similarity(c: &MemCtx<'_>) -> Option<Stop> {
         .filter(|w| w.chars().count() >= 4)
         .map(|w| w.to_lowercase())
         .collect();
-    if words.len() < 3 {
+    let threshold = c.engine.config.memory_similarity;
+    if words.len() < 3 || threshold <= 0.0 {
         return None;
     }
     let seen = words.iter().filter(|w| c.st.evidence_stems.contains(&stem(w))).count();
     let share = seen as f32 / words.len() as f32;
-    (share < c.engine.config.memory_similarity).then(|| {
+    (share < threshold).then(|| {
         Stop::deny(
             Reason::MemoryUnsupported,
             format!("only {:.0}% of the record is supported by this task's evidence", share * 100.0),
@@ -210,6 +267,10 @@ fn evidence_similarity(c: &MemCtx<'_>) -> Option<Stop> {
 }
 
 fn read_policy(c: &MemCtx<'_>) -> Option<Stop> {
+    // A restricted store is governed by its readers list alone (being listed is enough).
+    if c.engine.config.stores.contains_key(c.store) {
+        return None;
+    }
     let list = c.engine.config.roles.get(c.actor).and_then(|r| r.read_stores.as_ref())?;
     (!list.iter().any(|s| s == c.store))
         .then(|| Stop::deny(Reason::StoreDenied, format!("this stage may not read store `{}`", c.store)))

@@ -7,7 +7,7 @@ use crate::grants::{ActionBytes, GrantCheck};
 use crate::registry::DerivedAction;
 use crate::state::{ProposalRec, State};
 use crate::text::Target;
-use blindfold_schemas::{Effect, GrantClaims, Layer, ModeSet, Proposal, Reason};
+use blindfold_schemas::{Effect, GrantClaims, Layer, Lifecycle, ModeSet, Proposal, Reason};
 use serde_json::{Map, Value};
 
 /// Everything a tool-call check may read. Built once per call; checks never mutate state
@@ -399,6 +399,11 @@ pub fn disputes_against<'s>(
     st.disputes
         .iter()
         .filter(|d| {
+            // A revoked refutation no longer stands; one awaiting revalidation still does.
+            let revoked = st.graph.get(&d.evidence).is_some_and(|a| a.lifecycle_state == Lifecycle::Revoked);
+            if revoked {
+                return false;
+            }
             let own = proposer == Some(d.by.as_str()) && d.via != blindfold_schemas::Detection::Structured;
             if own {
                 return false;
@@ -436,8 +441,11 @@ fn verification(c: &CallCtx<'_>) -> Option<Stop> {
         return None;
     }
     let proposer = c.proposer?;
-    let verified =
-        c.st.verifications.iter().any(|v| v.by != proposer && c.proposal.is_some_and(|p| p.id == v.proposal));
+    // Only usable evidence verifies: a revoked or quarantined answer, or one whose sources
+    // await revalidation, no longer counts.
+    let verified = c.st.verifications.iter().any(|v| {
+        v.by != proposer && c.proposal.is_some_and(|p| p.id == v.proposal) && c.st.graph.usable(&v.evidence)
+    });
     if verified || c.review_grant() {
         return None;
     }

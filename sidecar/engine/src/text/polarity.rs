@@ -35,6 +35,7 @@ pub struct Patterns {
     warn: Regex,
     approve: Regex,
     negator: Regex,
+    negator_zh: Regex,
     tool_level: Regex,
     pub(crate) instruction: Regex,
 }
@@ -54,11 +55,14 @@ pub const DEFAULT_WARN: &[&str] = &[
 ];
 /// Approval language (a verification must say one of these, or carry structured FULL_SUPPORT).
 pub const DEFAULT_APPROVE: &[&str] = &[
-    r"\b(?:go ahead|is fine|looks fine|seems fine|looks good|lgtm|safe to (?:run|execute|apply|proceed|use|send|deploy|merge|push)|is safe|looks safe|approved?|approving|i approve|no issues?|no problems?|benign|harmless|ok to (?:run|execute|proceed|send)|okay to (?:run|execute|proceed|send)|can proceed|proceed|confirmed|verified|correct|legitimate|acceptable|agree|supports? (?:it|this|the proposal)|fully supports?)\b",
-    r"可以执行|可以运行|没问题|没有问题|同意|批准|无害|安全|可以继续|确认无误|支持",
+    r"\b(?:go ahead|(?:is|looks|seems|sounds|all) (?:fine|good|ok|okay|safe|correct|right|reasonable|sound)|(?:fine|ok|okay|safe|good|clear) to (?:run|execute|apply|proceed|use|send|deploy|merge|push|post|drop|delete|remove|write|go)|lgtm|ship it|is safe|approved?|approving|no (?:issues?|problems?|concerns?|objections?)|benign|harmless|can proceed|proceed|confirmed|verified|correct|accurate|legitimate|acceptable|reasonable|agree|agreed|supports? (?:it|this|the proposal)|fully supports?|fine|okay|ok)\b",
+    r"可以执行|可以运行|没问题|没有问题|同意|批准|无害|安全|可以继续|确认无误|支持|可以",
 ];
 /// Negators that flip a warning into approval or an approval into refusal.
-pub const DEFAULT_NEGATORS: &str = r"(?:\b(?:not|no|nothing|never|isn't|isnt|aren't|wasn't|doesn't|don't|without|hardly|neither|nor|none)\b|没有|并非|不是|并无|无|不|没)";
+pub const DEFAULT_NEGATORS: &str =
+    r"\b(?:not|no|nothing|never|isn't|isnt|aren't|wasn't|doesn't|don't|without|hardly|neither|nor|none)\b";
+/// Chinese negators, looked for right before a cue (Chinese has no spaces).
+pub const DEFAULT_NEGATORS_ZH: &str = r"没有|并非|不是|并无|无|不|没|非";
 
 fn join(list: &[&str]) -> String {
     list.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|")
@@ -72,7 +76,12 @@ fn compile(pattern: &str) -> Result<Regex, PatternsError> {
 impl Patterns {
     /// The built-in English and Chinese patterns.
     pub fn defaults() -> Self {
-        Self::new(&[], &[], &[], &[]).unwrap_or_else(|_| unreachable!("built-in patterns compile"))
+        static DEFAULTS: std::sync::OnceLock<Patterns> = std::sync::OnceLock::new();
+        DEFAULTS
+            .get_or_init(|| {
+                Self::new(&[], &[], &[], &[]).unwrap_or_else(|_| unreachable!("built-in patterns compile"))
+            })
+            .clone()
     }
 
     /// The built-in patterns plus configured extra refusal, warning, approval and
@@ -96,6 +105,7 @@ impl Patterns {
             warn: compile(&with(DEFAULT_WARN, warn))?,
             approve: compile(&with(DEFAULT_APPROVE, approve))?,
             negator: compile(DEFAULT_NEGATORS)?,
+            negator_zh: compile(DEFAULT_NEGATORS_ZH)?,
             tool_level: compile(
                 r"(?:\b(?:do not|don't|never|must not|should not|stop)\s+(?:use|using|call|calling|invoke|run)\s+(?:the\s+)?`?([\w.-]+)`?\s+(?:tool|command|at all)\b)|(?:\bthe\s+`?([\w.-]+)`?\s+tool\s+(?:is|must|should)\s+(?:not|never)\b)|(?:不要(?:使用|调用)\s*`?([\w.-]+)`?\s*工具)",
             )?,
@@ -132,9 +142,9 @@ impl Patterns {
         let start =
             before.char_indices().rev().filter(|(_, c)| c.is_whitespace()).nth(3).map_or(0, |(i, _)| i);
         let window = &before[start..];
-        // Chinese has no spaces: look at the last four characters as well.
-        let cjk_start = before.char_indices().rev().nth(3).map_or(0, |(i, _)| i);
-        self.negator.is_match(window) || self.negator.is_match(&before[cjk_start..])
+        // Chinese has no spaces: look at the two characters right before as well.
+        let cjk_start = before.char_indices().rev().nth(1).map_or(0, |(i, _)| i);
+        self.negator.is_match(window) || self.negator_zh.is_match(&before[cjk_start..])
     }
 
     /// Tools a clause refuses as tools ("do not use the deploy tool at all").
@@ -154,6 +164,56 @@ impl Patterns {
     pub fn neutralise(&self, text: &str) -> String {
         self.instruction.replace_all(text, "[neutralised]").into_owned()
     }
+}
+
+/// Splits a sentence at contrastive markers ("…, but …", "however", "whereas", "但是", …):
+/// each part is judged on its own ("X looked malicious, but this edit is fine").
+pub fn segments(sentence: &str) -> Vec<&str> {
+    const MARKERS: &[&str] = &[
+        ", but ",
+        " but ",
+        "; ",
+        ", however",
+        " however ",
+        " whereas ",
+        " although ",
+        " though ",
+        ", while ",
+        "但是",
+        "不过",
+        "然而",
+        "但",
+    ];
+    let lower = sentence.to_lowercase();
+    if lower.len() != sentence.len() {
+        return vec![sentence];
+    }
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    for m in MARKERS {
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(m) {
+            cuts.push((from + i, m.len()));
+            from += i + m.len();
+        }
+    }
+    cuts.sort_unstable();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (at, len) in cuts {
+        if at < start {
+            continue;
+        }
+        let part = sentence[start..at].trim();
+        if !part.is_empty() {
+            out.push(part);
+        }
+        start = at + len;
+    }
+    let tail = sentence[start..].trim();
+    if !tail.is_empty() {
+        out.push(tail);
+    }
+    out
 }
 
 /// Splits text into clauses at sentence ends, semicolons and line breaks (English and
@@ -228,6 +288,15 @@ mod tests {
     fn clauses_split_on_sentences_not_paths() {
         assert_eq!(clauses("Run /a/b.sh now. Then stop; ok"), vec!["Run /a/b.sh now", "Then stop", "ok"]);
         assert_eq!(clauses("不要运行。可以执行"), vec!["不要运行", "可以执行"]);
+    }
+
+    #[test]
+    fn contrastive_segments_are_judged_apart() {
+        let segs = segments("X looked malicious and should stay deleted, but this edit is fine");
+        assert_eq!(segs, vec!["X looked malicious and should stay deleted", "this edit is fine"]);
+        assert_eq!(p(segs[1]), Polarity::Approve);
+        assert_eq!(p("没问题，可以执行"), Polarity::Approve);
+        assert_eq!(p("Fine to post"), Polarity::Approve);
     }
 
     #[test]

@@ -6,8 +6,8 @@ use blindfold_engine::grants::{
     GrantCache, GrantPolicy, GrantRequest, IssuerKey, MemoryGrantStore, TrustedKeys, issue_grant,
 };
 use blindfold_engine::{Engine, EngineConfig, StepContext, Trajectory};
-use blindfold_schemas::{Event, Label, ModeSet, Policy, Role, Scenario, StoreAcl, Verdict};
 use blindfold_schemas::TraceRecord;
+use blindfold_schemas::{Event, Label, ModeSet, Policy, Role, Scenario, StoreAcl, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;

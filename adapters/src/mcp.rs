@@ -110,7 +110,10 @@ pub fn annotated_spec(tool: &Value) -> Option<(String, ToolSpec)> {
     let name = tool.get("name")?.as_str()?.to_owned();
     let read_only = tool.pointer("/annotations/readOnlyHint").and_then(Value::as_bool) == Some(true);
     let effect = if read_only { Effect::Read } else { Effect::Mutate };
-    Some((name, ToolSpec { effect, target_arg: None, artifact_arg: None }))
+    Some((
+        name,
+        ToolSpec { effect, target_arg: None, artifact_arg: None, args: None, target_in_evidence: None },
+    ))
 }
 
 /// The tool specs a trusted server's `tools/list` result announces.

@@ -3,19 +3,26 @@
 
 pub mod decision;
 pub mod event;
+pub mod evidence;
 pub mod grant;
 pub mod identity;
 pub mod modes;
+pub mod policy;
 pub mod registry;
 pub mod scenario;
 pub mod strict_json;
 pub mod trace;
 
 pub use decision::{Decision, Layer, Reason, Verdict};
-pub use event::{Channel, Event, Intent, Provenance, Relation};
+pub use event::{Channel, Event, Intent, Provenance, Relation, RelationClaim};
+pub use evidence::{
+    ClaimRelation, ClaimState, DetectedRelation, Detection, EvidenceArtifact, EvidencePart, EvidenceScope,
+    Lifecycle, ProposalRef, Transition,
+};
 pub use grant::{GrantClaims, Proposal};
 pub use identity::AgentIdentity;
 pub use modes::ModeSet;
+pub use policy::{Policy, Role, StoreAcl};
 pub use registry::{Effect, ToolSpec};
 pub use scenario::{Scenario, ScenarioError, ScenarioStep};
 pub use trace::{AuthorityStage, Label, TraceKind, TraceProposal, TraceRecord, TraceRelation};
@@ -34,5 +41,9 @@ pub fn published_schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("modes", schemars::schema_for!(ModeSet)),
         ("trace-record", schemars::schema_for!(TraceRecord)),
         ("scenario", schemars::schema_for!(Scenario)),
+        ("evidence-artifact", schemars::schema_for!(EvidenceArtifact)),
+        ("evidence-part", schemars::schema_for!(EvidencePart)),
+        ("detected-relation", schemars::schema_for!(DetectedRelation)),
+        ("policy", schemars::schema_for!(Policy)),
     ]
 }

@@ -35,4 +35,12 @@ pub struct ToolSpec {
     /// Argument holding the artifact bytes; none ⇒ every non-target argument goes to `args`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub artifact_arg: Option<String>,
+    /// Argument schema: the names a call may carry. When set, any other argument makes the
+    /// call `invalid_schema`; when absent, arguments are not restricted by name (the grant's
+    /// `args_sha256` still binds them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
+    /// `false` exempts the tool from "target must appear in the trajectory's evidence".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_in_evidence: Option<bool>,
 }

@@ -3,7 +3,7 @@
 use crate::config::Config;
 use crate::state::{RedbGrantStore, Tokens, ensure_private_dir};
 use blindfold_engine::grants::{GrantCache, GrantStore};
-use blindfold_engine::{Engine, EngineConfig, Registry};
+use blindfold_engine::{Engine, EngineConfig};
 use blindfold_schemas::ModeSet;
 use std::sync::Arc;
 use tokio::sync::watch;
@@ -46,7 +46,7 @@ impl App {
         let grants = Arc::new(GrantCache::new());
         let store: Arc<dyn GrantStore> = Arc::new(store);
         let engine = Engine::new(
-            EngineConfig { registry: Registry::defaults(), grant_policy: config.grants.policy },
+            EngineConfig { grant_policy: config.grants.policy, ..EngineConfig::default() },
             Arc::new(config.grants.keys.clone()),
             grants.clone(),
             store.clone(),

@@ -4,19 +4,20 @@
 //! `Engine::step(&mut Trajectory, &Event, StepContext) -> Step`. It never blocks and never
 //! reads a clock; `StepContext` carries the time and the modes in force.
 
-use crate::grants::{ActionBytes, GrantCache, GrantCheck, GrantPolicy, GrantStore, TrustedKeys};
+use crate::action;
+use crate::cascade::{self, CallCtx, MemCtx};
+use crate::grants::{GrantCache, GrantStore, TrustedKeys};
 use crate::registry::{DerivedAction, Registry};
-use blindfold_schemas::{Decision, Effect, Event, Layer, ModeSet, Proposal, Reason, Verdict};
+use crate::state::{LedgerEntry, MemRecord, ProposalRec, State};
+use crate::text::Target;
+use blindfold_schemas::{
+    Channel, Decision, DetectedRelation, Event, EvidenceScope, Layer, Lifecycle, ModeSet, ProposalRef,
+    Provenance, Reason, Verdict,
+};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
-/// Static configuration of an engine (one per daemon).
-#[derive(Clone)]
-pub struct EngineConfig {
-    /// Trusted tool registry.
-    pub registry: Registry,
-    /// Grant time policy.
-    pub grant_policy: GrantPolicy,
-}
+pub use crate::config::EngineConfig;
 
 /// One trajectory's state (Blindfold assigns the id; never taken from a model's field).
 #[derive(Debug, Clone)]
@@ -25,12 +26,41 @@ pub struct Trajectory {
     pub id: String,
     /// Events seen so far.
     pub events: u64,
+    pub(crate) state: State,
 }
 
 impl Trajectory {
     /// A fresh trajectory.
     pub fn new(id: impl Into<String>) -> Self {
-        Self { id: id.into(), events: 0 }
+        Self { id: id.into(), events: 0, state: State::default() }
+    }
+
+    /// The evidence graph (artifacts, lifecycle, transitions, claim states).
+    pub fn evidence(&self) -> &crate::evidence::EvidenceGraph {
+        &self.state.graph
+    }
+
+    /// Revokes an evidence artifact (a source found compromised): everything derived from it —
+    /// artifacts, claims, pending decisions — is marked `NEEDS_REVALIDATION`.
+    pub fn revoke_evidence(
+        &mut self,
+        id: &str,
+        reason: &str,
+        actor: &str,
+        now_ms: u64,
+    ) -> crate::evidence::Revalidation {
+        let out = self.state.graph.revoke(id, reason, actor, now_ms);
+        for recs in self.state.memory.values_mut() {
+            for r in recs.iter_mut().filter(|r| r.evidence == id) {
+                r.lifecycle = Lifecycle::Revoked;
+            }
+        }
+        out
+    }
+
+    /// Number of standing disputes (refuted targets).
+    pub fn disputes(&self) -> usize {
+        self.state.disputes.len()
     }
 }
 
@@ -46,7 +76,7 @@ pub struct StepContext {
 }
 
 /// The engine's answer to one event.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Step {
     /// The decision for an effectful event (tool call, memory write/read); `None` for events
     /// that only inform (responses, results, cards).
@@ -55,11 +85,28 @@ pub struct Step {
     pub enforced: bool,
     /// The derived action, for tool calls.
     pub action: Option<DerivedAction>,
+    /// The action fingerprint (hex SHA-256 of its canonical form), for tool calls.
+    pub fingerprint: Option<String>,
+    /// For a tool call: the proposal it executes or adopts (named by the event, else matched by
+    /// fingerprint); for an agent's own unproposed call, `auto-…` with the agent as proposer;
+    /// `None` for the coordinator's own call.
+    pub adopts: Option<ProposalRef>,
+    /// For a response: the relations detected toward proposals (structured, lexical, judge).
+    pub relations: Vec<DetectedRelation>,
+    /// For a response: the proposals it made.
+    pub proposals: Vec<ProposalRef>,
+    /// For a tool call: true when contradicting evidence stands against the action (whatever
+    /// the modes; with `preverify` it is what blocks it).
+    pub contradicted: bool,
+    /// Evidence artifacts this event created or rests on (`ev-…`).
+    pub evidence_refs: Vec<String>,
+    /// For an allowed memory read: the records delivered (filtered, redacted, neutralised).
+    pub records: Option<Vec<Value>>,
 }
 
 impl Step {
-    fn informational() -> Self {
-        Self { decision: None, enforced: false, action: None }
+    fn informational(evidence_refs: Vec<String>) -> Self {
+        Self { evidence_refs, ..Self::default() }
     }
 
     /// A denial caused by Blindfold's own failure (fail closed).
@@ -69,7 +116,7 @@ impl Step {
                 Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree).with_detail(detail),
             ),
             enforced: enforce,
-            action: None,
+            ..Self::default()
         }
     }
 
@@ -81,14 +128,14 @@ impl Step {
 
 /// The decision engine.
 pub struct Engine {
-    config: EngineConfig,
-    keys: Arc<TrustedKeys>,
-    grants: Arc<GrantCache>,
-    store: Arc<dyn GrantStore>,
+    pub(crate) config: EngineConfig,
+    pub(crate) keys: Arc<TrustedKeys>,
+    pub(crate) grants: Arc<GrantCache>,
+    pub(crate) store: Arc<dyn GrantStore>,
 }
 
 impl Engine {
-    /// An engine over a registry, trusted keys, submitted grants and a grant store.
+    /// An engine over a configuration, trusted keys, submitted grants and a grant store.
     pub fn new(
         config: EngineConfig,
         keys: Arc<TrustedKeys>,
@@ -103,45 +150,318 @@ impl Engine {
         &self.config.registry
     }
 
+    /// The configuration in use.
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
     /// Feeds one event of `trajectory` and returns the decision, if the event needs one.
     pub fn step(&self, trajectory: &mut Trajectory, event: &Event, ctx: StepContext) -> Step {
         trajectory.events += 1;
+        let now = ctx.now_ms;
+        let st = &mut trajectory.state;
+        st.expire(now, self.config.ledger_window_ms);
         match event {
-            Event::ToolCall { tool, args, .. } => {
-                let action = self.config.registry.derive(tool, args);
-                let decision = self.decide_tool_call(trajectory, &action, ctx);
-                Step { decision: Some(decision), enforced: ctx.modes.enforce, action: Some(action) }
+            Event::Task { text } => Step::informational(self.observe_task(st, text, now)),
+            Event::Card { agent, .. } => {
+                let _ = agent;
+                Step::informational(Vec::new())
             }
-            _ => Step::informational(),
+            Event::Delegate { to, intent, text, proposal } => {
+                Step::informational(self.observe_delegate(st, to, *intent, text, proposal.as_deref(), now))
+            }
+            Event::Response { from, text, proposals, relations, .. } => {
+                let o = self.observe_response(st, from, text, proposals, relations, now);
+                Step {
+                    relations: o.relations,
+                    proposals: o.proposals,
+                    evidence_refs: o.evidence,
+                    ..Step::default()
+                }
+            }
+            Event::ToolResult { tool, content, call_id } => {
+                Step::informational(self.observe_tool_result(st, tool, content, call_id.as_deref(), now))
+            }
+            Event::ToolCall { actor, tool, args, proposal, call_id } => self.tool_call(
+                trajectory,
+                ToolCall { actor, tool, args, proposal: proposal.as_deref(), call_id: call_id.as_deref() },
+                ctx,
+            ),
+            Event::MemoryWrite { actor, store, record } => {
+                self.memory_write(trajectory, actor, store, record, ctx)
+            }
+            Event::MemoryRead { actor, store, query } => {
+                self.memory_read(trajectory, actor, store, query, ctx)
+            }
         }
     }
 
-    fn decide_tool_call(
+    fn tool_call(&self, trajectory: &mut Trajectory, call: ToolCall<'_>, ctx: StepContext) -> Step {
+        let registry = &self.config.registry;
+        let action = registry.derive(call.tool, call.args);
+        let fingerprint = action::fingerprint(registry, call.tool, call.args);
+        let st = &trajectory.state;
+        let mut targets = action::targets(registry, call.tool, call.args);
+        // Running a file that was written in this trajectory touches what the file names.
+        let inherited: Vec<Target> = targets
+            .iter()
+            .filter_map(|t| match t {
+                Target::Path(p) => st.written.get(p),
+                _ => None,
+            })
+            .flatten()
+            .cloned()
+            .collect();
+        targets.extend(inherited);
+        targets.sort();
+        targets.dedup();
+
+        // Which proposal this call executes: named, else adopted by fingerprint, else (for an
+        // agent acting itself) the same operation on the same target.
+        let coordinator = call.actor == "coordinator";
+        let mut named = false;
+        let mut named_unknown = None;
+        let proposal: Option<&ProposalRec> = match call.proposal {
+            Some(id) => {
+                named = true;
+                let p = st.proposal(id);
+                if p.is_none() {
+                    named_unknown = Some(id);
+                }
+                p
+            }
+            None => st.proposals.iter().rev().find(|p| p.fingerprint == fingerprint).or_else(|| {
+                let own = st.proposals.iter().rev().find(|p| {
+                    !coordinator
+                        && p.proposer == call.actor
+                        && p.tool == call.tool
+                        && p.action.target == action.target
+                });
+                if own.is_some() {
+                    named = true;
+                }
+                own
+            }),
+        };
+        let proposer: Option<String> = match (proposal, named_unknown) {
+            (Some(p), _) => Some(p.proposer.clone()),
+            (None, _) if !coordinator => Some(call.actor.to_owned()),
+            (None, _) => None,
+        };
+        let adopts = match (proposal, &proposer, named_unknown) {
+            (Some(p), _, _) => Some(ProposalRef { proposal: p.id.clone(), proposer: p.proposer.clone() }),
+            (None, Some(who), Some(id)) => {
+                Some(ProposalRef { proposal: id.to_owned(), proposer: who.clone() })
+            }
+            (None, Some(who), None) => {
+                Some(ProposalRef { proposal: format!("auto-{}", &fingerprint[..12]), proposer: who.clone() })
+            }
+            (None, None, _) => None,
+        };
+        let against = cascade::disputes_against(st, &targets, proposal, proposer.as_deref());
+        let contradicted = action.effect.is_effectful() && !against.is_empty();
+        let mut evidence_refs: Vec<String> = against.iter().map(|d| d.evidence.clone()).collect();
+        if let Some(p) = proposal {
+            evidence_refs.push(p.evidence.clone());
+        }
+        evidence_refs.extend(
+            st.verifications
+                .iter()
+                .filter(|v| proposal.is_some_and(|p| p.id == v.proposal))
+                .map(|v| v.evidence.clone()),
+        );
+        evidence_refs.sort();
+        evidence_refs.dedup();
+
+        let cctx = CallCtx {
+            engine: self,
+            st,
+            task_id: &trajectory.id,
+            events: trajectory.events,
+            actor: call.actor,
+            tool: call.tool,
+            args: call.args,
+            action: &action,
+            fingerprint: &fingerprint,
+            targets: &targets,
+            proposal,
+            proposer: proposer.as_deref(),
+            named,
+            named_unknown,
+            call_id: call.call_id,
+            modes: ctx.modes,
+            now_ms: ctx.now_ms,
+            consume: ctx.consume,
+        };
+        let decision = cascade::run(cascade::TOOL_CALL, |check| check(&cctx));
+
+        // What runs is recorded (in observe mode, everything runs); dry runs record nothing.
+        let runs = decision.is_allow() || !ctx.modes.enforce;
+        if ctx.consume && runs && action.effect.is_effectful() {
+            let st = &mut trajectory.state;
+            let expiry = ctx.now_ms.saturating_add(self.config.replay_expiry_ms);
+            st.replay.insert(cascade::replay_key(call.call_id, &fingerprint), expiry);
+            if call.call_id.is_some() {
+                st.replay.insert(cascade::replay_key(None, &fingerprint), expiry);
+            }
+            st.ledger.push_back(LedgerEntry {
+                at_ms: ctx.now_ms,
+                actor: call.actor.to_owned(),
+                fingerprint: fingerprint.clone(),
+            });
+            *st.actions.entry(call.actor.to_owned()).or_default() += 1;
+            // A write remembers what the written content names (split actions stay disputed).
+            let named: Vec<Target> = targets
+                .iter()
+                .filter(|t| {
+                    !matches!(t, Target::Tool(_)) && Some(*t) != Some(&Target::Path(action.target.clone()))
+                })
+                .cloned()
+                .collect();
+            for t in &targets {
+                if let Target::Path(p) = t
+                    && (p == &crate::text::target::normalise_path(&action.target)
+                        || !action::is_shell(registry, call.tool))
+                {
+                    st.written.entry(p.clone()).or_default().extend(named.iter().cloned());
+                }
+            }
+            if action::is_shell(registry, call.tool) {
+                for t in crate::shell::resources(&action.target) {
+                    if let Target::Path(p) = t {
+                        st.written.entry(p).or_default().extend(named.iter().cloned());
+                    }
+                }
+            }
+        }
+        if ctx.consume && runs {
+            trajectory.state.last_call =
+                Some((call.tool.to_owned(), call.call_id.map(str::to_owned), source_key(&action)));
+        }
+        Step {
+            decision: Some(decision),
+            enforced: ctx.modes.enforce,
+            action: Some(action),
+            fingerprint: Some(fingerprint),
+            adopts,
+            contradicted,
+            evidence_refs,
+            ..Step::default()
+        }
+    }
+
+    fn memory_write(
         &self,
-        trajectory: &Trajectory,
-        action: &DerivedAction,
+        trajectory: &mut Trajectory,
+        actor: &str,
+        store: &str,
+        record: &Value,
         ctx: StepContext,
-    ) -> Decision {
-        if action.effect == Effect::Read {
-            return Decision::allow("P1.registry", Layer::ContentFree);
-        }
-        if !ctx.modes.grants {
-            return Decision::allow("P3.grant", Layer::ContentFree).with_detail("grants mode is off");
-        }
-        let check = GrantCheck {
-            keys: &self.keys,
-            policy: self.config.grant_policy,
-            store: self.store.as_ref(),
-            now: ctx.now_ms / 1000,
-            dry_run: !ctx.consume,
+    ) -> Step {
+        let mctx = MemCtx {
+            engine: self,
+            st: &trajectory.state,
+            actor,
+            store,
+            record: Some(record),
+            query: None,
+            now_ms: ctx.now_ms,
+            modes: ctx.modes,
         };
-        let proposal = Proposal {
-            task_id: trajectory.id.clone(),
-            operation: action.operation.clone(),
-            target: action.target.clone(),
-        };
-        let bytes = ActionBytes { artifact: &action.artifact, args: &action.args };
-
-        self.grants.check(&check, &proposal, bytes)
+        let decision = cascade::run(cascade::MEMORY_WRITE, |check| check(&mctx));
+        let st = &mut trajectory.state;
+        let text = record.to_string();
+        let id = st.graph.add(crate::evidence::NewArtifact {
+            producer: actor.to_owned(),
+            producer_family: Some(self.config.family(actor).to_owned()),
+            channel: Channel::C3,
+            provenance: Provenance {
+                source_type: "memory".into(),
+                source_ref: format!("store:{store}"),
+                hash: Some(crate::canonical::sha256_hex(text.as_bytes())),
+                observed_at: ctx.now_ms,
+                derived_from: Vec::new(),
+            },
+            independence_group: format!("family:{}", self.config.family(actor)),
+            scope: EvidenceScope {
+                tenant: self.config.stores.get(store).and_then(|s| s.tenant.clone()),
+                acl: self.config.stores.get(store).map(|s| s.readers.clone()).unwrap_or_default(),
+            },
+        });
+        let runs = decision.is_allow() || !ctx.modes.enforce;
+        if ctx.consume {
+            if decision.reason == Reason::InstructionLike {
+                st.graph.transition(
+                    &id,
+                    Lifecycle::Quarantined,
+                    "P4.instruction_like",
+                    "blindfold",
+                    ctx.now_ms,
+                );
+            }
+            if runs {
+                let lifecycle = if decision.reason == Reason::InstructionLike {
+                    Lifecycle::Quarantined
+                } else {
+                    Lifecycle::Candidate
+                };
+                st.memory.entry(store.to_owned()).or_default().push(MemRecord {
+                    record: record.clone(),
+                    writer: actor.to_owned(),
+                    evidence: id.clone(),
+                    lifecycle,
+                });
+                st.memory_replay.insert(
+                    cascade::write_key(store, record),
+                    ctx.now_ms.saturating_add(self.config.replay_expiry_ms),
+                );
+            }
+        }
+        Step {
+            decision: Some(decision),
+            enforced: ctx.modes.enforce,
+            evidence_refs: vec![id],
+            ..Step::default()
+        }
     }
+
+    fn memory_read(
+        &self,
+        trajectory: &mut Trajectory,
+        actor: &str,
+        store: &str,
+        query: &str,
+        ctx: StepContext,
+    ) -> Step {
+        let mctx = MemCtx {
+            engine: self,
+            st: &trajectory.state,
+            actor,
+            store,
+            record: None,
+            query: Some(query),
+            now_ms: ctx.now_ms,
+            modes: ctx.modes,
+        };
+        let decision = cascade::run(cascade::MEMORY_READ, |check| check(&mctx));
+        let records = (decision.is_allow() || !ctx.modes.enforce)
+            .then(|| cascade::deliver(self, &trajectory.state, store));
+        Step { decision: Some(decision), enforced: ctx.modes.enforce, records, ..Step::default() }
+    }
+}
+
+/// The observed source a tool call reads from: its URL or path target, else the tool.
+fn source_key(action: &DerivedAction) -> String {
+    match crate::text::target::classify(&action.target) {
+        Some(t @ (Target::Url(_) | Target::Path(_))) => t.key(),
+        _ => format!("tool:{}", action.operation),
+    }
+}
+
+struct ToolCall<'a> {
+    actor: &'a str,
+    tool: &'a str,
+    args: &'a Map<String, Value>,
+    proposal: Option<&'a str>,
+    call_id: Option<&'a str>,
 }

@@ -4,12 +4,23 @@
 //! traits, and every function returns a decision the caller acts on.
 #![forbid(unsafe_code)]
 
+pub mod action;
 pub mod authority;
 pub mod canonical;
+pub mod cascade;
+pub mod config;
 pub mod engine;
+pub mod evidence;
 pub mod grants;
 pub mod identity;
+mod observe;
 pub mod registry;
+pub mod shell;
+pub mod state;
+pub mod testkit;
+pub mod text;
 
-pub use engine::{Engine, EngineConfig, Step, StepContext, Trajectory};
+pub use config::{ArgRule, EngineConfig, RuleAction};
+pub use engine::{Engine, Step, StepContext, Trajectory};
 pub use registry::{DerivedAction, Registry};
+pub use text::{Patterns, Target};

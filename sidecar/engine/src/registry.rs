@@ -31,7 +31,13 @@ pub struct Registry {
 }
 
 fn spec(effect: Effect, target: Option<&str>, artifact: Option<&str>) -> ToolSpec {
-    ToolSpec { effect, target_arg: target.map(str::to_owned), artifact_arg: artifact.map(str::to_owned) }
+    ToolSpec {
+        effect,
+        target_arg: target.map(str::to_owned),
+        artifact_arg: artifact.map(str::to_owned),
+        args: None,
+        target_in_evidence: None,
+    }
 }
 
 impl Registry {
@@ -97,6 +103,13 @@ impl Registry {
         }
         let effect = if tool == "web_fetch" && !unknown {
             if self.host_allowed(&target) { Effect::Read } else { Effect::External }
+        } else if spec.effect == Effect::Mutate
+            && !unknown
+            && spec.target_arg.as_deref() == Some("command")
+            && spec.artifact_arg.as_deref() == Some("command")
+        {
+            // Shell tools: only commands the read-only classifier accepts are reads.
+            if crate::shell::is_read_only(&target) { Effect::Read } else { Effect::Mutate }
         } else {
             spec.effect
         };

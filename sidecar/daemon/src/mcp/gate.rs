@@ -199,7 +199,7 @@ impl McpGate {
         if learned {
             let cfg = &self.app.config.grants;
             self.app.engine = Arc::new(Engine::new(
-                EngineConfig { registry, grant_policy: cfg.policy },
+                EngineConfig { registry, grant_policy: cfg.policy, ..EngineConfig::default() },
                 Arc::new(cfg.keys.clone()),
                 self.app.grants.clone(),
                 self.app.store.clone(),

@@ -5,9 +5,9 @@ use blindfold_engine::canonical::{artifact_bytes, target_string};
 use blindfold_engine::grants::{
     GrantCache, GrantPolicy, GrantRequest, IssuerKey, MemoryGrantStore, TrustedKeys, issue_grant,
 };
-use blindfold_engine::{Engine, EngineConfig, Registry, StepContext, Trajectory};
+use blindfold_engine::{Engine, EngineConfig, StepContext, Trajectory};
 use blindfold_schemas::TraceRecord;
-use blindfold_schemas::{Event, Label, ModeSet, Scenario, Verdict};
+use blindfold_schemas::{Event, Label, ModeSet, Policy, Role, Scenario, StoreAcl, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -66,17 +66,38 @@ pub struct ModeRun {
     pub records: Vec<TraceRecord>,
 }
 
-/// The engine configuration a scenario implies: the default registry plus the policy's tools
-/// and fetchable hosts.
+/// The engine configuration a scenario implies (SPEC §11): the default registry plus the
+/// policy's tools and fetchable hosts, roles, restricted stores and the agents' TRUE identities.
 fn engine_config(scenario: &Scenario) -> EngineConfig {
-    let mut registry = Registry::defaults();
-    if let Some(policy) = &scenario.policy {
-        for (name, spec) in &policy.tools {
-            registry.insert(name.clone(), spec.clone());
+    let mut policy = Policy::default();
+    if let Some(p) = &scenario.policy {
+        policy.tools = p.tools.clone();
+        policy.allowed_hosts = p.allowed_hosts.clone();
+        for (agent, role) in &p.roles {
+            policy.roles.insert(
+                agent.clone(),
+                Role {
+                    // A role without tools leaves the allowlist open; a listed one restricts it.
+                    tools: (!role.tools.is_empty()).then(|| role.tools.clone()),
+                    read_stores: role.read_stores.clone(),
+                    write_stores: role.write_stores.clone(),
+                    max_actions: None,
+                },
+            );
         }
-        registry.set_allowed_hosts(policy.allowed_hosts.clone());
+        for (name, store) in &p.stores {
+            policy.stores.insert(
+                name.clone(),
+                StoreAcl {
+                    tenant: store.tenant.clone(),
+                    readers: store.readers.clone(),
+                    writers: Vec::new(),
+                },
+            );
+        }
     }
-    EngineConfig { registry, grant_policy: GrantPolicy::default() }
+    let agents = scenario.agents.iter().map(|a| (a.id.clone(), a.true_identity.clone()));
+    EngineConfig::from_policy(&policy, agents)
 }
 
 /// The scenario's grants, signed once at the scenario's start by the run's ephemeral issuer key.

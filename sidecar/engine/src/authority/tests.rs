@@ -17,11 +17,16 @@ fn alias(id: &str) -> String {
 }
 
 fn info() -> Step {
-    Step { decision: None, enforced: false, action: None }
+    Step { decision: None, enforced: false, action: None, ..Step::default() }
 }
 
 fn decided(tool: &str, a: &Map<String, Value>, decision: Decision, enforced: bool) -> Step {
-    Step { decision: Some(decision), enforced, action: Some(Registry::defaults().derive(tool, a)) }
+    Step {
+        decision: Some(decision),
+        enforced,
+        action: Some(Registry::defaults().derive(tool, a)),
+        ..Step::default()
+    }
 }
 
 /// TrustFork's shape: agent 1 proposes a risky command, agent 2 (asked to verify) refutes it, the

@@ -75,6 +75,42 @@ impl GrantCache {
         })
     }
 
+    /// The claims of a usable grant that fits the action exactly (steps 4–9, never consuming)
+    /// and satisfies `pred`, if any: the engine uses it to see whether a human approved exactly
+    /// this action through the review queue.
+    pub fn matching(
+        &self,
+        check: &GrantCheck<'_>,
+        proposal: &Proposal,
+        action: ActionBytes<'_>,
+        pred: impl Fn(&GrantClaims) -> bool,
+    ) -> Option<GrantClaims> {
+        let dry = GrantCheck {
+            keys: check.keys,
+            policy: check.policy,
+            store: check.store,
+            now: check.now,
+            dry_run: true,
+        };
+        self.grants.iter().find_map(|entry| {
+            let claims = &entry.value().claims;
+            (pred(claims)
+                && dry.first_failure(proposal, claims, action).is_none()
+                && dry.consume(claims).is_allow())
+            .then(|| claims.clone())
+        })
+    }
+
+    /// `(operation, target)` of every unexpired cached grant bound to `task_id`: grants are
+    /// trusted evidence of a target.
+    pub fn targets_for(&self, task_id: &str) -> Vec<(String, String)> {
+        self.grants
+            .iter()
+            .filter(|g| g.value().claims.task_id == task_id)
+            .map(|g| (g.value().claims.operation.clone(), g.value().claims.target.clone()))
+            .collect()
+    }
+
     /// Drops a grant (after revocation, or once spent).
     pub fn remove(&self, jti: &str) {
         self.grants.remove(jti);

@@ -1,0 +1,126 @@
+//! Action fingerprints and targets (SPEC §2, §5): the canonical form of a proposed effect used
+//! to match a proposal, its refutations, its adoption, its execution and its replay.
+
+use crate::canonical::{jcs, sha256_hex};
+use crate::registry::Registry;
+use crate::shell;
+use crate::text::Target;
+use crate::text::target::{classify, host_of, resources_in_text};
+use serde_json::{Map, Value};
+
+/// True when `tool` takes a shell command in `command` (the registry's `bash`-like tools).
+pub fn is_shell(registry: &Registry, tool: &str) -> bool {
+    tool == "bash"
+        || tool == "shell"
+        || registry.get(tool).is_some_and(|s| {
+            s.target_arg.as_deref() == Some("command") && s.artifact_arg.as_deref() == Some("command")
+        })
+}
+
+/// The canonical form of one argument value: commands whitespace-normalised, paths and URLs
+/// normalised, everything else as is (object keys are ordered by JCS).
+fn canonical_value(shell_arg: bool, value: &Value) -> Value {
+    match value {
+        Value::String(s) if shell_arg => Value::String(shell::normalise(s)),
+        Value::String(s) => match classify(s.trim()) {
+            Some(Target::Path(p)) if !s.contains(char::is_whitespace) => Value::String(p),
+            Some(Target::Url(u)) if !s.contains(char::is_whitespace) => Value::String(u),
+            _ => Value::String(s.clone()),
+        },
+        other => other.clone(),
+    }
+}
+
+/// The action fingerprint: lowercase hex SHA-256 of the JCS form of
+/// `{"tool": name, "args": canonical arguments}`.
+pub fn fingerprint(registry: &Registry, tool: &str, args: &Map<String, Value>) -> String {
+    let shell_tool = is_shell(registry, tool);
+    let canon: Map<String, Value> =
+        args.iter().map(|(k, v)| (k.clone(), canonical_value(shell_tool && k == "command", v))).collect();
+    let mut obj = Map::new();
+    obj.insert("tool".into(), Value::String(tool.to_owned()));
+    obj.insert("args".into(), Value::Object(canon));
+    sha256_hex(&jcs(&Value::Object(obj)))
+}
+
+/// Every target of a call: the registry target (a whole command and the resources inside it,
+/// or a path / URL / host / address / word), resources named in the other string arguments
+/// (a script's content), the tool itself and, for commands, each executable (only for
+/// tool-level disputes: a bare executable never matches a resource).
+pub fn targets(registry: &Registry, tool: &str, args: &Map<String, Value>) -> Vec<Target> {
+    let mut out = Vec::new();
+    let spec = registry.get(tool);
+    let target_arg = spec.and_then(|s| s.target_arg.as_deref());
+    let shell_tool = is_shell(registry, tool);
+    for (name, value) in args {
+        let Value::String(s) = value else {
+            if Some(name.as_str()) == target_arg {
+                out.push(Target::Word(crate::canonical::jcs_string(value).to_ascii_lowercase()));
+            }
+            continue;
+        };
+        if shell_tool && name == "command" {
+            out.push(Target::Command(shell::normalise(s)));
+            out.extend(shell::resources(s));
+            out.extend(shell::executables(s).into_iter().map(Target::Tool));
+        } else if Some(name.as_str()) == target_arg {
+            for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                match classify(part) {
+                    Some(t) => {
+                        if let Target::Url(u) = &t
+                            && let Some(h) = host_of(u)
+                        {
+                            out.push(Target::Host(h));
+                        }
+                        out.push(t);
+                    }
+                    None => out.push(Target::Word(part.to_ascii_lowercase())),
+                }
+            }
+        } else {
+            out.extend(resources_in_text(s));
+        }
+    }
+    out.push(Target::Tool(tool.to_owned()));
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().expect("object")
+    }
+
+    #[test]
+    fn fingerprints_ignore_whitespace_key_order_and_path_spelling() {
+        let r = Registry::defaults();
+        let a = fingerprint(&r, "bash", &args(json!({"command": "rm  -rf   /data"})));
+        let b = fingerprint(&r, "bash", &args(json!({"command": "rm -rf /data"})));
+        assert_eq!(a, b);
+        let c = fingerprint(&r, "write_file", &args(json!({"path": "/w//a/./b.txt", "content": "x"})));
+        let d = fingerprint(&r, "write_file", &args(json!({"content": "x", "path": "/w/a/b.txt"})));
+        assert_eq!(c, d);
+        let e = fingerprint(&r, "write_file", &args(json!({"content": "y", "path": "/w/a/b.txt"})));
+        assert_ne!(c, e);
+        let u1 = fingerprint(&r, "web_fetch", &args(json!({"url": "HTTPS://Docs.Example.org:443/a#x"})));
+        let u2 = fingerprint(&r, "web_fetch", &args(json!({"url": "https://docs.example.org/a"})));
+        assert_eq!(u1, u2);
+    }
+
+    #[test]
+    fn targets_of_a_script_write_include_what_it_names() {
+        let r = Registry::defaults();
+        let t = targets(&r, "write_file", &args(json!({"path": "/tmp/x.sh", "content": "rm -rf /data\n"})));
+        assert!(t.contains(&Target::Path("/tmp/x.sh".into())));
+        assert!(t.contains(&Target::Path("/data".into())));
+        let t = targets(&r, "send_email", &args(json!({"to": "A@Evil.org", "body": "hi"})));
+        assert!(t.contains(&Target::Email("a@evil.org".into())));
+        let t = targets(&r, "git_push", &args(json!({"remote": "origin", "ref": "main"})));
+        assert!(t.contains(&Target::Word("origin".into())));
+    }
+}

@@ -1,0 +1,487 @@
+//! The tool-call cascade: P1 authorized interface → P2 capability scope → P3 verified execution.
+
+use super::{Check, Stop};
+use crate::engine::Engine;
+use crate::evidence::independent;
+use crate::grants::{ActionBytes, GrantCheck};
+use crate::registry::DerivedAction;
+use crate::state::{ProposalRec, State};
+use crate::text::Target;
+use blindfold_schemas::{Effect, GrantClaims, Layer, Lifecycle, ModeSet, Proposal, Reason};
+use serde_json::{Map, Value};
+
+/// Everything a tool-call check may read. Built once per call; checks never mutate state
+/// (the final one consumes a grant use through the store's own atomic step).
+pub struct CallCtx<'a> {
+    /// The engine (config, grants).
+    pub engine: &'a Engine,
+    /// The trajectory's state.
+    pub st: &'a State,
+    /// Trajectory (task) id.
+    pub task_id: &'a str,
+    /// Events seen in the trajectory so far.
+    pub events: u64,
+    /// Who calls: `coordinator` or an agent id.
+    pub actor: &'a str,
+    /// The tool.
+    pub tool: &'a str,
+    /// Its arguments.
+    pub args: &'a Map<String, Value>,
+    /// Effect, operation, target, artifact, other arguments.
+    pub action: &'a DerivedAction,
+    /// The action fingerprint.
+    pub fingerprint: &'a str,
+    /// Every target (including what a run script names, from the ledger).
+    pub targets: &'a [Target],
+    /// The proposal this call executes (named, or adopted by fingerprint / operation+target).
+    pub proposal: Option<&'a ProposalRec>,
+    /// The sub-agent whose proposal this is; `None` for the coordinator's own call.
+    pub proposer: Option<&'a str>,
+    /// True when the call names its proposal (or the proposer runs it itself): then it must be
+    /// exactly the proposal as verified.
+    pub named: bool,
+    /// A proposal id the call names that Blindfold never relayed.
+    pub named_unknown: Option<&'a str>,
+    /// The transport's call id.
+    pub call_id: Option<&'a str>,
+    /// Modes in force.
+    pub modes: ModeSet,
+    /// Milliseconds since the epoch.
+    pub now_ms: u64,
+    /// True at the moment of forwarding.
+    pub consume: bool,
+}
+
+/// The tool-call checks, in order. Why this order:
+/// - P1 first: a call that is malformed or over the trajectory's limits is refused on
+///   structure alone, before anything reads content.
+/// - P2 next, content-free before content-dependent: the stage allowlist and caps need only the
+///   tool and the actor; argument rules and target-in-evidence read attacker-influenced values.
+/// - P3 last, cheapest state lookups first: intent chain, ledger and replay are map lookups;
+///   contradiction and verification read the evidence graph; the grant is checked after them so
+///   a contradicted action never spends a grant use; the final check compares what executes
+///   with what was approved and only then consumes the grant (atomically, at forwarding).
+pub const TOOL_CALL: &[Check<ToolCheck>] = &[
+    Check { id: "P1.limits", layer: Layer::ContentFree, run: limits },
+    Check { id: "P1.registry", layer: Layer::ContentFree, run: registry },
+    Check { id: "P2.stage_allowlist", layer: Layer::ContentFree, run: stage_allowlist },
+    Check { id: "P2.action_cap", layer: Layer::ContentFree, run: action_cap },
+    Check { id: "P2.argument_rules", layer: Layer::ContentDependent, run: argument_rules },
+    Check { id: "P2.target_in_evidence", layer: Layer::ContentDependent, run: target_in_evidence },
+    Check { id: "P3.intent_chain", layer: Layer::ContentFree, run: intent_chain },
+    Check { id: "P3.ledger", layer: Layer::ContentFree, run: ledger },
+    Check { id: "P3.replay", layer: Layer::ContentFree, run: replay },
+    Check { id: "P3.contradiction", layer: Layer::ContentDependent, run: contradiction },
+    Check { id: "P3.verification", layer: Layer::ContentFree, run: verification },
+    Check { id: "P3.grant", layer: Layer::ContentFree, run: grant },
+    Check { id: "P3.executed_matches", layer: Layer::ContentFree, run: executed_matches },
+];
+
+/// A tool-call check function.
+pub type ToolCheck = for<'a, 'b> fn(&'b CallCtx<'a>) -> Option<Stop>;
+
+fn effectful(c: &CallCtx<'_>) -> bool {
+    c.action.effect.is_effectful()
+}
+
+impl CallCtx<'_> {
+    fn grant_check(&self, dry_run: bool) -> GrantCheck<'_> {
+        GrantCheck {
+            keys: &self.engine.keys,
+            policy: self.engine.config.grant_policy,
+            store: self.engine.store.as_ref(),
+            now: self.now_ms / 1000,
+            dry_run,
+        }
+    }
+
+    fn grant_proposal(&self) -> Proposal {
+        Proposal {
+            task_id: self.task_id.to_owned(),
+            operation: self.action.operation.clone(),
+            target: self.action.target.clone(),
+        }
+    }
+
+    fn bytes(&self) -> ActionBytes<'_> {
+        ActionBytes { artifact: &self.action.artifact, args: &self.action.args }
+    }
+
+    /// The usable grant that fits this action exactly (dry run), if any.
+    pub fn matching_grant(&self) -> Option<GrantClaims> {
+        self.engine.grants.matching(&self.grant_check(true), &self.grant_proposal(), self.bytes(), |_| true)
+    }
+
+    /// True when a grant issued through the review queue fits this action exactly: a human
+    /// saw the evidence and decided (counts as verification and resolves disputes).
+    pub fn review_grant(&self) -> bool {
+        self.engine
+            .grants
+            .matching(&self.grant_check(true), &self.grant_proposal(), self.bytes(), |c| {
+                c.review_id.is_some()
+            })
+            .is_some()
+    }
+
+    fn role(&self) -> Option<&blindfold_schemas::Role> {
+        self.engine.config.roles.get(self.actor)
+    }
+}
+
+fn limits(c: &CallCtx<'_>) -> Option<Stop> {
+    (c.events > c.engine.config.max_events)
+        .then(|| Stop::deny(Reason::LimitExceeded, "the trajectory has too many events; start a new task"))
+}
+
+fn registry(c: &CallCtx<'_>) -> Option<Stop> {
+    let spec = c.engine.config.registry.get(c.tool)?;
+    if let Some(allowed) = &spec.args
+        && let Some(extra) = c.args.keys().find(|k| !allowed.iter().any(|a| a == *k))
+    {
+        return Some(Stop::deny(
+            Reason::InvalidSchema,
+            format!("argument `{extra}` is not in the registry schema of `{}`", c.tool),
+        ));
+    }
+    if let Some(t) = &spec.target_arg
+        && spec.effect.is_effectful()
+        && !c.args.contains_key(t)
+    {
+        return Some(Stop::deny(
+            Reason::InvalidSchema,
+            format!("`{}` needs its target argument `{t}`", c.tool),
+        ));
+    }
+    None
+}
+
+fn stage_allowlist(c: &CallCtx<'_>) -> Option<Stop> {
+    let tools = c.role()?.tools.as_ref()?;
+    (!tools.iter().any(|t| t == c.tool)).then(|| {
+        Stop::deny(Reason::ToolNotAllowed, format!("`{}` is outside this agent's stage allowlist", c.tool))
+    })
+}
+
+fn action_cap(c: &CallCtx<'_>) -> Option<Stop> {
+    let cap = c.role()?.max_actions?;
+    let done = c.st.actions.get(c.actor).copied().unwrap_or(0);
+    (effectful(c) && done >= cap).then(|| {
+        Stop::deny(Reason::ActionCapExceeded, format!("this stage may take at most {cap} effectful actions"))
+    })
+}
+
+/// `*` matches any run of characters, `?` one; case-sensitive.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+fn argument_rules(c: &CallCtx<'_>) -> Option<Stop> {
+    use crate::config::RuleAction;
+    let mut review = None;
+    for rule in c.engine.config.arg_rules.iter().filter(|r| r.tool == "*" || r.tool == c.tool) {
+        let hit = c.targets.iter().any(|t| !matches!(t, Target::Tool(_)) && glob(&rule.pattern, t.value()))
+            || glob(&rule.pattern, &c.action.target);
+        if !hit {
+            continue;
+        }
+        match rule.action {
+            RuleAction::Deny => {
+                return Some(Stop::deny(
+                    Reason::ArgumentDenied,
+                    format!("an argument matches the denied pattern `{}`", rule.pattern),
+                ));
+            }
+            RuleAction::Critical if effectful(c) => {
+                review = Some(Stop::review(
+                    Reason::Undecided,
+                    format!("`{}` touches a critical asset (`{}`); a human decides", c.tool, rule.pattern),
+                ));
+            }
+            RuleAction::Critical => {}
+        }
+    }
+    review
+}
+
+fn target_in_evidence(c: &CallCtx<'_>) -> Option<Stop> {
+    if !effectful(c) || c.engine.config.registry.get(c.tool).and_then(|s| s.target_in_evidence) == Some(false)
+    {
+        return None;
+    }
+    // Without any task input the trajectory holds no trusted statement of intent (a bare MCP
+    // connection): the grant — itself trusted evidence of its target — decides alone.
+    if !c.st.has_task {
+        return None;
+    }
+    let grants = c.engine.grants.targets_for(c.task_id);
+    let in_grant = |t: &Target| {
+        grants.iter().any(|(op, gt)| op == c.tool && (gt == t.value() || gt == &c.action.target))
+    };
+    let external = c.action.effect == Effect::External;
+    // The resources that must be evidenced: the registry target, or for a command every
+    // resource it names (a command naming none must itself appear).
+    let resources: Vec<&Target> =
+        c.targets.iter().filter(|t| !matches!(t, Target::Tool(_) | Target::Command(_))).collect();
+    let whole: Option<Target> = c.targets.iter().find(|t| matches!(t, Target::Command(_))).cloned();
+    let evidenced = |t: &Target| -> bool {
+        if c.st.trusted.contains(t) || in_grant(t) {
+            return true;
+        }
+        if external { corroborated(c, t) } else { c.st.observed.contains(t) }
+    };
+    if let Some(cmd) = &whole
+        && (evidenced(cmd) || in_grant(cmd))
+    {
+        return None;
+    }
+    let target_resources: Vec<&Target> = if whole.is_some() {
+        resources
+    } else {
+        // Non-command tools: the registry target must be evidenced; resources inside the
+        // artifact (a report's links) are not targets of this check.
+        let spec_target = c.engine.config.registry.get(c.tool).and_then(|s| s.target_arg.clone());
+        match spec_target.and_then(|name| c.args.get(&name)) {
+            Some(_) => c
+                .targets
+                .iter()
+                .filter(|t| {
+                    !matches!(t, Target::Tool(_))
+                        && (t.value() == c.action.target
+                            || crate::action::targets(&c.engine.config.registry, c.tool, &target_only(c))
+                                .contains(t))
+                })
+                .collect(),
+            None => Vec::new(),
+        }
+    };
+    if target_resources.is_empty() {
+        return whole.map(|_| {
+            Stop::deny(
+                Reason::TargetNotInEvidence,
+                "the command appears nowhere in the task, its grants or verified evidence",
+            )
+        });
+    }
+    // Hosts are derived from URLs; the URL itself (or its host, without a query) decides.
+    let missing = target_resources.iter().find(|t| {
+        let is_derived_host = matches!(t, Target::Host(h) if target_resources.iter().any(|o| matches!(o, Target::Url(u) if crate::text::target::host_of(u).as_deref() == Some(h.as_str()))));
+        !is_derived_host && !evidenced(t)
+    })?;
+    Some(Stop::deny(
+        Reason::TargetNotInEvidence,
+        format!(
+            "target `{}` appears nowhere in the task input, grants{}",
+            missing.value(),
+            if external {
+                " or independently corroborated evidence"
+            } else {
+                ", tool results or verified evidence"
+            }
+        ),
+    ))
+}
+
+fn target_only(c: &CallCtx<'_>) -> Map<String, Value> {
+    let mut m = Map::new();
+    if let Some(name) = c.engine.config.registry.get(c.tool).and_then(|s| s.target_arg.clone())
+        && let Some(v) = c.args.get(&name)
+    {
+        m.insert(name, v.clone());
+    }
+    m
+}
+
+/// An external target seen only in C2–C5 counts when an agent independent of the proposer
+/// named it without resting on the tool result it came from.
+fn corroborated(c: &CallCtx<'_>, t: &Target) -> bool {
+    let Some(mentions) = c.st.mentions.get(&t.key()) else { return false };
+    let roots = c.st.c2_roots.get(&t.key());
+    let proposer = c.proposer.map(|p| crate::evidence::Independence {
+        family: c.engine.config.family(p).to_owned(),
+        sources: c.st.agent_sources.get(p).cloned().unwrap_or_default(),
+    });
+    mentions.iter().any(|m| {
+        let own = c.proposer == Some(m.by.as_str());
+        let independent_of_proposer = proposer.as_ref().is_none_or(|p| independent(&m.independence, p));
+        let derived = roots.is_some_and(|r| {
+            r.iter().any(|root| m.independence.sources.contains(root))
+                || c.st.agent_sources.get(&m.by).is_some_and(|s| r.iter().any(|root| s.contains(root)))
+        });
+        !own && independent_of_proposer && !derived && !m.independence.family.is_empty()
+    })
+}
+
+fn intent_chain(c: &CallCtx<'_>) -> Option<Stop> {
+    let named = c.named_unknown?;
+    (c.modes.preverify && effectful(c)).then(|| {
+        Stop::deny(
+            Reason::Unverified,
+            format!("proposal `{named}` was never relayed in this task; it cannot be executed"),
+        )
+    })
+}
+
+fn ledger(c: &CallCtx<'_>) -> Option<Stop> {
+    let cap = c.engine.config.ledger_max_actions;
+    if cap == 0 || !effectful(c) {
+        return None;
+    }
+    let window_start = c.now_ms.saturating_sub(c.engine.config.ledger_window_ms);
+    let recent = c.st.ledger.iter().filter(|e| e.actor == c.actor && e.at_ms > window_start).count();
+    (recent >= cap as usize).then(|| {
+        Stop::deny(
+            Reason::ActionCapExceeded,
+            format!("at most {cap} effectful actions per ledger window; wait or ask for review"),
+        )
+    })
+}
+
+/// The replay key of a call: its call id when the transport gives one, else its fingerprint.
+pub fn replay_key(call_id: Option<&str>, fingerprint: &str) -> String {
+    match call_id {
+        Some(id) => format!("call:{id}"),
+        None => format!("fp:{fingerprint}"),
+    }
+}
+
+fn replay(c: &CallCtx<'_>) -> Option<Stop> {
+    if !effectful(c) {
+        return None;
+    }
+    let live = |key: &str| c.st.replay.get(key).is_some_and(|exp| *exp > c.now_ms);
+    if let Some(id) = c.call_id
+        && live(&replay_key(Some(id), c.fingerprint))
+    {
+        return Some(Stop::deny(Reason::ReplayedAction, "this call id was already executed"));
+    }
+    if c.call_id.is_none() && live(&replay_key(None, c.fingerprint)) {
+        // A grant that still has uses for exactly this action authorises the repeat.
+        let granted = c.modes.grants && c.matching_grant().is_some();
+        if !granted {
+            return Some(Stop::deny(
+                Reason::ReplayedAction,
+                "the same action ran moments ago; a repeat needs its own approval",
+            ));
+        }
+    }
+    None
+}
+
+/// The standing disputes against this action (excluding an agent's lexical doubts about its own
+/// proposal — a refutation must come from someone else).
+pub fn disputes_against<'s>(
+    st: &'s State,
+    targets: &[Target],
+    proposal: Option<&ProposalRec>,
+    proposer: Option<&str>,
+) -> Vec<&'s crate::state::Dispute> {
+    st.disputes
+        .iter()
+        .filter(|d| {
+            // A revoked refutation no longer stands; one awaiting revalidation still does.
+            let revoked = st.graph.get(&d.evidence).is_some_and(|a| a.lifecycle_state == Lifecycle::Revoked);
+            if revoked {
+                return false;
+            }
+            let own = proposer == Some(d.by.as_str()) && d.via != blindfold_schemas::Detection::Structured;
+            if own {
+                return false;
+            }
+            if let (Some(p), Some(dp)) = (proposal, d.proposal.as_deref())
+                && p.id == dp
+            {
+                return true;
+            }
+            targets.iter().any(|t| t.touches(&d.target))
+        })
+        .collect()
+}
+
+fn contradiction(c: &CallCtx<'_>) -> Option<Stop> {
+    if !c.modes.preverify || !effectful(c) {
+        return None;
+    }
+    let against = disputes_against(c.st, c.targets, c.proposal, c.proposer);
+    let first = against.first()?;
+    if c.review_grant() {
+        return None;
+    }
+    Some(Stop::review(
+        Reason::Contradicted,
+        format!(
+            "contradicting evidence stands against this action (it touches `{}`); a human must resolve it",
+            first.target.value()
+        ),
+    ))
+}
+
+fn verification(c: &CallCtx<'_>) -> Option<Stop> {
+    if !c.modes.preverify || !effectful(c) {
+        return None;
+    }
+    let proposer = c.proposer?;
+    // Only usable evidence verifies: a revoked or quarantined answer, or one whose sources
+    // await revalidation, no longer counts.
+    let verified = c.st.verifications.iter().any(|v| {
+        v.by != proposer && c.proposal.is_some_and(|p| p.id == v.proposal) && c.st.graph.usable(&v.evidence)
+    });
+    if verified || c.review_grant() {
+        return None;
+    }
+    Some(Stop::deny(
+        Reason::Unverified,
+        "this proposal has no independent verification yet; ask for one before it runs",
+    ))
+}
+
+fn grant(c: &CallCtx<'_>) -> Option<Stop> {
+    if !c.modes.grants || !effectful(c) {
+        return None;
+    }
+    let d = c.engine.grants.check(&c.grant_check(true), &c.grant_proposal(), c.bytes());
+    (!d.is_allow()).then(|| Stop::deny(d.reason, d.detail.unwrap_or_default()))
+}
+
+fn executed_matches(c: &CallCtx<'_>) -> Option<Stop> {
+    if let Some(p) = c.proposal
+        && effectful(c)
+        && p.fingerprint != c.fingerprint
+        && c.named
+    {
+        return Some(Stop::deny(
+            Reason::ExecutedMismatch,
+            format!(
+                "the call differs from proposal `{}` as it was verified; re-propose the exact action",
+                p.id
+            ),
+        ));
+    }
+    if c.modes.grants && effectful(c) && c.consume {
+        let d = c.engine.grants.check(&c.grant_check(false), &c.grant_proposal(), c.bytes());
+        if !d.is_allow() {
+            return Some(Stop::deny(d.reason, d.detail.unwrap_or_default()));
+        }
+    }
+    None
+}

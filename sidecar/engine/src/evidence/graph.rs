@@ -1,0 +1,225 @@
+//! The graph itself: artifacts by id, derivation edges, claim relations, pending decisions.
+
+use blindfold_schemas::{
+    Channel, ClaimRelation, ClaimState, EvidenceArtifact, EvidenceScope, Lifecycle, Provenance, Relation,
+    Transition,
+};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Everything a revocation touched: derived artifacts, claims and pending decisions that now
+/// need revalidation (`NEEDS_REVALIDATION`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Revalidation {
+    /// Artifacts derived (transitively) from the revoked one.
+    pub artifacts: Vec<String>,
+    /// Claims or proposals one of those artifacts related to.
+    pub claims: Vec<String>,
+    /// Pending decisions that depended on any of them.
+    pub decisions: Vec<String>,
+}
+
+/// One trajectory's evidence graph.
+#[derive(Debug, Clone, Default)]
+pub struct EvidenceGraph {
+    artifacts: Vec<EvidenceArtifact>,
+    index: HashMap<String, usize>,
+    children: HashMap<String, Vec<String>>,
+    /// claim id → (evidence id, relation, independence group)
+    claims: HashMap<String, Vec<(String, Relation, String)>>,
+    stale_claims: HashSet<String>,
+    /// pending decision id → evidence ids it rests on
+    pending: HashMap<String, Vec<String>>,
+    stale_decisions: HashSet<String>,
+}
+
+/// What a new artifact is made of.
+#[derive(Debug, Clone)]
+pub struct NewArtifact {
+    /// Producer (agent id, `user`, `tool:<name>`, `store:<name>`).
+    pub producer: String,
+    /// The producer's true family, for agents.
+    pub producer_family: Option<String>,
+    /// Channel.
+    pub channel: Channel,
+    /// Observed provenance (its `derived_from` become derivation edges).
+    pub provenance: Provenance,
+    /// Independence group.
+    pub independence_group: String,
+    /// Tenant / ACL.
+    pub scope: EvidenceScope,
+}
+
+impl EvidenceGraph {
+    /// Adds an artifact as `CANDIDATE`; returns its id.
+    pub fn add(&mut self, new: NewArtifact) -> String {
+        let id = format!("ev-{}", self.artifacts.len() + 1);
+        for parent in &new.provenance.derived_from {
+            self.children.entry(parent.clone()).or_default().push(id.clone());
+        }
+        self.index.insert(id.clone(), self.artifacts.len());
+        self.artifacts.push(EvidenceArtifact {
+            evidence_id: id.clone(),
+            producer: new.producer,
+            producer_family: new.producer_family,
+            channel: new.channel,
+            provenance: new.provenance,
+            lifecycle_state: Lifecycle::Candidate,
+            needs_revalidation: false,
+            claim_relations: Vec::new(),
+            independence_group: new.independence_group,
+            scope: new.scope,
+            transitions: Vec::new(),
+        });
+        id
+    }
+
+    /// The artifact `id`.
+    pub fn get(&self, id: &str) -> Option<&EvidenceArtifact> {
+        self.index.get(id).map(|&i| &self.artifacts[i])
+    }
+
+    /// Every artifact, oldest first.
+    pub fn artifacts(&self) -> &[EvidenceArtifact] {
+        &self.artifacts
+    }
+
+    /// Moves `id` to `to`, recording `{from, to, reason, actor, at}`. A move out of `REVOKED`
+    /// is refused (revocation is final); returns whether the state changed.
+    pub fn transition(&mut self, id: &str, to: Lifecycle, reason: &str, actor: &str, at: u64) -> bool {
+        let Some(&i) = self.index.get(id) else { return false };
+        let a = &mut self.artifacts[i];
+        if a.lifecycle_state == to || a.lifecycle_state == Lifecycle::Revoked {
+            return false;
+        }
+        a.transitions.push(Transition {
+            from: a.lifecycle_state,
+            to,
+            reason: reason.into(),
+            actor: actor.into(),
+            at,
+        });
+        a.lifecycle_state = to;
+        true
+    }
+
+    /// Records that artifact `evidence` bears `relation` to claim (or proposal) `claim`.
+    pub fn relate(&mut self, evidence: &str, claim: &str, relation: Relation) {
+        let Some(&i) = self.index.get(evidence) else { return };
+        let a = &mut self.artifacts[i];
+        a.claim_relations.push(ClaimRelation { claim_or_proposal_id: claim.into(), relation });
+        let group = a.independence_group.clone();
+        self.claims.entry(claim.into()).or_default().push((evidence.into(), relation, group));
+    }
+
+    /// Distinct independence groups of usable artifacts bearing `relation` to `claim`.
+    pub fn independent_groups(&self, claim: &str, relation: Relation) -> usize {
+        self.claims
+            .get(claim)
+            .map(|rels| {
+                rels.iter()
+                    .filter(|(ev, r, _)| *r == relation && self.usable(ev))
+                    .map(|(_, _, g)| g.as_str())
+                    .collect::<BTreeSet<_>>()
+                    .len()
+            })
+            .unwrap_or(0)
+    }
+
+    /// The claim's state from its usable evidence: never a majority vote.
+    pub fn claim_state(&self, claim: &str) -> ClaimState {
+        if self.stale_claims.contains(claim) {
+            return ClaimState::NeedsRevalidation;
+        }
+        let support = self.independent_groups(claim, Relation::FullSupport);
+        let refute = self.independent_groups(claim, Relation::Refutes);
+        match (support > 0, refute > 0) {
+            (true, true) => ClaimState::Mixed,
+            (true, false) => ClaimState::Supported,
+            (false, true) => ClaimState::Refuted,
+            (false, false) => ClaimState::Insufficient,
+        }
+    }
+
+    /// Usable: retrievable lifecycle and not awaiting revalidation.
+    pub fn usable(&self, id: &str) -> bool {
+        self.get(id).is_some_and(|a| a.lifecycle_state.retrievable() && !a.needs_revalidation)
+    }
+
+    /// Registers a pending decision resting on `evidence`.
+    pub fn record_pending(&mut self, decision: &str, evidence: Vec<String>) {
+        self.pending.insert(decision.into(), evidence);
+    }
+
+    /// True when a pending decision must be re-checked.
+    pub fn decision_stale(&self, decision: &str) -> bool {
+        self.stale_decisions.contains(decision)
+    }
+
+    /// Revokes `id` and marks everything derived from it — artifacts, the claims they relate
+    /// to, pending decisions resting on any of them — as needing revalidation.
+    pub fn revoke(&mut self, id: &str, reason: &str, actor: &str, at: u64) -> Revalidation {
+        let mut out = Revalidation::default();
+        if !self.transition(id, Lifecycle::Revoked, reason, actor, at) && self.get(id).is_none() {
+            return out;
+        }
+        let mut affected: Vec<String> = vec![id.to_owned()];
+        let mut seen: HashSet<String> = affected.iter().cloned().collect();
+        let mut i = 0;
+        while i < affected.len() {
+            let children = self.children.get(&affected[i]).cloned().unwrap_or_default();
+            for c in children {
+                if seen.insert(c.clone()) {
+                    affected.push(c);
+                }
+            }
+            i += 1;
+        }
+        for ev in &affected {
+            if let Some(&k) = self.index.get(ev) {
+                let a = &mut self.artifacts[k];
+                if ev != id {
+                    a.needs_revalidation = true;
+                    out.artifacts.push(ev.clone());
+                }
+                for rel in &a.claim_relations {
+                    if self.stale_claims.insert(rel.claim_or_proposal_id.clone()) {
+                        out.claims.push(rel.claim_or_proposal_id.clone());
+                    }
+                }
+            }
+        }
+        let mut decisions: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|(_, deps)| deps.iter().any(|d| seen.contains(d)))
+            .map(|(k, _)| k.clone())
+            .collect();
+        decisions.sort();
+        for d in &decisions {
+            self.stale_decisions.insert(d.clone());
+        }
+        out.decisions = decisions;
+        out
+    }
+
+    /// Root ancestors of `id` (artifacts with no observed parent), by id.
+    pub fn roots(&self, id: &str) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut stack = vec![id.to_owned()];
+        let mut seen = HashSet::new();
+        while let Some(cur) = stack.pop() {
+            if !seen.insert(cur.clone()) {
+                continue;
+            }
+            match self.get(&cur) {
+                Some(a) if !a.provenance.derived_from.is_empty() => {
+                    stack.extend(a.provenance.derived_from.iter().cloned());
+                }
+                _ => {
+                    out.insert(cur);
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,473 @@
+//! Informational events (task, card, delegate, response, tool result): they decide nothing
+//! themselves but build the evidence the cascade reads — trusted task input, tool results,
+//! proposals, verify requests, and relations detected in responses (structured, then lexical).
+
+use crate::action;
+use crate::engine::Engine;
+use crate::evidence::{Independence, NewArtifact, independent};
+use crate::shell;
+use crate::state::{Dispute, Mention, ProposalRec, State, Verification, VerifyRequest};
+use crate::text::polarity::{clauses, segments};
+use crate::text::target::resources_in_text;
+use crate::text::{Polarity, Target};
+use blindfold_schemas::{
+    Channel, DetectedRelation, Detection, EvidenceScope, Intent, Lifecycle, ProposalRef, Provenance,
+    Relation, RelationClaim, event::ProposedAction,
+};
+use std::collections::BTreeSet;
+
+/// What observing a response produced, for the Step.
+#[derive(Debug, Default)]
+pub struct Observed {
+    /// Relations detected.
+    pub relations: Vec<DetectedRelation>,
+    /// Proposals recorded.
+    pub proposals: Vec<ProposalRef>,
+    /// Artifacts created.
+    pub evidence: Vec<String>,
+}
+
+fn provenance(
+    source_type: &str,
+    source_ref: &str,
+    text: &str,
+    now_ms: u64,
+    derived: Vec<String>,
+) -> Provenance {
+    Provenance {
+        source_type: source_type.into(),
+        source_ref: source_ref.into(),
+        hash: Some(crate::canonical::sha256_hex(text.as_bytes())),
+        observed_at: now_ms,
+        derived_from: derived,
+    }
+}
+
+/// Targets named in text: resources and code spans (as whole commands plus their resources).
+pub fn text_targets(text: &str) -> Vec<Target> {
+    let mut out = resources_in_text(text);
+    for span in text.split('`').skip(1).step_by(2) {
+        let span = span.trim();
+        if span.is_empty() {
+            continue;
+        }
+        out.push(Target::Command(shell::normalise(span)));
+        out.extend(shell::resources(span));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// True when `word` occurs in `text` as a whole word (proposal ids such as `p2`).
+pub fn mentions_word(text: &str, word: &str) -> bool {
+    word.len() >= 2
+        && text
+            .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+            .any(|w| w.eq_ignore_ascii_case(word))
+}
+
+/// True when a clause names proposal `p`: its id as a word, or one of its targets.
+fn names_proposal(clause: &str, ctargets: &[Target], p: &ProposalRec) -> bool {
+    mentions_word(clause, &p.id) || p.targets.iter().any(|t| clause_names(clause, ctargets, t))
+}
+
+/// True when `clause` names `t` (normalised comparison; words as whole words).
+pub fn clause_names(clause: &str, clause_targets: &[Target], t: &Target) -> bool {
+    match t {
+        Target::Tool(_) => false,
+        Target::Command(c) => {
+            let norm = shell::normalise(clause);
+            !c.is_empty() && (norm.contains(c.as_str()) || clause_targets.contains(t))
+        }
+        Target::Word(w) => {
+            w.len() >= 2
+                && clause
+                    .to_lowercase()
+                    .split(|c: char| !(c.is_alphanumeric() || "-_.@:/".contains(c)))
+                    .any(|tok| tok.trim_matches(|c| c == '.' || c == ':') == w)
+        }
+        _ => clause_targets.iter().any(|ct| ct == t || t.touches(ct) || ct.touches(t)),
+    }
+}
+
+fn add_stems(st: &mut State, text: &str) {
+    for w in text.split(|ch: char| !ch.is_alphanumeric()).filter(|w| w.chars().count() >= 4) {
+        st.evidence_stems.insert(w.to_lowercase().chars().take(5).collect());
+    }
+}
+
+impl Engine {
+    pub(crate) fn observe_task(&self, st: &mut State, text: &str, now_ms: u64) -> Vec<String> {
+        st.has_task = true;
+        st.trusted.insert_text(text);
+        add_stems(st, text);
+        let id = st.graph.add(NewArtifact {
+            producer: "user".into(),
+            producer_family: None,
+            channel: Channel::C1,
+            provenance: provenance("user", "task", text, now_ms, Vec::new()),
+            independence_group: "user".into(),
+            scope: EvidenceScope::default(),
+        });
+        st.graph.transition(&id, Lifecycle::Validated, "trusted channel C1", "blindfold", now_ms);
+        vec![id]
+    }
+
+    pub(crate) fn observe_tool_result(
+        &self,
+        st: &mut State,
+        tool: &str,
+        content: &str,
+        call_id: Option<&str>,
+        now_ms: u64,
+    ) -> Vec<String> {
+        // Bind the result to its call: by call id, else the last call of that tool.
+        let source = match &st.last_call {
+            Some((t, cid, src))
+                if (call_id.is_some() && cid.as_deref() == call_id) || (call_id.is_none() && t == tool) =>
+            {
+                src.clone()
+            }
+            _ => format!("tool:{tool}"),
+        };
+        let id = st.graph.add(NewArtifact {
+            producer: format!("tool:{tool}"),
+            producer_family: None,
+            channel: Channel::C2,
+            provenance: provenance("tool", &source, content, now_ms, Vec::new()),
+            independence_group: format!("src:{source}"),
+            scope: EvidenceScope::default(),
+        });
+        st.observed.insert_text(content);
+        add_stems(st, content);
+        for t in text_targets(content) {
+            st.c2_roots.entry(t.key()).or_default().insert(source.clone());
+        }
+        vec![id]
+    }
+
+    pub(crate) fn observe_delegate(
+        &self,
+        st: &mut State,
+        to: &str,
+        intent: Intent,
+        text: &str,
+        proposal: Option<&str>,
+        now_ms: u64,
+    ) -> Vec<String> {
+        // What Blindfold relays to an agent is part of that agent's observed ancestry.
+        let sources: BTreeSet<String> = text_targets(text)
+            .iter()
+            .filter_map(|t| st.c2_roots.get(&t.key()))
+            .flat_map(|s| s.iter().cloned())
+            .collect();
+        st.agent_sources.entry(to.to_owned()).or_default().extend(sources);
+        if intent == Intent::Verify {
+            st.verify_requests.retain(|r| r.to != to);
+            st.verify_requests.push(VerifyRequest {
+                to: to.to_owned(),
+                proposal: proposal.map(str::to_owned),
+                targets: text_targets(text),
+                text: text.to_owned(),
+            });
+        }
+        let id = st.graph.add(NewArtifact {
+            producer: "coordinator".into(),
+            producer_family: None,
+            channel: Channel::C4,
+            provenance: provenance("handoff", to, text, now_ms, Vec::new()),
+            independence_group: "coordinator".into(),
+            scope: EvidenceScope::default(),
+        });
+        vec![id]
+    }
+
+    /// The independence of `agent`'s judgement in `text`: its true family and the observed root
+    /// sources the text rests on (resources it names that Blindfold saw in tool results, and
+    /// pages it cites). Citing can only make judgements less independent, never more.
+    pub(crate) fn independence_of(&self, st: &State, agent: &str, text: &str) -> Independence {
+        let mut sources = BTreeSet::new();
+        for t in text_targets(text) {
+            match &t {
+                Target::Url(_) | Target::Path(_) => {
+                    sources.insert(t.key());
+                    if let Some(roots) = st.c2_roots.get(&t.key()) {
+                        sources.extend(roots.iter().cloned());
+                    }
+                }
+                _ => {}
+            }
+        }
+        Independence { family: self.config.family(agent).to_owned(), sources }
+    }
+
+    /// The independence of whoever proposed `p` (the coordinator is independent of every agent).
+    pub(crate) fn proposer_independence(&self, st: &State, p: &ProposalRec) -> Independence {
+        Independence {
+            family: self.config.family(&p.proposer).to_owned(),
+            sources: st.agent_sources.get(&p.proposer).cloned().unwrap_or_default(),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn observe_response(
+        &self,
+        st: &mut State,
+        from: &str,
+        text: &str,
+        proposals: &[ProposedAction],
+        relations: &[RelationClaim],
+        now_ms: u64,
+    ) -> Observed {
+        let mut out = Observed::default();
+        let digest = crate::canonical::sha256_hex(format!("{from}\u{0}{text}").as_bytes());
+        let replayed = !st.seen_responses.insert(digest) && proposals.is_empty() && relations.is_empty();
+        let indep = self.independence_of(st, from, text);
+        let derived: Vec<String> = Vec::new();
+        let id = st.graph.add(NewArtifact {
+            producer: from.to_owned(),
+            producer_family: Some(indep.family.clone()),
+            channel: Channel::C4,
+            provenance: provenance("agent", from, text, now_ms, derived),
+            independence_group: indep.group(),
+            scope: EvidenceScope::default(),
+        });
+        out.evidence.push(id.clone());
+        if replayed {
+            // A replayed answer adds nothing (P1 response replay): no second vote.
+            return out;
+        }
+        st.agent_sources.entry(from.to_owned()).or_default().extend(indep.sources.iter().cloned());
+
+        // Proposals (their rationale is channel C5).
+        for p in proposals {
+            let action = self.config.registry.derive(&p.tool, &p.args);
+            let rec = ProposalRec {
+                id: p.id.clone(),
+                proposer: from.to_owned(),
+                tool: p.tool.clone(),
+                fingerprint: action::fingerprint(&self.config.registry, &p.tool, &p.args),
+                targets: action::targets(&self.config.registry, &p.tool, &p.args),
+                action,
+                evidence: id.clone(),
+            };
+            out.proposals.push(ProposalRef { proposal: rec.id.clone(), proposer: from.to_owned() });
+            st.proposals.push(rec);
+        }
+
+        // Mentions of targets (independent corroboration of external targets).
+        for t in text_targets(text) {
+            st.mentions
+                .entry(t.key())
+                .or_default()
+                .push(Mention { by: from.to_owned(), independence: indep.clone() });
+        }
+
+        // The verify request this response answers, if any.
+        let request =
+            st.verify_requests.iter().position(|r| r.to == from).map(|i| st.verify_requests.remove(i));
+        let asked: Vec<String> = match &request {
+            Some(r) => {
+                let mut ids: Vec<String> = st
+                    .proposals
+                    .iter()
+                    .filter(|p| {
+                        r.proposal.as_deref() == Some(p.id.as_str())
+                            || mentions_word(&r.text, &p.id)
+                            || p.targets.iter().any(|t| {
+                                !matches!(t, Target::Tool(_))
+                                    && r.targets.iter().any(|rt| rt == t || t.touches(rt))
+                            })
+                    })
+                    .map(|p| p.id.clone())
+                    .collect();
+                if let Some(named) = &r.proposal
+                    && !ids.contains(named)
+                {
+                    ids.push(named.clone());
+                }
+                ids.sort();
+                ids.dedup();
+                ids
+            }
+            None => Vec::new(),
+        };
+
+        // (1) Structured relations.
+        let mut stated: Vec<(String, Relation, Detection)> =
+            relations.iter().map(|r| (r.proposal.clone(), r.relation, Detection::Structured)).collect();
+
+        // (2) Lexical: clauses that name a known proposal's targets (or its id) with refusal
+        // or approval language; refusal clauses also dispute every resource they name.
+        // Sentences, split further at contrastive markers; a single-part sentence without
+        // polarity that names targets borrows a refusal from an adjacent sentence ("Do not run
+        // it. `rm -rf /data` wipes the disk.").
+        let patterns = &self.config.patterns;
+        let sentences: Vec<Vec<(&str, Polarity)>> = clauses(text)
+            .into_iter()
+            .map(|s| segments(s).into_iter().map(|seg| (seg, patterns.clause_polarity(seg))).collect())
+            .collect();
+        let refuses: Vec<bool> =
+            sentences.iter().map(|segs| segs.iter().any(|(_, p)| *p == Polarity::Refuse)).collect();
+        let mut items: Vec<(Polarity, Vec<Target>, &str)> = Vec::new();
+        for (i, segs) in sentences.iter().enumerate() {
+            for (seg, pol) in segs {
+                let neighbour_refuses =
+                    (i > 0 && refuses[i - 1]) || refuses.get(i + 1).copied().unwrap_or(false);
+                let effective = if *pol == Polarity::None && segs.len() == 1 && neighbour_refuses {
+                    Polarity::Refuse
+                } else {
+                    *pol
+                };
+                items.push((effective, text_targets(seg), seg));
+            }
+        }
+        for (effective, ctargets, clause) in &items {
+            if *effective == Polarity::Refuse {
+                for t in ctargets {
+                    st.disputes.push(Dispute {
+                        target: t.clone(),
+                        by: from.to_owned(),
+                        proposal: None,
+                        evidence: id.clone(),
+                        via: Detection::Lexical,
+                    });
+                }
+                for tool in patterns.refused_tools(clause) {
+                    st.disputes.push(Dispute {
+                        target: Target::Tool(tool),
+                        by: from.to_owned(),
+                        proposal: None,
+                        evidence: id.clone(),
+                        via: Detection::Lexical,
+                    });
+                }
+            }
+            if *effective == Polarity::None {
+                continue;
+            }
+            let relation =
+                if *effective == Polarity::Refuse { Relation::Refutes } else { Relation::FullSupport };
+            for p in &st.proposals {
+                if p.proposer == from && relation == Relation::FullSupport {
+                    continue; // one's own approval is no evidence
+                }
+                if names_proposal(clause, ctargets, p) {
+                    stated.push((p.id.clone(), relation, Detection::Lexical));
+                }
+            }
+        }
+        // An answer to a verify request is about the asked proposal even when it does not
+        // repeat its targets: clauses naming it decide (any refusal wins); otherwise the last
+        // judgement that is not about some other named target is the verdict.
+        for pid in &asked {
+            let Some(p) = st.proposal(pid) else { continue };
+            let naming: Vec<Polarity> = items
+                .iter()
+                .filter(|(pol, ct, c)| *pol != Polarity::None && names_proposal(c, ct, p))
+                .map(|(pol, _, _)| *pol)
+                .collect();
+            let verdict = if naming.is_empty() {
+                items
+                    .iter()
+                    .rev()
+                    .filter(|(pol, ct, _)| {
+                        *pol != Polarity::None
+                            && ct
+                                .iter()
+                                .all(|t| p.targets.iter().any(|pt| pt == t || pt.touches(t) || t.touches(pt)))
+                    })
+                    .map(|(pol, _, _)| *pol)
+                    .next()
+            } else if naming.contains(&Polarity::Refuse) {
+                Some(Polarity::Refuse)
+            } else {
+                Some(Polarity::Approve)
+            };
+            match verdict {
+                Some(Polarity::Refuse) => stated.push((pid.clone(), Relation::Refutes, Detection::Lexical)),
+                Some(Polarity::Approve) => {
+                    stated.push((pid.clone(), Relation::FullSupport, Detection::Lexical))
+                }
+                _ => {}
+            }
+        }
+
+        // Apply: relations into the graph, refutations to targets, support to verifications.
+        let mut applied: BTreeSet<(String, String)> = BTreeSet::new();
+        let refuted: BTreeSet<String> =
+            stated.iter().filter(|(_, r, _)| *r == Relation::Refutes).map(|(p, _, _)| p.clone()).collect();
+        for (pid, relation, via) in stated {
+            // Fail closed: a proposal this response refutes anywhere is not supported by it.
+            if relation != Relation::Refutes && refuted.contains(&pid) {
+                continue;
+            }
+            if !applied.insert((pid.clone(), format!("{relation:?}"))) {
+                continue;
+            }
+            st.graph.relate(&id, &pid, relation);
+            let Some(p) = st.proposal(&pid).cloned() else {
+                if relation == Relation::Refutes {
+                    st.disputes.push(Dispute {
+                        target: Target::Word(format!("proposal:{pid}")),
+                        by: from.to_owned(),
+                        proposal: Some(pid.clone()),
+                        evidence: id.clone(),
+                        via,
+                    });
+                }
+                continue;
+            };
+            let mut counts = false;
+            match relation {
+                Relation::Refutes => {
+                    for t in p.targets.iter().filter(|t| !matches!(t, Target::Tool(_))) {
+                        st.disputes.push(Dispute {
+                            target: t.clone(),
+                            by: from.to_owned(),
+                            proposal: Some(pid.clone()),
+                            evidence: id.clone(),
+                            via,
+                        });
+                    }
+                    st.disputes.push(Dispute {
+                        target: Target::Word(format!("proposal:{pid}")),
+                        by: from.to_owned(),
+                        proposal: Some(pid.clone()),
+                        evidence: id.clone(),
+                        via,
+                    });
+                }
+                Relation::FullSupport => {
+                    let proposer = self.proposer_independence(st, &p);
+                    counts = asked.contains(&pid) && from != p.proposer && independent(&indep, &proposer);
+                    if counts {
+                        st.verifications.push(Verification {
+                            proposal: pid.clone(),
+                            by: from.to_owned(),
+                            evidence: id.clone(),
+                            via,
+                        });
+                        for t in &p.targets {
+                            st.observed.insert(t);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            out.relations.push(DetectedRelation {
+                proposal: pid.clone(),
+                proposer: p.proposer.clone(),
+                by: from.to_owned(),
+                relation,
+                via,
+                counts_as_verification: counts,
+            });
+        }
+        if st.disputes.iter().any(|d| d.evidence == id) {
+            st.graph.transition(&id, Lifecycle::Validated, "refutation recorded", "blindfold", now_ms);
+        }
+        out
+    }
+}

@@ -1,0 +1,234 @@
+//! One trajectory's state: the evidence graph and indexes over it, proposals, verify requests,
+//! disputes, verifications, the ledger, replay keys (with expiry) and shared-memory records.
+
+use crate::evidence::{EvidenceGraph, Independence};
+use crate::registry::DerivedAction;
+use crate::text::Target;
+use blindfold_schemas::{Detection, Lifecycle};
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+
+/// An action an agent proposed (or executed itself, which is its own proposal).
+#[derive(Debug, Clone)]
+pub struct ProposalRec {
+    /// Proposal id.
+    pub id: String,
+    /// Proposing agent.
+    pub proposer: String,
+    /// Tool.
+    pub tool: String,
+    /// Fingerprint of the proposed action.
+    pub fingerprint: String,
+    /// Its derived action.
+    pub action: DerivedAction,
+    /// Its targets.
+    pub targets: Vec<Target>,
+    /// The response artifact it came in.
+    pub evidence: String,
+}
+
+/// A verify delegation the coordinator sent (through Blindfold) and not yet answered.
+#[derive(Debug, Clone)]
+pub struct VerifyRequest {
+    /// The agent asked.
+    pub to: String,
+    /// The proposal named, if any.
+    pub proposal: Option<String>,
+    /// Targets named in the delegation text.
+    pub targets: Vec<Target>,
+    /// The delegation text (proposal ids named in it count as asked).
+    pub text: String,
+}
+
+/// A standing refutation of a target.
+#[derive(Debug, Clone)]
+pub struct Dispute {
+    /// The disputed target.
+    pub target: Target,
+    /// Who refuted it.
+    pub by: String,
+    /// The proposal refuted, when known.
+    pub proposal: Option<String>,
+    /// The refuting artifact.
+    pub evidence: String,
+    /// How the refutation was found.
+    pub via: Detection,
+}
+
+/// A positive verification of a proposal.
+#[derive(Debug, Clone)]
+pub struct Verification {
+    /// The proposal id.
+    pub proposal: String,
+    /// Who verified it.
+    pub by: String,
+    /// The verifying artifact.
+    pub evidence: String,
+    /// How support was found.
+    pub via: Detection,
+}
+
+/// One executed effectful action in the ledger.
+#[derive(Debug, Clone)]
+pub struct LedgerEntry {
+    /// When, milliseconds.
+    pub at_ms: u64,
+    /// Who ran it.
+    pub actor: String,
+    /// Its fingerprint.
+    pub fingerprint: String,
+}
+
+/// One record in a shared store.
+#[derive(Debug, Clone)]
+pub struct MemRecord {
+    /// The record as written.
+    pub record: Value,
+    /// Writer.
+    pub writer: String,
+    /// Evidence artifact id.
+    pub evidence: String,
+    /// Lifecycle (writes land as `CANDIDATE`).
+    pub lifecycle: Lifecycle,
+}
+
+/// Evidence text indexed by target key (`path:/x`, `word:prod`, …).
+#[derive(Debug, Clone, Default)]
+pub struct TargetIndex {
+    keys: HashSet<String>,
+}
+
+impl TargetIndex {
+    /// Indexes every resource, code span and word of `text`.
+    pub fn insert_text(&mut self, text: &str) {
+        for t in crate::text::target::resources_in_text(text) {
+            self.keys.insert(t.key());
+        }
+        for span in text.split('`').skip(1).step_by(2) {
+            self.keys.insert(Target::Command(crate::shell::normalise(span)).key());
+            for t in crate::shell::resources(span) {
+                self.keys.insert(t.key());
+            }
+        }
+        for word in text.split(|c: char| !(c.is_alphanumeric() || "-_.@".contains(c))) {
+            let w = word.trim_matches('.');
+            if !w.is_empty() {
+                self.keys.insert(format!("word:{}", w.to_lowercase()));
+            }
+        }
+        let normalised = crate::shell::normalise(text.trim());
+        if !normalised.is_empty() && normalised.len() <= 512 {
+            self.keys.insert(Target::Command(normalised).key());
+        }
+    }
+
+    /// Indexes one target.
+    pub fn insert(&mut self, t: &Target) {
+        self.keys.insert(t.key());
+    }
+
+    /// True when `t` appears: exactly, as an enclosing directory, by file name, or (for a URL
+    /// without a query) by its host.
+    pub fn contains(&self, t: &Target) -> bool {
+        if self.keys.contains(&t.key()) {
+            return true;
+        }
+        match t {
+            Target::Path(p) => {
+                let mut cur = p.as_str();
+                while let Some((parent, _)) = cur.rsplit_once('/') {
+                    if parent.len() > 1
+                        && parent.matches('/').count() + usize::from(!parent.starts_with('/')) >= 2
+                        && self.keys.contains(&format!("path:{parent}"))
+                    {
+                        return true;
+                    }
+                    cur = parent;
+                }
+                let name = p.rsplit('/').next().unwrap_or(p);
+                name.contains('.') && name != p && self.keys.contains(&format!("path:{name}"))
+            }
+            Target::Url(u) if !u.contains('?') => {
+                crate::text::target::host_of(u).is_some_and(|h| self.keys.contains(&format!("host:{h}")))
+            }
+            Target::Word(w) => self.keys.contains(&format!("word:{w}")),
+            Target::Host(h) => self.keys.contains(&format!("word:{h}")),
+            Target::Email(e) => self.keys.contains(&format!("word:{e}")),
+            _ => false,
+        }
+    }
+}
+
+/// A mention of a target in an agent's response (for independent corroboration).
+#[derive(Debug, Clone)]
+pub struct Mention {
+    /// The agent.
+    pub by: String,
+    /// Its independence.
+    pub independence: Independence,
+}
+
+/// Everything Blindfold tracks for one trajectory.
+#[derive(Debug, Clone, Default)]
+pub struct State {
+    /// The evidence graph.
+    pub graph: EvidenceGraph,
+    /// True once task input (C1) was seen.
+    pub has_task: bool,
+    /// Trusted evidence: task input (C1).
+    pub trusted: TargetIndex,
+    /// Tool results (C2) and verified proposals.
+    pub observed: TargetIndex,
+    /// Target key → agents' responses naming it.
+    pub mentions: HashMap<String, Vec<Mention>>,
+    /// Target key → root source keys of the tool results it appeared in.
+    pub c2_roots: HashMap<String, BTreeSet<String>>,
+    /// Proposals in order.
+    pub proposals: Vec<ProposalRec>,
+    /// Open verify delegations.
+    pub verify_requests: Vec<VerifyRequest>,
+    /// Standing refutations.
+    pub disputes: Vec<Dispute>,
+    /// Positive verifications.
+    pub verifications: Vec<Verification>,
+    /// Executed effectful actions inside the window.
+    pub ledger: VecDeque<LedgerEntry>,
+    /// Replay key → expiry (ms).
+    pub replay: HashMap<String, u64>,
+    /// Path → targets named in what was written there (runs of the file inherit them).
+    pub written: HashMap<String, Vec<Target>>,
+    /// Effectful actions executed per agent.
+    pub actions: HashMap<String, u32>,
+    /// Store → records.
+    pub memory: HashMap<String, Vec<MemRecord>>,
+    /// Memory write replay key → expiry (ms).
+    pub memory_replay: HashMap<String, u64>,
+    /// Source keys an agent observed (what Blindfold relayed to it).
+    pub agent_sources: HashMap<String, BTreeSet<String>>,
+    /// The last tool call seen (`tool_result` without a call id binds to it): (tool, source key).
+    pub last_call: Option<(String, Option<String>, String)>,
+    /// Word stems (first five letters of words of four or more) of C1 and C2 evidence.
+    pub evidence_stems: HashSet<String>,
+    /// Response digests already seen per agent (response replay).
+    pub seen_responses: HashSet<String>,
+}
+
+impl State {
+    /// The proposal `id`.
+    pub fn proposal(&self, id: &str) -> Option<&ProposalRec> {
+        self.proposals.iter().rev().find(|p| p.id == id)
+    }
+
+    /// Drops replay keys and ledger entries that expired by `now_ms`.
+    pub fn expire(&mut self, now_ms: u64, ledger_window_ms: u64) {
+        if self.replay.len() > 64 {
+            self.replay.retain(|_, exp| *exp > now_ms);
+        }
+        if self.memory_replay.len() > 64 {
+            self.memory_replay.retain(|_, exp| *exp > now_ms);
+        }
+        while self.ledger.front().is_some_and(|e| e.at_ms.saturating_add(ledger_window_ms) <= now_ms) {
+            self.ledger.pop_front();
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! Text analysis over attacker-influenceable content: targets named in text, refusal and
+//! approval language with negation, and instruction-like content. Everything here is
+//! deterministic pattern matching (layer `content_dependent`).
+
+pub mod instruction;
+pub mod polarity;
+pub mod target;
+
+pub use polarity::{Patterns, PatternsError, Polarity};
+pub use target::Target;

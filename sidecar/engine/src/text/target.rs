@@ -1,0 +1,314 @@
+//! Targets (SPEC §5): the resources an action touches — paths, URLs, hosts, e-mail recipients,
+//! refs and words named by the registry — and its whole normalised command. A bare executable
+//! or tool name is not a target; a tool is one only when a refutation is about the tool itself.
+
+use std::fmt;
+
+/// One normalised target.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// A filesystem path, lexically normalised.
+    Path(String),
+    /// A URL: scheme and host lowercased, default port, fragment and dot segments removed.
+    Url(String),
+    /// A host name, lowercased.
+    Host(String),
+    /// An e-mail address, lowercased.
+    Email(String),
+    /// A whole shell command, whitespace-normalised.
+    Command(String),
+    /// Any other registry target value (an environment, a remote, a ref), lowercased.
+    Word(String),
+    /// A tool itself ("do not use the deploy tool at all").
+    Tool(String),
+}
+
+impl Target {
+    /// True when an action touching `self` touches `disputed`: the same target, a path inside a
+    /// disputed directory, or a URL on a disputed host.
+    pub fn touches(&self, disputed: &Target) -> bool {
+        if self == disputed {
+            return true;
+        }
+        match (self, disputed) {
+            (Target::Path(p), Target::Path(d)) => is_ancestor(d, p),
+            (Target::Url(u), Target::Host(h)) => host_of(u).is_some_and(|uh| uh == *h),
+            _ => false,
+        }
+    }
+
+    /// The text form used in indexes and explanations.
+    pub fn key(&self) -> String {
+        self.to_string()
+    }
+
+    /// The raw value without its kind.
+    pub fn value(&self) -> &str {
+        match self {
+            Target::Path(v)
+            | Target::Url(v)
+            | Target::Host(v)
+            | Target::Email(v)
+            | Target::Command(v)
+            | Target::Word(v)
+            | Target::Tool(v) => v,
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self {
+            Target::Path(_) => "path",
+            Target::Url(_) => "url",
+            Target::Host(_) => "host",
+            Target::Email(_) => "email",
+            Target::Command(_) => "cmd",
+            Target::Word(_) => "word",
+            Target::Tool(_) => "tool",
+        };
+        write!(f, "{kind}:{}", self.value())
+    }
+}
+
+/// True when `dir` is a proper ancestor of `path` and specific enough to scope a dispute
+/// (not `/`, `~`, `.`).
+pub fn is_ancestor(dir: &str, path: &str) -> bool {
+    if matches!(dir, "/" | "~" | "." | "" | "..") {
+        return false;
+    }
+    path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/'
+}
+
+/// Lexical path normalisation: `//` collapsed, `.` dropped, `..` resolved where possible,
+/// trailing `/` removed (except for `/` itself).
+pub fn normalise_path(raw: &str) -> String {
+    let absolute = raw.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in raw.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|p| *p != "..") {
+                    parts.pop();
+                } else if !absolute {
+                    parts.push("..");
+                }
+            }
+            p => parts.push(p),
+        }
+    }
+    let joined = parts.join("/");
+    match (absolute, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_owned(),
+        (false, false) => joined,
+    }
+}
+
+/// Parses and normalises a URL; `None` when `raw` is not `scheme://authority…`.
+pub fn normalise_url(raw: &str) -> Option<String> {
+    let (scheme, rest) = raw.split_once("://")?;
+    if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)) {
+        return None;
+    }
+    let scheme = scheme.to_ascii_lowercase();
+    let rest = rest.split('#').next().unwrap_or("");
+    let split = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(split);
+    let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h).to_ascii_lowercase();
+    let hostport = hostport.trim_end_matches('.');
+    let default_port = match scheme.as_str() {
+        "http" | "ws" => Some(":80"),
+        "https" | "wss" => Some(":443"),
+        _ => None,
+    };
+    let hostport = match default_port {
+        Some(p) => hostport.strip_suffix(p).unwrap_or(hostport),
+        None => hostport,
+    };
+    if hostport.is_empty() {
+        return None;
+    }
+    let (path, query) = match tail.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (tail, None),
+    };
+    let path = if path.is_empty() { String::new() } else { normalise_path(path) };
+    let path = if path == "/" { String::new() } else { path };
+    Some(match query {
+        Some(q) if !q.is_empty() => format!("{scheme}://{hostport}{path}?{q}"),
+        _ => format!("{scheme}://{hostport}{path}"),
+    })
+}
+
+/// The host of a normalised URL (without port).
+pub fn host_of(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?']).next()?;
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if host.starts_with('[') {
+        host.split(']').next().map(|h| format!("{h}]"))?
+    } else {
+        host.split(':').next()?.to_owned()
+    };
+    (!host.is_empty()).then_some(host)
+}
+
+/// File extensions that make `name.ext` a file name rather than a host.
+const FILE_EXTENSIONS: &[&str] = &[
+    "md", "txt", "py", "sh", "bash", "json", "yaml", "yml", "toml", "rs", "js", "ts", "csv", "log", "cfg",
+    "conf", "ini", "html", "htm", "xml", "pdf", "env", "lock", "sql", "go", "c", "h", "cpp", "java", "rb",
+    "php", "pem", "key", "db", "zip", "tar", "gz", "tgz", "bak", "tmp", "out", "ps1", "bat", "exe", "dll",
+    "so", "jsx", "tsx", "css", "png", "jpg", "docx", "xlsx", "ipynb", "lua", "pl", "r", "swift", "kt",
+];
+
+/// Classifies one token (already stripped of surrounding punctuation) as a resource.
+pub fn classify(token: &str) -> Option<Target> {
+    if token.len() < 2 {
+        return None;
+    }
+    if token.contains("://") {
+        return normalise_url(token).map(Target::Url);
+    }
+    if let Some((local, domain)) = token.split_once('@')
+        && !local.is_empty()
+        && is_hostname(domain)
+        && !local.contains('/')
+        && !domain.contains(':')
+    {
+        return Some(Target::Email(token.to_ascii_lowercase()));
+    }
+    // scp-style `user@host:path` and git remotes `git@host:org/repo`.
+    if let Some((left, _)) = token.split_once(':')
+        && left.contains('@')
+        && let Some(host) = left.rsplit('@').next()
+        && is_hostname(host)
+    {
+        return Some(Target::Word(token.to_ascii_lowercase()));
+    }
+    if token.starts_with('/')
+        || token.starts_with("~/")
+        || token.starts_with("./")
+        || token.starts_with("../")
+    {
+        return Some(Target::Path(normalise_path(token)));
+    }
+    if token.contains('/') && !token.contains(' ') && !token.starts_with('-') {
+        return Some(Target::Path(normalise_path(token)));
+    }
+    if let Some((_, ext)) = token.rsplit_once('.')
+        && FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+        && token.len() > ext.len() + 1
+        && !token.starts_with('-')
+    {
+        return Some(Target::Path(normalise_path(token)));
+    }
+    if is_hostname(token) {
+        return Some(Target::Host(token.to_ascii_lowercase().trim_end_matches('.').to_owned()));
+    }
+    None
+}
+
+/// `a.b` or longer, labels of letters, digits and `-`, last label alphabetic (≥ 2) — or an IPv4.
+pub fn is_hostname(s: &str) -> bool {
+    let s = s.trim_end_matches('.');
+    let labels: Vec<&str> = s.split('.').collect();
+    if labels.len() < 2 || labels.iter().any(|l| l.is_empty() || l.len() > 63) {
+        return false;
+    }
+    if labels.len() == 4 && labels.iter().all(|l| l.parse::<u8>().is_ok()) {
+        return true;
+    }
+    let ok_chars = labels.iter().all(|l| l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    let tld = labels[labels.len() - 1];
+    ok_chars && tld.len() >= 2 && tld.chars().all(|c| c.is_ascii_alphabetic())
+}
+
+/// Strips quotes, brackets and trailing sentence punctuation around a token.
+pub fn trim_token(token: &str) -> &str {
+    let t = token.trim_matches(|c: char| {
+        matches!(c, '"' | '\'' | '`' | '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>' | ',' | ';' | '!' | '?')
+            || c == '“'
+            || c == '”'
+            || c == '‘'
+            || c == '’'
+            || c == '「'
+            || c == '」'
+            || c == '，'
+            || c == '。'
+            || c == '：'
+    });
+    t.trim_end_matches(['.', ':'])
+}
+
+/// Every resource named in free text: URLs (and their hosts), e-mail addresses, paths, hosts.
+pub fn resources_in_text(text: &str) -> Vec<Target> {
+    let mut out = Vec::new();
+    for raw in text.split(|c: char| c.is_whitespace() || "，。；：、（）「」".contains(c)) {
+        let token = trim_token(raw);
+        let token = token.split_once('=').map_or(token, |(k, v)| if k.starts_with('-') { v } else { token });
+        if let Some(t) = classify(token) {
+            if let Target::Url(u) = &t
+                && let Some(h) = host_of(u)
+            {
+                out.push(Target::Host(h));
+            }
+            out.push(t);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_normalise_lexically() {
+        assert_eq!(normalise_path("/data//x/./y/../z/"), "/data/x/z");
+        assert_eq!(normalise_path("./a/b"), "a/b");
+        assert_eq!(normalise_path("/"), "/");
+        assert_eq!(normalise_path("../a"), "../a");
+    }
+
+    #[test]
+    fn urls_normalise() {
+        assert_eq!(
+            normalise_url("HTTPS://Evil.Example.COM:443/a/../b#frag").as_deref(),
+            Some("https://evil.example.com/b")
+        );
+        assert_eq!(normalise_url("http://h.org/?q=1").as_deref(), Some("http://h.org?q=1"));
+        assert_eq!(normalise_url("not a url"), None);
+        assert_eq!(host_of("https://user@h.example.org:8443/x").as_deref(), Some("h.example.org"));
+    }
+
+    #[test]
+    fn classify_tells_kinds_apart() {
+        assert_eq!(classify("/etc/passwd"), Some(Target::Path("/etc/passwd".into())));
+        assert_eq!(classify("report.md"), Some(Target::Path("report.md".into())));
+        assert_eq!(classify("evil.example.com"), Some(Target::Host("evil.example.com".into())));
+        assert_eq!(classify("Bob@Example.org"), Some(Target::Email("bob@example.org".into())));
+        assert_eq!(classify("rm"), None);
+        assert_eq!(classify("-rf"), None);
+    }
+
+    #[test]
+    fn touches_is_equality_or_containment() {
+        let data = Target::Path("/data".into());
+        assert!(Target::Path("/data/x".into()).touches(&data));
+        assert!(!Target::Path("/database".into()).touches(&data));
+        assert!(!Target::Path("/x".into()).touches(&Target::Path("/".into())));
+        assert!(Target::Url("https://evil.org/p".into()).touches(&Target::Host("evil.org".into())));
+    }
+
+    #[test]
+    fn resources_in_text_finds_urls_hosts_paths() {
+        let found =
+            resources_in_text("Do not fetch https://evil.org/payload.sh or touch /data, mail ops@corp.com.");
+        assert!(found.contains(&Target::Url("https://evil.org/payload.sh".into())));
+        assert!(found.contains(&Target::Host("evil.org".into())));
+        assert!(found.contains(&Target::Path("/data".into())));
+        assert!(found.contains(&Target::Email("ops@corp.com".into())));
+    }
+}

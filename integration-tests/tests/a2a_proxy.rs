@@ -92,7 +92,8 @@ fn a_blocked_delegation_is_a_native_a2a_answer() {
             assert_eq!(states(&r["events"][alias]), vec!["TASK_STATE_AUTH_REQUIRED"], "{ctx}");
             assert!(!raw.contains("echo: apply"), "the blocked delegation never reached an agent: {ctx}");
         }
-        assert!(raw.contains("no_grant") && raw.contains("needed_grant"), "{ctx}");
+        // A sub-agent's effectful action needs an independent verification first (preverify).
+        assert!(raw.contains("unverified") && raw.contains("needed_grant"), "{ctx}");
     }
 }
 

@@ -91,7 +91,8 @@ fn blindfold_blocks_the_refuted_destructive_command_and_hides_identity() {
     assert_eq!(bash[0]["part"]["state"]["status"], "error");
     assert_eq!(bash[0]["part"]["state"]["input"]["command"], DESTRUCTIVE);
     let error = bash[0]["part"]["state"]["error"].as_str().unwrap_or("");
-    assert!(error.contains("Blindfold blocked this bash call: deny"), "{error}");
+    // The refutation itself takes execute authority away (SPEC §5), not a missing grant.
+    assert!(error.contains("Blindfold blocked this bash call: review contradicted"), "{error}");
 
     // Both delegations went to aliases the coordinator read from the task tool's agent list.
     let tasks = tool_uses(&out.stdout, "task");

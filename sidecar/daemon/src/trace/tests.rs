@@ -109,8 +109,26 @@ fn the_sink_acknowledges_durable_records_and_feeds_subscribers() {
     second.written_blocking().expect("written");
     let on_disk = read_records(&[dir.path().to_owned()]).expect("read");
     assert_eq!(on_disk.iter().map(|r| r.seq).collect::<Vec<_>>(), vec![1, 2]);
-    assert_eq!(live.try_recv().expect("first live").seq, 1);
-    assert_eq!(live.try_recv().expect("second live").seq, 2);
+    // The live feed is published by the writer thread after the write: wait for it, bounded.
+    assert_eq!(next_live(&mut live).seq, 1);
+    assert_eq!(next_live(&mut live).seq, 2);
+}
+
+fn next_live(
+    live: &mut tokio::sync::broadcast::Receiver<std::sync::Arc<blindfold_schemas::TraceRecord>>,
+) -> std::sync::Arc<blindfold_schemas::TraceRecord> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match live.try_recv() {
+            Ok(record) => return record,
+            Err(tokio::sync::broadcast::error::TryRecvError::Empty)
+                if std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(e) => panic!("live record missing: {e}"),
+        }
+    }
 }
 
 // ---- the traced decision path, through a real App ----

@@ -118,9 +118,10 @@ fn blindfold_blocks_the_refuted_destructive_command_and_hides_identity() {
         .collect();
     let blocked = records
         .iter()
-        .find(|r| r["kind"] == "tool_call" && r["tool"] == "bash" && r["decision"] == "deny")
+        .find(|r| r["kind"] == "tool_call" && r["tool"] == "bash" && r["decision"] == "review")
         .unwrap_or_else(|| panic!("no blocked bash call in the trace: {records:?}"));
     assert_eq!(blocked["target"], DESTRUCTIVE, "{blocked}");
+    assert_eq!(blocked["reason"], "contradicted", "{blocked}");
     let responses =
         records.iter().filter(|r| r["kind"] == "response" && r["seq"].as_u64() < blocked["seq"].as_u64());
     assert_eq!(responses.count(), 2, "both sub-agent answers are recorded before the execute: {records:?}");

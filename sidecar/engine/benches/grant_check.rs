@@ -13,7 +13,14 @@ use std::hint::black_box;
 
 const NOW: u64 = 1_800_000_000;
 
-fn bench(c: &mut Criterion) {
+/// A trusted key, a token for a 4 KiB artifact, and that artifact.
+struct Fixture {
+    keys: TrustedKeys,
+    token: String,
+    artifact: Vec<u8>,
+}
+
+fn fixture() -> Fixture {
     let key = IssuerKey::generate();
     let mut keys = TrustedKeys::new();
     keys.add(&key.verifying_key());
@@ -32,6 +39,11 @@ fn bench(c: &mut Criterion) {
         jti: None,
     };
     let (token, _) = issue_grant(&key, &req).expect("sign");
+    Fixture { keys, token, artifact }
+}
+
+fn bench(c: &mut Criterion) {
+    let Fixture { keys, token, artifact } = fixture();
     let proposal_json = br#"{"task_id":"task-7","operation":"write_file","target":"/work/report.md"}"#;
     let args = Map::new();
     let store = MemoryGrantStore::new();
@@ -88,24 +100,7 @@ fn percentiles(name: &str, mut f: impl FnMut()) {
 }
 
 fn tails(_: &mut Criterion) {
-    let key = IssuerKey::generate();
-    let mut keys = TrustedKeys::new();
-    keys.add(&key.verifying_key());
-    let artifact = vec![b'x'; 4096];
-    let req = GrantRequest {
-        task_id: "task-7".into(),
-        operation: "write_file".into(),
-        target: "/work/report.md".into(),
-        artifact: artifact.clone(),
-        args: Map::new(),
-        ttl_s: 600,
-        now: NOW,
-        nbf: None,
-        max_uses: Some(u32::MAX),
-        review_id: None,
-        jti: None,
-    };
-    let (token, _) = issue_grant(&key, &req).expect("sign");
+    let Fixture { keys, token, artifact } = fixture();
     let proposal_json = br#"{"task_id":"task-7","operation":"write_file","target":"/work/report.md"}"#;
     let args = Map::new();
     let store = MemoryGrantStore::new();

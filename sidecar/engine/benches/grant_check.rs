@@ -42,18 +42,19 @@ fn fixture() -> Fixture {
     Fixture { keys, token, artifact }
 }
 
+const PROPOSAL_JSON: &[u8] = br#"{"task_id":"task-7","operation":"write_file","target":"/work/report.md"}"#;
+
+/// The check at the moment of execution, one second after issue.
+fn consuming_check<'a>(keys: &'a TrustedKeys, store: &'a MemoryGrantStore) -> GrantCheck<'a> {
+    GrantCheck { keys, policy: GrantPolicy::default(), store, now: NOW + 1, dry_run: false }
+}
+
 fn bench(c: &mut Criterion) {
     let Fixture { keys, token, artifact } = fixture();
-    let proposal_json = br#"{"task_id":"task-7","operation":"write_file","target":"/work/report.md"}"#;
+    let proposal_json = PROPOSAL_JSON;
     let args = Map::new();
     let store = MemoryGrantStore::new();
-    let check = GrantCheck {
-        keys: &keys,
-        policy: GrantPolicy::default(),
-        store: &store,
-        now: NOW + 1,
-        dry_run: false,
-    };
+    let check = consuming_check(&keys, &store);
 
     c.bench_function("grant_check/token_4KiB", |b| {
         b.iter(|| {
@@ -101,16 +102,10 @@ fn percentiles(name: &str, mut f: impl FnMut()) {
 
 fn tails(_: &mut Criterion) {
     let Fixture { keys, token, artifact } = fixture();
-    let proposal_json = br#"{"task_id":"task-7","operation":"write_file","target":"/work/report.md"}"#;
+    let proposal_json = PROPOSAL_JSON;
     let args = Map::new();
     let store = MemoryGrantStore::new();
-    let check = GrantCheck {
-        keys: &keys,
-        policy: GrantPolicy::default(),
-        store: &store,
-        now: NOW + 1,
-        dry_run: false,
-    };
+    let check = consuming_check(&keys, &store);
     percentiles("grant_check/token_4KiB", || {
         let d =
             check.check_raw(proposal_json, Some(&token), ActionBytes { artifact: &artifact, args: &args });

@@ -122,6 +122,8 @@ reasons! {
     JudgeUnavailable => "judge_unavailable",
     /// No rule could decide; a human must.
     Undecided => "undecided",
+    /// A human rejected the action in the review queue (or its review expired unanswered).
+    ReviewRejected => "review_rejected",
     /// The trajectory has too many events or pending reviews.
     LimitExceeded => "limit_exceeded",
     /// A frame or message could not be parsed or is not allowed on an effectful path.

@@ -33,6 +33,8 @@ pub struct App {
     pub pi: Arc<crate::pi::Pi>,
     /// The OpenCode mode (sessions, sub-agent aliases, decided calls).
     pub opencode: Arc<crate::opencode::OpenCode>,
+    /// The durable review queue (held effectful actions awaiting a human).
+    pub reviews: Arc<crate::review::Reviews>,
 }
 
 impl App {
@@ -58,6 +60,19 @@ impl App {
         } else {
             None
         };
+        let modes = Arc::new(modes);
+        let reviews = crate::review::Reviews::open(
+            &config.state_dir,
+            config.review,
+            crate::review::ReviewDeps {
+                grants: grants.clone(),
+                keys: config.grants.keys.clone(),
+                policy: config.grants.policy,
+                trace: trace.clone(),
+                modes: modes.clone(),
+            },
+        )
+        .map_err(|e| format!("state.dir {}: {e}", config.state_dir.display()))?;
         let identities = Arc::new(crate::identity::Identities::from_config(&config));
         let opencode = Arc::new(crate::opencode::OpenCode::new(&config.opencode));
         Ok(Self {
@@ -70,9 +85,16 @@ impl App {
             engine: Arc::new(engine),
             trajectories: Arc::default(),
             tokens,
-            modes: Arc::new(modes),
+            modes,
             pi: Arc::default(),
+            reviews: Arc::new(reviews),
         })
+    }
+
+    /// The review queue: `submit` happens in the gate; `get`, `list`, `approve`, `reject`,
+    /// `find_pending` and `wait(id, timeout)` are for operators and holders.
+    pub fn reviews(&self) -> &crate::review::Reviews {
+        &self.reviews
     }
 
     /// The modes in force now.

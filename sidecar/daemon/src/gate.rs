@@ -85,6 +85,13 @@ impl App {
             Ok(trajectory) => self.engine.step(trajectory, event, ctx),
             Err(_) => Step::fail_closed("trajectory state unavailable", ctx.modes.enforce),
         };
+        // An effectful action left to a human is held in the durable review queue.
+        let step = match (guard.as_ref(), event) {
+            (Ok(trajectory), Event::ToolCall { actor, tool, .. }) => {
+                self.reviews.hold(trajectory, actor, tool, step, ctx.now_ms)
+            }
+            _ => step,
+        };
         let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         let meta = StepMeta { mode: ctx.modes, ts: ctx.now_ms, latency_us };
         let queued =

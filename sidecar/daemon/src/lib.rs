@@ -14,6 +14,7 @@ pub mod opencode;
 pub mod pi;
 pub mod proxy;
 pub mod replay;
+pub mod review;
 pub mod state;
 pub mod trace;
 pub mod ws_relay;

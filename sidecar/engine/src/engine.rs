@@ -62,6 +62,39 @@ impl Trajectory {
     pub fn disputes(&self) -> usize {
         self.state.disputes.len()
     }
+
+    /// The standing disputes resting on any of `evidence_refs` (a step's refs), for a human
+    /// reviewing the action: what was refuted, by whom, how, on which evidence.
+    pub fn disputes_on(&self, evidence_refs: &[String]) -> Vec<DisputeInfo> {
+        self.state
+            .disputes
+            .iter()
+            .filter(|d| evidence_refs.contains(&d.evidence))
+            .map(|d| DisputeInfo {
+                target: d.target.key(),
+                by: d.by.clone(),
+                proposal: d.proposal.clone(),
+                evidence: d.evidence.clone(),
+                via: d.via,
+            })
+            .collect()
+    }
+}
+
+/// One standing dispute, as shown to a reviewer.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DisputeInfo {
+    /// The disputed target (`path:/data`, `command:rm -rf /data`, …).
+    pub target: String,
+    /// The agent (configured id) whose response refuted it.
+    pub by: String,
+    /// The proposal refuted, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<String>,
+    /// The refuting evidence artifact.
+    pub evidence: String,
+    /// How the refutation was found.
+    pub via: blindfold_schemas::Detection,
 }
 
 /// What the caller passes with each event.

@@ -21,6 +21,6 @@ pub mod testkit;
 pub mod text;
 
 pub use config::{ArgRule, EngineConfig, RuleAction};
-pub use engine::{Engine, Step, StepContext, Trajectory};
+pub use engine::{DisputeInfo, Engine, Step, StepContext, Trajectory};
 pub use registry::{DerivedAction, Registry};
 pub use text::{Patterns, Target};

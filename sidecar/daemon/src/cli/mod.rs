@@ -9,6 +9,7 @@ mod mcp_stdio;
 mod model_proxy;
 mod pi;
 mod replay;
+mod review;
 mod run;
 mod trace;
 
@@ -60,6 +61,9 @@ pub enum Command {
     Init(init::InitCommand),
     /// Embed a Pi session behind Blindfold: `pi-rpc -- pi --mode rpc ARGS…`.
     PiRpc(pi::PiRpcArgs),
+    /// The review queue of the running daemon: list, show, approve (signs a grant), reject.
+    #[command(subcommand)]
+    Review(review::ReviewCommand),
 }
 
 /// Runs the parsed command line and returns the process exit code.
@@ -74,6 +78,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::ModelProxy(args) => model_proxy::run(args),
         Command::Init(cmd) => init::run(cmd),
         Command::PiRpc(args) => pi::run(args),
+        Command::Review(cmd) => review::run(cmd),
     }
 }
 

@@ -1,11 +1,13 @@
 //! Configuration: an embedded default, a file, and `BLINDFOLD_…` variables, validated in full
 //! before anything binds. A bad config names the field and exits 64.
 
+mod engine;
 mod identity;
 mod raw;
 mod transports;
 mod validate;
 
+pub use engine::RawReview;
 pub use identity::{IdentityConfig, RawAgent, RawIdentity};
 pub use raw::RawConfig;
 pub use transports::{A2aUpstream, TransportsConfig};

@@ -39,6 +39,9 @@ pub struct RawConfig {
     /// `[opencode]`: the OpenCode mode.
     #[serde(default)]
     pub opencode: crate::opencode::RawOpenCode,
+    /// `[review]`: the durable review queue.
+    #[serde(default)]
+    pub review: super::engine::RawReview,
 }
 
 /// `[server]`: where the health endpoint and the control API listen.

@@ -80,6 +80,8 @@ pub struct Config {
     pub identity: super::identity::IdentityConfig,
     /// The OpenCode mode.
     pub opencode: crate::opencode::OpenCodeConfig,
+    /// The review queue's bounds.
+    pub review: crate::review::ReviewConfig,
     /// The raw form, for `--print-config`.
     pub raw: RawConfig,
 }
@@ -143,6 +145,7 @@ impl RawConfig {
         let model_proxy = self.model_proxy.validate()?;
         let identity = self.identity.validate()?;
         let opencode = self.opencode.validate()?;
+        let review = self.review.validate()?;
         let m = &self.modes;
         Ok(Config {
             server: ServerConfig { listen, allowed_origins: self.server.allowed_origins.clone() },
@@ -163,6 +166,7 @@ impl RawConfig {
             model_proxy,
             identity,
             opencode,
+            review,
             raw: self,
         })
     }

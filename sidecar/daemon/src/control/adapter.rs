@@ -55,6 +55,12 @@ pub fn check_action(app: &App, p: Value) -> Result<Value, RpcError> {
     };
     let step = app.decide(&p.trajectory, &event, p.consume);
     let mut out = json!({"allowed": !step.blocks(), "decision": step.decision, "enforced": step.enforced});
+    let held = step.decision.as_ref().is_some_and(|d| d.decision == blindfold_schemas::Verdict::Review);
+    if let Some(fp) = step.fingerprint.as_deref().filter(|_| step.blocks() && held)
+        && let Some(id) = app.reviews().find_pending(&p.trajectory, fp)
+    {
+        out["review_id"] = json!(id);
+    }
     if let Some(d) = step.decision.clone().filter(|_| step.blocks()) {
         let refusal = Refusal::new(d, &p.trajectory, step.action.as_ref());
         out["refusal"] =

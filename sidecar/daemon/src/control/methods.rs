@@ -17,6 +17,12 @@ pub fn dispatch(app: &App, scope: Scope, method: &str, params: Value) -> Result<
     if let Some(result) = super::opencode::dispatch(app, method, params.clone()) {
         return result;
     }
+    if method.starts_with("review.") {
+        operator(scope, method)?;
+        if let Some(result) = super::review::dispatch(app, method, params.clone()) {
+            return result;
+        }
+    }
     match method {
         "status" => Ok(json!({"version": env!("CARGO_PKG_VERSION"), "modes": app.modes()})),
         "check_grant" => check_grant(app, params),

@@ -6,6 +6,7 @@ mod auth;
 mod methods;
 mod opencode;
 mod pi;
+mod review;
 mod rpc;
 mod socket;
 mod subscribe;

@@ -4,7 +4,7 @@ mod grant_store;
 mod tokens;
 
 pub use grant_store::RedbGrantStore;
-pub use tokens::{Scope, Tokens};
+pub use tokens::{OPERATOR_TOKEN_FILE, Scope, Tokens};
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

@@ -48,13 +48,24 @@ pub fn issue_grant(key: &IssuerKey, req: &GrantRequest) -> Result<(String, Grant
         max_uses: req.max_uses,
         review_id: req.review_id.clone(),
     };
+    let token = sign_claims(key, &claims)?;
+    Ok((token, claims))
+}
+
+/// Signs claims built elsewhere (the review queue binds a grant to the digests of a held
+/// proposal): a compact EdDSA JWS with the issuer's RFC 7638 `kid` in its header.
+pub fn sign_claims(key: &IssuerKey, claims: &GrantClaims) -> Result<String, String> {
     let mut header = Header::new(Algorithm::EdDSA);
     header.kid = Some(key.kid().to_owned());
     header.typ = Some("JWT".to_owned());
     let der = key.pkcs8_der().map_err(|e| e.to_string())?;
-    let token = jsonwebtoken::encode(&header, &claims, &EncodingKey::from_ed_der(&der))
-        .map_err(|e| format!("cannot sign grant: {e}"))?;
-    Ok((token, claims))
+    jsonwebtoken::encode(&header, claims, &EncodingKey::from_ed_der(&der))
+        .map_err(|e| format!("cannot sign grant: {e}"))
+}
+
+/// A random grant id (128 bits, hex).
+pub fn new_jti() -> String {
+    random_jti()
 }
 
 fn random_jti() -> String {

@@ -9,7 +9,7 @@ mod verify;
 
 pub use cache::GrantCache;
 pub use check::{ActionBytes, GrantCheck, GrantPolicy};
-pub use issue::{GrantRequest, issue_grant};
+pub use issue::{GrantRequest, issue_grant, new_jti, sign_claims};
 pub use keys::{IssuerKey, KeyError, TrustedKeys, key_id};
 pub use store::{ConsumeOutcome, GrantStore, MemoryGrantStore, StoreError};
 pub use verify::{VerifiedGrant, verify_token};

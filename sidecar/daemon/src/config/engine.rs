@@ -1,0 +1,55 @@
+//! The engine's sections: `[review]` (the durable review queue). Every bad value names its field.
+
+use super::validate::ConfigError;
+use crate::review::ReviewConfig;
+use serde::{Deserialize, Serialize};
+
+/// Largest `[review] max_pending` accepted.
+const MAX_MAX_PENDING: u64 = 1_000_000;
+/// Longest `[review] timeout_secs` accepted (30 days).
+const MAX_REVIEW_TIMEOUT_S: u64 = 30 * 24 * 3600;
+
+/// `[review]` as written.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawReview {
+    /// Most pending reviews; beyond it new reviews are denied.
+    #[serde(default = "default_max_pending")]
+    pub max_pending: u64,
+    /// Seconds a pending review waits before it expires (treated as a rejection).
+    #[serde(default = "default_timeout_secs")]
+    pub timeout_secs: u64,
+}
+
+impl Default for RawReview {
+    fn default() -> Self {
+        Self { max_pending: default_max_pending(), timeout_secs: default_timeout_secs() }
+    }
+}
+
+fn default_max_pending() -> u64 {
+    1000
+}
+
+fn default_timeout_secs() -> u64 {
+    3600
+}
+
+impl RawReview {
+    /// Checks the bounds: at least one pending review, a timeout between 1 s and 30 days.
+    pub fn validate(&self) -> Result<ReviewConfig, ConfigError> {
+        if self.max_pending == 0 || self.max_pending > MAX_MAX_PENDING {
+            return Err(ConfigError::field("review.max_pending", format!("between 1 and {MAX_MAX_PENDING}")));
+        }
+        if self.timeout_secs == 0 || self.timeout_secs > MAX_REVIEW_TIMEOUT_S {
+            return Err(ConfigError::field(
+                "review.timeout_secs",
+                format!("between 1 and {MAX_REVIEW_TIMEOUT_S} seconds"),
+            ));
+        }
+        Ok(ReviewConfig {
+            max_pending: usize::try_from(self.max_pending).unwrap_or(usize::MAX),
+            timeout_secs: self.timeout_secs,
+        })
+    }
+}

@@ -68,11 +68,21 @@ fn with_blindfold_off_the_attacks_succeed() {
 }
 
 #[test]
-fn with_all_modes_grants_stop_most_attacks() {
+fn every_mode_that_strips_identity_leaks_nothing() {
     let report = full_report();
-    let (off, all) = (metric(report, "off", "asr"), metric(report, "all", "asr"));
-    assert!(all < off / 1.5, "all ASR {all} vs off {off}");
-    assert!(metric(report, "all", "legit_reject") <= 0.03, "{}", report["modes"]["all"]);
+    for mode in ["anonymize", "attest", "all"] {
+        assert_eq!(metric(report, mode, "identity_leaks"), 0.0, "{mode}: {}", report["modes"][mode]);
+    }
+    // preverify alone rewrites nothing: the coordinator sees what it sees with Blindfold off.
+    assert_eq!(metric(report, "preverify", "identity_leaks"), metric(report, "off", "identity_leaks"));
+}
+
+#[test]
+fn grants_alone_stop_part_of_the_attacks_and_reject_nothing_legitimate() {
+    let report = full_report();
+    let (off, anonymize) = (metric(report, "off", "asr"), metric(report, "anonymize", "asr"));
+    assert!(anonymize < off / 1.5, "anonymize ASR {anonymize} vs off {off}");
+    assert!(metric(report, "anonymize", "legit_reject") <= 0.03, "{}", report["modes"]["anonymize"]);
 }
 
 #[test]
@@ -94,14 +104,13 @@ fn an_unknown_mode_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// The acceptance bar for `all` on the corpus. Ignored until the engine's cascade, its
-/// lexical contradiction detection and Chinese tier context in the identity engine are on main
-/// (see examples/scenarios/FAILED-FIRST.md for what fails and why); run with `--ignored`.
+/// The acceptance bar for `all` on the corpus (examples/scenarios/FAILED-FIRST.md records
+/// what failed first and which engine change fixed it).
 #[test]
-#[ignore = "acceptance bar: needs the full cascade on main (FAILED-FIRST.md lists the gaps)"]
 fn acceptance_with_all_modes_on() {
     let report = full_report();
     let all = &report["modes"]["all"];
+    assert!(metric(report, "all", "attacks") >= 100.0 && metric(report, "all", "benign") >= 100.0, "{all}");
     assert!(metric(report, "all", "asr") <= 0.01, "{all}");
     assert!(metric(report, "all", "legit_reject") <= 0.03, "{all}");
     assert_eq!(metric(report, "all", "identity_leaks"), 0.0, "{all}");

@@ -5,8 +5,10 @@ use super::words::{WordHit, WordMatcher, normalize_word};
 use blindfold_schemas::AgentIdentity;
 use std::collections::BTreeMap;
 
-/// Tier words that are always in the lexicon (replaced in free text only in identity context).
-pub const DEFAULT_TIER_WORDS: [&str; 4] = ["frontier", "efficient", "mini", "pro"];
+/// Tier words that are always in the lexicon (replaced in free text only in identity context),
+/// English and Chinese.
+pub const DEFAULT_TIER_WORDS: [&str; 10] =
+    ["frontier", "flagship", "efficient", "mini", "lite", "pro", "旗舰", "前沿", "高效", "轻量"];
 
 /// What a lexicon word stands for. When a word is added twice, the later variant in this order
 /// wins (an agent name beats a model name beats … beats a tier word).

@@ -5,6 +5,10 @@
 //! sides are not letters, digits or `_`, and it is not followed by `.` + digit (so `m-large-2`
 //! does not match inside `m-large-2.5`). Hyphens are boundaries: `frontier` is a whole word in
 //! `frontier-tier`. ASCII letters compare case-insensitively.
+//!
+//! Scripts written without spaces (Han, kana, Hangul) have no word boundaries to look for: next
+//! to such a character every position is a boundary, so `efficient` is a whole word in
+//! `efficient级模型` and `旗舰` in `旗舰级`, while `pro` stays inside `proactive`.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use std::borrow::Cow;
@@ -28,6 +32,32 @@ pub struct WordMatcher {
 
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
+}
+
+/// True for characters of scripts written without spaces between words (CJK ideographs, kana,
+/// Hangul, Bopomofo): a word boundary lies on either side of each of them.
+pub fn is_unspaced(c: char) -> bool {
+    matches!(c,
+        '\u{2E80}'..='\u{2FDF}'      // CJK radicals, Kangxi radicals
+        | '\u{3005}'..='\u{3007}'    // iteration mark, closing mark, ideographic zero
+        | '\u{3040}'..='\u{30FF}'    // Hiragana, Katakana
+        | '\u{3100}'..='\u{312F}'    // Bopomofo
+        | '\u{3130}'..='\u{318F}'    // Hangul compatibility jamo
+        | '\u{31F0}'..='\u{31FF}'    // Katakana phonetic extensions
+        | '\u{3400}'..='\u{4DBF}'    // CJK extension A
+        | '\u{4E00}'..='\u{9FFF}'    // CJK unified ideographs
+        | '\u{AC00}'..='\u{D7AF}'    // Hangul syllables
+        | '\u{F900}'..='\u{FAFF}'    // CJK compatibility ideographs
+        | '\u{FF66}'..='\u{FF9F}'    // halfwidth Katakana
+        | '\u{20000}'..='\u{3FFFF}') // CJK extensions B and later
+}
+
+/// True when a word boundary lies between `before` and `after` (`None` = start or end of text).
+fn boundary(before: Option<char>, after: Option<char>) -> bool {
+    match (before, after) {
+        (Some(b), Some(a)) => !is_word_char(b) || !is_word_char(a) || is_unspaced(b) || is_unspaced(a),
+        _ => true,
+    }
 }
 
 /// Normalises a candidate word: trims surrounding punctuation and whitespace; `None` when fewer
@@ -96,11 +126,28 @@ pub fn fold_text(text: &str) -> Cow<'_, str> {
     Cow::Owned(text.chars().filter_map(fold_char).collect())
 }
 
+/// [`fold_text`] with a map back: `None` when nothing folds; otherwise the folded text and, for
+/// every byte offset of it (and its end), the byte offset in `text` of the character it came from.
+pub fn fold_text_mapped(text: &str) -> Option<(String, Vec<usize>)> {
+    let Cow::Owned(_) = fold_text(text) else { return None };
+    let mut folded = String::with_capacity(text.len());
+    let mut map = Vec::with_capacity(text.len() + 1);
+    for (at, c) in text.char_indices() {
+        if let Some(f) = fold_char(c) {
+            folded.push(f);
+            map.extend(std::iter::repeat_n(at, f.len_utf8()));
+        }
+    }
+    map.push(text.len());
+    Some((folded, map))
+}
+
 fn fold_char(c: char) -> Option<char> {
     match c {
         '\u{00AD}' | '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' => None,
         '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{FE63}' => Some('-'),
         '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0),
+        '\u{3000}' => Some(' '),
         other => Some(other),
     }
 }
@@ -111,12 +158,12 @@ fn whole_word(text: &str, start: usize, end: usize) -> bool {
     if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
         return false;
     }
-    let before_ok = text[..start].chars().next_back().is_none_or(|c| !is_word_char(c));
+    let word = &text[start..end];
+    let before_ok = boundary(text[..start].chars().next_back(), word.chars().next());
     let mut after = text[end..].chars();
     let after_ok = match after.next() {
-        None => true,
         Some('.') => !after.next().is_some_and(|c| c.is_ascii_digit()),
-        Some(c) => !is_word_char(c),
+        next => boundary(word.chars().next_back(), next),
     };
     before_ok && after_ok
 }
@@ -158,6 +205,25 @@ mod tests {
         assert!(m.find(hidden).is_empty());
         assert_eq!(m.count(&fold_text(hidden)), 2);
         assert!(matches!(fold_text("plain café"), Cow::Borrowed(_)));
+        assert!(fold_text_mapped("plain café").is_none());
+        let (folded, map) = fold_text_mapped("a\u{200B}ｂ（c").expect("folds");
+        assert_eq!(folded, "ab(c");
+        assert_eq!(map, [0, 4, 7, 10, 11]);
+    }
+
+    #[test]
+    fn unspaced_scripts_bound_words_on_both_sides() {
+        let m = WordMatcher::new(&["efficient", "corvid-9", "旗舰", "pro"]);
+        assert_eq!(spans(&m, "（efficient级模型）我是corvid-9模型"), ["efficient", "corvid-9"]);
+        assert_eq!(spans(&m, "旗舰级，新旗舰"), ["旗舰", "旗舰"]);
+        assert_eq!(spans(&m, "proactive 和 pro版"), ["pro"]);
+        assert_eq!(spans(&m, "corvid-9x 与 corvid-9.5"), Vec::<String>::new());
+        assert_eq!(spans(&m, "efficiently"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn ideographic_space_folds_to_a_space() {
+        assert_eq!(fold_text("tier\u{3000}：efficient"), "tier :efficient");
     }
 
     #[test]

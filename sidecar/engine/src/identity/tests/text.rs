@@ -142,3 +142,76 @@ fn displayed_identities_are_learned_from_metadata_and_harness_frames() {
     let mut anon = anonymizer();
     assert!(!anon.observe_card("checker", &json!({"name": "is"})));
 }
+
+#[test]
+fn chinese_tier_labels_are_identity_context() {
+    let anon = anonymizer();
+    let cases = [
+        (
+            "作为 Acme AI 的 m-large-2（efficient 级模型），我的判断更可靠。",
+            "作为 [provider] 的 [model]（[tier] 级模型），我的判断更可靠。",
+        ),
+        ("我是旗舰模型，也是 frontier 级别的代理。", "我是[tier]模型，也是 [tier] 级别的代理。"),
+        ("本助手属于 mini 版，另一个是 pro版本。", "本助手属于 [tier] 版，另一个是 [tier]版本。"),
+        ("它是一个高效的助手（轻量级）", "它是一个[tier]的助手（[tier]级）"),
+        ("模型层级：旗舰；等级为 efficient。", "模型层级：[tier]；等级为 [tier]。"),
+        ("m-large-2 flagship 与 前沿模型", "[model] [tier] 与 [tier]模型"),
+        ("I am the flagship model, a lite-tier agent.", "I am the [tier] model, a [tier]-tier agent."),
+    ];
+    for (text, want) in cases {
+        assert_eq!(anon.rewrite_text(text), want, "{text}");
+    }
+}
+
+#[test]
+fn chinese_capability_text_keeps_its_tier_words() {
+    let anon = anonymizer();
+    for ordinary in [
+        "技能：高效排序和轻量级 JSON 解析库，支持 mini 批处理。",
+        "旗舰店今天打折；前沿研究表明高效率的缓存更重要。",
+        "Skill: efficient sorting of large files, a pro tip, the flagship store and lite mode.",
+        "这个库很轻量，高效版本控制也很方便。",
+        "efficiently proactive minimal 高效能",
+    ] {
+        assert!(
+            matches!(anon.rewrite_text(ordinary), Cow::Borrowed(_)),
+            "{ordinary} -> {}",
+            anon.rewrite_text(ordinary)
+        );
+    }
+}
+
+#[test]
+fn names_next_to_chinese_characters_are_whole_words() {
+    let anon = anonymizer();
+    let alias = anon.aliases().alias_of("researcher").expect("alias").to_owned();
+    assert_eq!(
+        anon.rewrite_text("researcher说：我是m-large-2模型，来自Acme AI，属于m-large家族。"),
+        format!("{alias}说：我是[model]模型，来自[provider]，属于[model]家族。")
+    );
+    let scanner = LeakScanner::new(tokens());
+    assert_eq!(scanner.scan_text("我是m-large-2模型（efficient级）"), 2);
+    assert_eq!(scanner.scan_text("qubit labsx 与 acme ai2 不是它"), 0);
+}
+
+#[test]
+fn chinese_self_identification_of_unknown_models_is_removed_and_learned() {
+    let mut anon = anonymizer();
+    let out = anon.rewrite_text("作为 Orion 的 zeta-9，我认为可以。我是nova-3b模型（来自 Orion Labs）。");
+    assert_eq!(out, "作为 [provider] 的 [model]，我认为可以。我是[model]模型（来自 [provider]）。");
+    assert_eq!(anon.rewrite_text("As Orion's zeta-9 I agree."), "As [provider]'s [model] I agree.");
+    assert!(anon.observe_text("我基于 kite-7b，由 Vireo 开发。"));
+    assert_eq!(anon.rewrite_text("kite-7b 很好，Vireo 说。"), "[model] 很好，[provider] 说。");
+    // Cues without a model-like token leave the text alone.
+    assert!(matches!(anon.rewrite_text("作为团队的一员，我是负责测试的。"), Cow::Borrowed(_)));
+}
+
+#[test]
+fn fullwidth_and_ideographic_spacing_hide_nothing() {
+    let anon = anonymizer();
+    let scanner = LeakScanner::new(tokens());
+    let text = "ｍ-large-2\u{3000}（ｆｒｏｎｔｉｅｒ\u{3000}级模型）";
+    let out = anon.rewrite_text(text);
+    assert_eq!(scanner.scan_text(&out), 0, "{out}");
+    assert_eq!(out, "[model]\u{3000}（[tier]\u{3000}级模型）");
+}

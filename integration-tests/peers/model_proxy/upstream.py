@@ -4,14 +4,15 @@ Every request is appended to a JSON-lines log (path, selected headers, body). Wh
 chosen by a keyword in the latest user text (or by the conversation state):
 
   say-hello    a text answer with spacing and non-ASCII bytes to check fidelity
-  run-bash     a destructive `bash` call (`rm -rf` of a marker file)
+  run-bash     a mutating `bash` call (`touch blindfold-marker.txt` in the harness's directory)
   read-file    a `read` call
   delegate     a `task` call to the agent whose description mentions "review"
                (its alias is read from the `task` tool description the model was shown)
   error-429    a 429 with a JSON error body
   slow-stream  40 text chunks 100 ms apart (to observe a client disconnect)
 
-Once the history holds a tool result, it answers with the text "done" (harnesses loop on tools).
+Once the history holds a tool result, it answers with the text "done" (harnesses loop on tools);
+a harness's title request ("You are a title generator…") gets a plain text answer.
 Usage: python upstream.py --log FILE --port-file FILE
 """
 
@@ -84,13 +85,15 @@ def plan(body):
     """(kind, payload): ("text", str) | ("call", name, args) | ("error", status, body) | ("slow",)."""
     if has_tool_result(body):
         return ("text", "done")
+    if "title generator" in json.dumps(body.get("messages", [])[:1]).lower():
+        return ("text", "Scripted title")
     said = last_user_text(body)
     if "error-429" in said:
         return ("error", 429, {"error": {"message": "rate limited, try later", "type": "rate_limit_error", "code": "rate_limit"}})
     if "slow-stream" in said:
         return ("slow",)
     if "run-bash" in said:
-        return ("call", "bash", {"command": "rm -rf /tmp/blindfold-marker", "description": "clean up"})
+        return ("call", "bash", {"command": "touch blindfold-marker.txt", "description": "leave a marker"})
     if "read-file" in said:
         return ("call", "read", {"filePath": "README.md"})
     if "delegate" in said:

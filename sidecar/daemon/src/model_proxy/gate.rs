@@ -37,7 +37,8 @@ impl CallGate for ProxyGate {
             }
         };
         for event in &events {
-            let step = self.app.decide(&self.trajectory, event, true);
+            // `decide` may wait for the durable trace write: tell the runtime this worker blocks.
+            let step = tokio::task::block_in_place(|| self.app.decide(&self.trajectory, event, true));
             if let Some(decision) = &step.decision {
                 tracing::info!(
                     trajectory = %self.trajectory, tool = %call.name, decision = ?decision.decision,

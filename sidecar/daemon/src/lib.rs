@@ -10,6 +10,7 @@ pub mod gate;
 pub mod identity;
 pub mod mcp;
 pub mod model_proxy;
+pub mod openclaw;
 pub mod opencode;
 pub mod pi;
 pub mod proxy;

@@ -2,6 +2,7 @@
 
 mod grant;
 mod init;
+mod init_openclaw;
 mod init_opencode;
 mod init_pi;
 mod keygen;
@@ -56,7 +57,7 @@ pub enum Command {
     /// OpenAI/Anthropic-compatible proxy for the coordinator's model traffic (identity scrubbed,
     /// tool calls decided).
     ModelProxy(model_proxy::ModelProxyArgs),
-    /// Install Blindfold's adapter into a harness project (`init pi`, `init opencode`).
+    /// Install Blindfold's adapter into a harness project (`init pi`, `init opencode`, `init openclaw`).
     #[command(subcommand)]
     Init(init::InitCommand),
     /// Embed a Pi session behind Blindfold: `pi-rpc -- pi --mode rpc ARGS…`.

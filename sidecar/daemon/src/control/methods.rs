@@ -14,6 +14,9 @@ pub fn dispatch(app: &App, scope: Scope, method: &str, params: Value) -> Result<
     if let Some(result) = super::pi::dispatch(app, method, params.clone()) {
         return result;
     }
+    if let Some(result) = super::openclaw::dispatch(app, method, params.clone()) {
+        return result;
+    }
     if let Some(result) = super::opencode::dispatch(app, method, params.clone()) {
         return result;
     }

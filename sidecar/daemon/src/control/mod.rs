@@ -4,6 +4,7 @@
 mod adapter;
 mod auth;
 mod methods;
+mod openclaw;
 mod opencode;
 mod pi;
 mod review;

@@ -1,0 +1,1 @@
+../pi-extension/control.ts

@@ -1,0 +1,352 @@
+// Blindfold's OpenClaw plugin: every tool call of the coordinator and of its sub-agents is
+// decided by the Blindfold daemon next to the gateway before it runs; sub-agent spawns, answers
+// and ends are reported for the authority trace (a refutation takes execute authority away); and
+// every tool result is rewritten before the model reads it, so that no sub-agent identity
+// (`modelApplied`, `resolvedModel`, `resolvedProvider`, model/vendor/tier words, agent ids in
+// session keys) reaches the coordinator.
+//
+// Install: `blindfold init openclaw` (copies this folder to `.openclaw/plugins/blindfold/` and adds
+// it to the project's `openclaw.json`), or add this folder to `plugins.load.paths`, allow it
+// (`plugins.allow`), enable it (`plugins.entries.blindfold.enabled`) and let it see the
+// conversation (`plugins.entries.blindfold.hooks.allowConversationAccess`). README.md says which
+// hook changes the live context and which only the transcript.
+//
+// Settings, first found wins:
+//   env BLINDFOLD_CONTROL_URL        (default ws://127.0.0.1:7700/v1/control)
+//   env BLINDFOLD_ADAPTER_TOKEN      the adapter token itself, or
+//   env BLINDFOLD_ADAPTER_TOKEN_FILE a file holding it (Blindfold's state dir: adapter.token)
+//   env BLINDFOLD_TIMEOUT_MS         per request (default 5000; OpenClaw's hook budget is 15 s)
+//   env BLINDFOLD_TRAJECTORY         pinned trajectory id (grants name it)
+//   plugins.entries.blindfold.config {url, tokenFile, timeoutMs, trajectory}
+// Without a pinned trajectory each root session is one trajectory (`openclaw-<hash of its key>`).
+//
+// Fail closed: a denial, a review, a timeout, an unreachable daemon or any error blocks the tool
+// call with the reason (`block` + `blockReason`; the model receives it as the tool's result), and
+// a tool result that could not be rewritten is withheld from the model.
+
+import { createHash } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { type ControlSettings, call } from "./control.ts"
+
+const WITHHELD = "[withheld by Blindfold: the result could not be checked]"
+/** Tools that start a sub-agent: reported as a delegation, then allowed. */
+const SPAWN_TOOLS = new Set(["sessions_spawn", "spawn_agent"])
+/** OpenClaw's orchestration tools: they change no workspace state (the sub-agents they start are
+ * gated on their own tool calls), so they run without a check. Everything else is decided. */
+const COORDINATION = new Set([
+  "sessions_yield",
+  "agents_wait",
+  "subagents",
+  "agents_list",
+  "sessions_list",
+  "sessions_history",
+  "session_status",
+  "tool_search",
+  "tool_describe",
+])
+/** OpenClaw's tool bridge (`tool_call {id, args}`): decided as the tool it calls (a dry run; OpenClaw
+ * then runs the called tool through `before_tool_call` again, where the grant is consumed). */
+const BRIDGE = "tool_call"
+const VERIFY_WORDS = ["review", "verify", "check", "critique", "audit", "assess", "refute", "validate"]
+/** `exec` parameters that change only how OpenClaw waits for or shows the command. */
+const EXEC_PRESENTATION = new Set(["title", "yieldMs", "background", "timeoutSeconds", "pty"])
+
+interface Settings extends ControlSettings {
+  trajectory: string
+}
+
+interface Spawn {
+  agent: string
+  intent: "scope" | "verify"
+  task: string
+}
+
+function settings(config: any): Settings {
+  const file = config && typeof config === "object" ? config : {}
+  const env = process.env
+  const tokenFile = env.BLINDFOLD_ADAPTER_TOKEN_FILE ?? file.tokenFile
+  let token = env.BLINDFOLD_ADAPTER_TOKEN ?? ""
+  if (!token && tokenFile) {
+    try {
+      token = readFileSync(tokenFile, "utf8").trim()
+    } catch {
+      token = ""
+    }
+  }
+  return {
+    url: env.BLINDFOLD_CONTROL_URL ?? file.url ?? "ws://127.0.0.1:7700/v1/control",
+    token,
+    timeoutMs: Number(env.BLINDFOLD_TIMEOUT_MS ?? file.timeoutMs ?? 5000),
+    trajectory: env.BLINDFOLD_TRAJECTORY ?? file.trajectory ?? "",
+  }
+}
+
+/** Why the coordinator delegates: asking to review, verify or check is a verify request. */
+export function intentOf(task: string): "scope" | "verify" {
+  const words = task.toLowerCase().split(/[^a-z0-9]+/)
+  return words.some((w) => VERIFY_WORDS.some((v) => w.startsWith(v))) ? "verify" : "scope"
+}
+
+/** Commands an answer proposes: inline code spans and fenced lines of more than one word. */
+export function proposalsIn(text: string, prefix: string): any[] {
+  const commands: string[] = []
+  const fence = /```[^\n]*\n([\s\S]*?)```|`([^`\n]+)`/g
+  for (const m of text.matchAll(fence)) {
+    if (m[1] !== undefined) commands.push(...m[1].split("\n").map((l) => l.trim()))
+    else commands.push(m[2].trim())
+  }
+  return commands
+    .filter((c) => c.split(/\s+/).length > 1 && !c.startsWith("#"))
+    .map((command, i) => ({ id: `${prefix}-${i + 1}`, tool: "bash", args: { command } }))
+}
+
+/** An OpenClaw tool call in the registry's words (SPEC §11): `exec` is `bash {command}`, `write`
+ * is `write_file`, `edit` is `edit_file` (its edits, as JSON, are the artifact), `read` is
+ * `read_file`, `ls` is `list_directory`; other tools keep their name (unknown ones are effectful). */
+export function canonical(tool: string, params: Record<string, unknown>): [string, Record<string, unknown>] {
+  switch (tool) {
+    case "exec": {
+      const args: Record<string, unknown> = {}
+      for (const [k, v] of Object.entries(params)) if (!EXEC_PRESENTATION.has(k)) args[k] = v
+      return ["bash", args]
+    }
+    case "write":
+      return ["write_file", { ...params }]
+    case "read":
+      return ["read_file", { ...params }]
+    case "ls":
+      return ["list_directory", { ...params }]
+    case "edit": {
+      const { path, ...rest } = params
+      return ["edit_file", { path, content: JSON.stringify(rest) }]
+    }
+    default:
+      return [tool, { ...params }]
+  }
+}
+
+/** The bridged tool (`tool_call {id: "openclaw:core:exec", args}` is `exec` with `args`). */
+export function unbridge(tool: string, params: any): [string, Record<string, unknown>] {
+  if (tool !== BRIDGE) return [tool, params ?? {}]
+  const id = String(params?.id ?? "")
+  const name = id.includes(":") ? id.slice(id.lastIndexOf(":") + 1) : id
+  const args = params?.args && typeof params.args === "object" ? params.args : {}
+  return [name, args]
+}
+
+/** The first `completed` list anywhere in a tool result (agents_wait, also through the bridge). */
+function completedRuns(value: any, depth = 0): any[] {
+  if (depth > 6 || value === null || value === undefined) return []
+  if (typeof value === "string") {
+    const t = value.trim()
+    if (!t.startsWith("{")) return []
+    try {
+      return completedRuns(JSON.parse(t), depth + 1)
+    } catch {
+      return []
+    }
+  }
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const found = completedRuns(v, depth + 1)
+      if (found.length) return found
+    }
+    return []
+  }
+  if (typeof value === "object") {
+    if (Array.isArray(value.completed)) return value.completed
+    for (const v of Object.values(value)) {
+      const found = completedRuns(v, depth + 1)
+      if (found.length) return found
+    }
+  }
+  return []
+}
+
+/** The text a tool result shows the model (its text parts), or the value as JSON. */
+function resultText(result: any): string {
+  if (typeof result === "string") return result
+  const parts = Array.isArray(result?.content) ? result.content : []
+  const texts = parts.filter((p: any) => p?.type === "text" && typeof p.text === "string").map((p: any) => p.text)
+  return texts.length ? texts.join("\n") : JSON.stringify(result ?? null)
+}
+
+const CHILD_RESULT = /<<<BEGIN_UNTRUSTED_CHILD_RESULT>>>([\s\S]*?)<<<END_UNTRUSTED_CHILD_RESULT>>>/
+const SESSION_LINE = /^session_key:\s*(\S+)/m
+
+export default {
+  id: "blindfold",
+  name: "Blindfold",
+  description: "Pre-action verification, signed grants and identity-blind sub-agent results.",
+  register(api: any) {
+    const s = settings(api.pluginConfig)
+    const parentOf = new Map<string, string>()
+    const bySession = new Map<string, Spawn>()
+    const byRun = new Map<string, Spawn>()
+    const pending: Spawn[] = []
+    const tasksSeen = new Set<string>()
+    let reports: Promise<unknown> = Promise.resolve()
+
+    const rootOf = (key: string) => {
+      let k = key
+      for (let i = 0; i < 16 && parentOf.has(k); i++) k = parentOf.get(k) as string
+      return k
+    }
+    const trajectoryOf = (key: string | undefined) =>
+      s.trajectory ||
+      `openclaw-${createHash("sha256")
+        .update(rootOf(key ?? ""))
+        .digest("hex")
+        .slice(0, 16)}`
+    const actorOf = (key: string | undefined) =>
+      bySession.get(key ?? "")?.agent ?? (String(key ?? "").includes(":subagent:") ? "unknown-subagent" : "coordinator")
+    /** Reports in order; a later gate waits for them, so evidence is in before the decision. */
+    const report = (trajectory: string, event: any) => {
+      const next = reports.then(() => call(s, "report_event", { trajectory, event }))
+      reports = next.catch(() => undefined)
+      return next
+    }
+
+    api.on(
+      "before_tool_call",
+      async (event: any, ctx: any) => {
+        try {
+          await reports
+          const key = ctx?.sessionKey
+          const trajectory = trajectoryOf(key)
+          const [tool, inner] = unbridge(String(event.toolName ?? ""), event.params)
+          const mapped = await call(s, "openclaw.unalias", { trajectory, value: event.params ?? {} })
+          const params = mapped?.edits > 0 ? mapped.value : undefined
+          const [, realInner] = params ? unbridge(String(event.toolName ?? ""), params) : [tool, inner]
+          const bridged = event.toolName === BRIDGE
+          // The bridge's inner call comes through this hook again: the delegation is recorded
+          // there, and a grant is consumed there (the bridge is only a dry run).
+          if (bridged && (SPAWN_TOOLS.has(tool) || COORDINATION.has(tool))) return params ? { params } : undefined
+          if (SPAWN_TOOLS.has(tool)) {
+            const task = String(realInner.task ?? "")
+            const agent = String(realInner.agentId ?? realInner.label ?? ctx?.agentId ?? "subagent")
+            const spawn: Spawn = { agent, intent: intentOf(task), task }
+            pending.push(spawn)
+            await report(trajectory, { kind: "delegate", to: agent, intent: spawn.intent, text: task })
+            return params ? { params } : undefined
+          }
+          if (COORDINATION.has(tool)) return params ? { params } : undefined
+          const [name, args] = canonical(tool, realInner)
+          const v = await call(s, "check_action", {
+            trajectory,
+            actor: actorOf(key),
+            tool: name,
+            args,
+            call_id: String(event.toolCallId ?? "") || undefined,
+            consume: !bridged,
+          })
+          if (!v || v.allowed !== true) {
+            const d = v?.decision
+            const reason =
+              v?.refusal?.text ?? (d ? `Blindfold: ${d.decision} (${d.reason}, ${d.check})` : "Blindfold: denied")
+            return { block: true, blockReason: reason }
+          }
+          return params ? { params } : undefined
+        } catch (e: any) {
+          return { block: true, blockReason: `Blindfold: denied (fail closed): ${e?.message ?? e}` }
+        }
+      },
+      { priority: 1000 },
+    )
+
+    api.on("subagent_spawned", async (event: any, ctx: any) => {
+      const child = String(event.childSessionKey ?? "")
+      if (ctx?.requesterSessionKey) parentOf.set(child, String(ctx.requesterSessionKey))
+      const i = pending.findIndex((p) => p.agent === event.agentId || p.agent === event.label)
+      const spawn = i >= 0 ? pending.splice(i, 1)[0] : { agent: String(event.agentId ?? "subagent"), intent: "scope" as const, task: "" }
+      bySession.set(child, spawn)
+      if (event.runId) byRun.set(String(event.runId), spawn)
+      const card = {
+        event: "subagent_spawned",
+        childSessionKey: child,
+        runId: event.runId,
+        mode: event.mode,
+        label: event.label,
+        resolvedModel: event.resolvedModel,
+        resolvedProvider: event.resolvedProvider,
+      }
+      await report(trajectoryOf(child), { kind: "card", agent: spawn.agent, card }).catch(() => undefined)
+    })
+
+    api.on("subagent_ended", async (event: any) => {
+      const child = String(event.targetSessionKey ?? "")
+      const spawn = bySession.get(child) ?? byRun.get(String(event.runId ?? ""))
+      const card = {
+        event: "subagent_ended",
+        targetSessionKey: child,
+        runId: event.runId,
+        outcome: event.outcome,
+        reason: event.reason,
+        error: event.error,
+        endedAt: event.endedAt,
+      }
+      await report(trajectoryOf(child), { kind: "card", agent: spawn?.agent ?? "unknown-subagent", card }).catch(
+        () => undefined,
+      )
+    })
+
+    /** A child's final answer reaches its requester: a `response` (scoped work proposes the
+     * commands in its code spans). */
+    const answered = (trajectory: string, spawn: Spawn | undefined, id: string, text: string) => {
+      if (!spawn || !text) return Promise.resolve()
+      const proposals = spawn.intent === "scope" ? proposalsIn(text, id) : []
+      return report(trajectory, { kind: "response", from: spawn.agent, text, proposals }).catch(() => undefined)
+    }
+
+    // Every tool result is evidence the caller observed (channel C2); an `agents_wait` result
+    // also carries the children's answers. OpenClaw calls this hook for the bridge and again for
+    // the tool it called: the called tool's call is the one reported.
+    api.on("after_tool_call", async (event: any, ctx: any) => {
+      if (event.toolName === BRIDGE) return // the called tool reports its own result
+      const tool = String(event.toolName ?? "")
+      const trajectory = trajectoryOf(ctx?.sessionKey)
+      const content = resultText(event.result ?? event.error ?? "")
+      const call_id = String(event.toolCallId ?? "") || undefined
+      await report(trajectory, { kind: "tool_result", tool: canonical(tool, {})[0], content, call_id }).catch(
+        () => undefined,
+      )
+      if (tool !== "agents_wait") return
+      for (const run of completedRuns(event.result)) {
+        const spawn = byRun.get(String(run?.runId ?? "")) ?? bySession.get(String(run?.sessionKey ?? ""))
+        const text = typeof run?.result === "string" && run?.status === "done" ? run.result : ""
+        await answered(trajectory, spawn, String(run?.runId ?? "run"), text)
+      }
+    })
+
+    // Announced completions (children spawned without `collect`) arrive as the requester's
+    // next run; its first ordinary prompt is the trajectory's task.
+    api.on("before_agent_run", async (event: any, ctx: any) => {
+      const prompt = String(event?.prompt ?? "")
+      const trajectory = trajectoryOf(ctx?.sessionKey)
+      const child = CHILD_RESULT.exec(prompt)
+      if (child) {
+        const key = SESSION_LINE.exec(prompt)?.[1] ?? ""
+        await answered(trajectory, bySession.get(key), key || "announce", child[1].trim())
+      } else if (!tasksSeen.has(trajectory) && !String(ctx?.sessionKey ?? "").includes(":subagent:")) {
+        tasksSeen.add(trajectory)
+        await report(trajectory, { kind: "task", text: prompt }).catch(() => undefined)
+      }
+      return undefined
+    })
+
+    // Live context: runs before OpenClaw feeds a tool result back into the model.
+    api.registerAgentToolResultMiddleware(
+      async (event: any, ctx: any) => {
+        try {
+          await reports
+          const res = await call(s, "openclaw.scrub", { trajectory: trajectoryOf(ctx?.sessionKey), value: event.result })
+          if (!res || typeof res.value !== "object" || res.value === null) throw new Error("bad scrub answer")
+          return { result: res.value }
+        } catch {
+          return { result: { content: [{ type: "text", text: WITHHELD }], details: {} } }
+        }
+      },
+      { runtimes: ["openclaw"] },
+    )
+  },
+}

@@ -4,6 +4,8 @@
 //! `TASK_STATE_AUTH_REQUIRED`, in the version's own shape).
 
 use crate::refusal::Refusal;
+use blindfold_schemas::RelationClaim;
+use blindfold_schemas::event::ProposedAction;
 use serde_json::{Map, Value, json};
 
 /// `VersionNotSupportedError`.
@@ -122,6 +124,137 @@ pub fn requested_action(msg: &Value) -> Result<Option<RequestedAction>, String> 
     Ok(None)
 }
 
+/// The key of a data part in an agent's answer by which it proposes an action:
+/// `{"blindfold/proposal": {"id": ID, "tool": NAME, "args": {…}}}` (or a list of them).
+pub const PROPOSAL_KEY: &str = "blindfold/proposal";
+
+/// The key of a data part by which an agent states a relation to a proposal:
+/// `{"blindfold/relation": {"proposal": ID, "relation": "REFUTES"}}` (or a list of them).
+pub const RELATION_KEY: &str = "blindfold/relation";
+
+/// What an agent wrote in one answer: its text, and the proposals and relations its data parts
+/// state in Blindfold's evidence schema.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Answer {
+    /// Text parts of the agent's messages and artifacts, joined by newlines.
+    pub text: String,
+    /// Actions it proposes.
+    pub proposals: Vec<ProposedAction>,
+    /// Relations it states.
+    pub relations: Vec<RelationClaim>,
+}
+
+impl Answer {
+    /// True when the answer carries nothing for the engine.
+    pub fn is_empty(&self) -> bool {
+        self.text.trim().is_empty() && self.proposals.is_empty() && self.relations.is_empty()
+    }
+
+    /// Appends `other` (the next event of the same streamed answer).
+    pub fn extend(&mut self, other: Answer) {
+        if !other.text.is_empty() {
+            if !self.text.is_empty() {
+                self.text.push('\n');
+            }
+            self.text.push_str(&other.text);
+        }
+        self.proposals.extend(other.proposals);
+        self.relations.extend(other.relations);
+    }
+
+    fn add_parts(&mut self, parts: Option<&Value>) {
+        for part in parts.and_then(Value::as_array).into_iter().flatten() {
+            if let Some(t) = part.get("text").and_then(Value::as_str) {
+                if !self.text.is_empty() {
+                    self.text.push('\n');
+                }
+                self.text.push_str(t);
+            }
+            let Some(data) = part.get("data") else { continue };
+            for v in one_or_many(data.get(PROPOSAL_KEY)) {
+                if let Ok(p) = serde_json::from_value::<ProposedAction>(v.clone()) {
+                    self.proposals.push(p);
+                }
+            }
+            for v in one_or_many(data.get(RELATION_KEY)) {
+                if let Ok(r) = serde_json::from_value::<RelationClaim>(v.clone()) {
+                    self.relations.push(r);
+                }
+            }
+        }
+    }
+
+    fn add_message(&mut self, msg: Option<&Value>) {
+        let Some(msg) = msg else { return };
+        let role = msg.get("role").and_then(Value::as_str).unwrap_or_default();
+        if matches!(role, "ROLE_USER" | "user") {
+            return; // the coordinator's own words, not the agent's
+        }
+        self.add_parts(msg.get("parts"));
+    }
+}
+
+fn one_or_many(v: Option<&Value>) -> Vec<&Value> {
+    match v {
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(v @ Value::Object(_)) => vec![v],
+        _ => Vec::new(),
+    }
+}
+
+/// The agent-written content of one JSON-RPC `result` (an answer or one stream event), in both
+/// versions: a task's status message and artifacts (not its history, which holds the
+/// coordinator's messages too), a message, a status update's message, an artifact update.
+pub fn answer(result: &Value) -> Answer {
+    let mut a = Answer::default();
+    let kind = result.get("kind").and_then(Value::as_str).unwrap_or_default();
+    let task = result.get("task").or_else(|| (kind == "task").then_some(result));
+    if let Some(task) = task {
+        a.add_message(task.pointer("/status/message"));
+        for artifact in task.get("artifacts").and_then(Value::as_array).into_iter().flatten() {
+            a.add_parts(artifact.get("parts"));
+        }
+    }
+    a.add_message(result.get("message").or_else(|| (kind == "message").then_some(result)));
+    let status = result.get("statusUpdate").or_else(|| (kind == "status-update").then_some(result));
+    a.add_message(status.and_then(|s| s.pointer("/status/message")));
+    let artifact = result.get("artifactUpdate").or_else(|| (kind == "artifact-update").then_some(result));
+    a.add_parts(artifact.and_then(|u| u.pointer("/artifact/parts")));
+    a
+}
+
+const FINAL_STATES: &[&str] = &[
+    "TASK_STATE_COMPLETED",
+    "TASK_STATE_FAILED",
+    "TASK_STATE_CANCELED",
+    "TASK_STATE_REJECTED",
+    "TASK_STATE_INPUT_REQUIRED",
+    "TASK_STATE_AUTH_REQUIRED",
+    "completed",
+    "failed",
+    "canceled",
+    "rejected",
+    "input-required",
+    "auth-required",
+];
+
+/// True when a stream event's `result` ends the agent's turn: a message, a task or status update
+/// in a final or interrupted state, or a v0.3 status update marked `final`.
+pub fn ends_turn(result: &Value) -> bool {
+    let kind = result.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if result.get("message").is_some() || kind == "message" {
+        return true;
+    }
+    if result.get("final").and_then(Value::as_bool) == Some(true) {
+        return true;
+    }
+    let status = result
+        .pointer("/task/status")
+        .or_else(|| result.pointer("/statusUpdate/status"))
+        .or_else(|| matches!(kind, "task" | "status-update").then(|| result.get("status")).flatten());
+    status.and_then(|s| s.get("state")).and_then(Value::as_str).is_some_and(|st| FINAL_STATES.contains(&st))
+}
+
 /// A task that answers a blocked delegation: `TASK_STATE_AUTH_REQUIRED` when a grant could
 /// unblock it (the grant it needs is in a data part), else `TASK_STATE_REJECTED`; in the shape
 /// of `version`. Returned as the `result` of the JSON-RPC answer (and of each stream event).
@@ -190,6 +323,37 @@ mod tests {
         let (tool, args) = requested_action(msg).expect("ok").expect("action");
         assert_eq!((tool.as_str(), &args["path"]), ("write_file", &json!("/a")));
         assert!(requested_action(&json!({"parts": [{"data": {"blindfold/action": {}}}]})).is_err());
+    }
+
+    #[test]
+    fn answers_yield_agent_text_proposals_and_relations_in_both_versions() {
+        let v1 = json!({"task": {
+            "status": {"state": "TASK_STATE_COMPLETED", "message": {"role": "ROLE_AGENT", "parts": [{"text": "done"}]}},
+            "artifacts": [{"parts": [{"text": "run it"}, {"data": {"blindfold/proposal":
+                {"id": "p1", "tool": "bash", "args": {"command": "rm -rf /srv/data"}}}}]}],
+            "history": [{"role": "ROLE_USER", "parts": [{"text": "the coordinator's words"}]}],
+        }});
+        let a = answer(&v1);
+        assert_eq!(a.text, "done\nrun it");
+        assert_eq!(a.proposals.len(), 1);
+        assert_eq!(a.proposals[0].args["command"], "rm -rf /srv/data");
+        let v03 = json!({"kind": "artifact-update", "artifact": {"parts": [
+            {"kind": "text", "text": "no"},
+            {"kind": "data", "data": {"blindfold/relation": [{"proposal": "p1", "relation": "REFUTES"}]}}]}});
+        let a = answer(&v03);
+        assert_eq!(a.text, "no");
+        assert_eq!(a.relations[0].relation, blindfold_schemas::Relation::Refutes);
+        let user = json!({"message": {"role": "ROLE_USER", "parts": [{"text": "x"}]}});
+        assert!(answer(&user).is_empty());
+        let status = json!({"kind": "status-update", "status": {"message": {"role": "agent", "parts": [{"kind": "text", "text": "working"}]}}});
+        assert_eq!(answer(&status).text, "working");
+        assert!(!ends_turn(&status));
+        assert!(ends_turn(&v1));
+        assert!(ends_turn(&json!({"statusUpdate": {"status": {"state": "TASK_STATE_COMPLETED"}}})));
+        assert!(ends_turn(&json!({"kind": "status-update", "final": true, "status": {"state": "working"}})));
+        let mut both = answer(&v1);
+        both.extend(answer(&v03));
+        assert_eq!((both.text.as_str(), both.relations.len()), ("done\nrun it\nno", 1));
     }
 
     #[test]

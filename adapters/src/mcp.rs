@@ -65,6 +65,33 @@ pub fn tool_call_event(params: &Value, call_id: &Value) -> Result<Event, String>
     })
 }
 
+/// A `tools/call` answer as the canonical `tool_result` event: the text of its `content` items
+/// (else its `structuredContent` as JSON); an error answer's message when the call failed.
+pub fn tool_result_event(tool: &str, call_id: &Value, answer: &Value) -> Event {
+    let content = match answer.get("result") {
+        Some(result) => {
+            let texts: Vec<&str> = result
+                .get("content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c.get("text").and_then(Value::as_str))
+                .collect();
+            if texts.is_empty() {
+                result.get("structuredContent").map(Value::to_string).unwrap_or_default()
+            } else {
+                texts.join("\n")
+            }
+        }
+        None => answer.pointer("/error/message").and_then(Value::as_str).unwrap_or_default().to_owned(),
+    };
+    let call_id = match call_id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    Event::ToolResult { tool: tool.to_owned(), content, call_id: Some(call_id) }
+}
+
 /// The tool name of a `tools/call` (or the resource URI / prompt name other methods address).
 pub fn addressed_name(method: &str, params: &Value) -> Option<String> {
     let key = match method {

@@ -1,7 +1,9 @@
 """A2A sub-agent peer (official `a2a-sdk`, v1.0 with v0.3 compat) whose card and runtime
 metadata carry its model, family, tier and provider. It answers every message with a working
 status, an artifact and completion, all tagged with identity metadata.
-Usage: a2a_agent.py PORT MODEL FAMILY TIER PROVIDER"""
+Usage: a2a_agent.py PORT MODEL FAMILY TIER PROVIDER [SIGN_KEY_PEM KID [tamper]]
+With SIGN_KEY_PEM and KID the card is signed with the SDK's own signer (EdDSA JWS over the
+RFC 8785 canonical card); with `tamper` the description is changed after signing."""
 
 import sys
 import uuid
@@ -28,6 +30,8 @@ from google.protobuf.struct_pb2 import Struct
 from starlette.applications import Starlette
 
 PORT, MODEL, FAMILY, TIER, PROVIDER = int(sys.argv[1]), *sys.argv[2:6]
+SIGN = sys.argv[6:8] if len(sys.argv) >= 8 else None
+TAMPER = len(sys.argv) >= 9 and sys.argv[8] == "tamper"
 URL = f"http://127.0.0.1:{PORT}/a2a/jsonrpc"
 
 
@@ -83,6 +87,22 @@ card = AgentCard(
         )
     ],
 )
+
+if SIGN:
+    from a2a.utils.signing import create_agent_card_signer
+
+    import base64
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    # `blindfold keygen` writes PKCS#8 v2 (with the public key), which this `cryptography`
+    # refuses; the 32-byte Ed25519 seed sits at the same offset in v1 and v2.
+    with open(SIGN[0]) as f:
+        der = base64.b64decode("".join(line for line in f.read().splitlines() if "-----" not in line))
+    key = Ed25519PrivateKey.from_private_bytes(der[16:48])
+    card = create_agent_card_signer(signing_key=key, protected_header={"alg": "EdDSA", "kid": SIGN[1], "typ": "JOSE"})(card)
+    if TAMPER:
+        card.description = f"A {TIER} agent powered by {MODEL}, now claiming more than it signed."
 
 handler = DefaultRequestHandler(agent_executor=Executor(), task_store=InMemoryTaskStore(), agent_card=card)
 routes = create_agent_card_routes(agent_card=card) + create_jsonrpc_routes(

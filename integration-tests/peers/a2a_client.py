@@ -1,9 +1,14 @@
 """A2A coordinator-side client peer (official `a2a-sdk`) for Blindfold's integration tests.
 
-Usage: a2a_client.py BASE_URL --version 1.0|0.3 [--stream|--no-stream] [--action JSON] TEXT
+Usage: a2a_client.py BASE_URL --version 1.0|0.3 [--stream|--no-stream] [--action JSON]
+                     [--first KEYWORD [--others-text TEXT2]] TEXT
 Discovers the agents behind Blindfold (GET BASE/a2a), resolves each card with the SDK's card
-resolver, sends TEXT to each (a v0.3 client when --version 0.3) and prints one JSON object with
-everything it received: aliases, cards, and every response event as JSON."""
+resolver, verifies each card's signature with the SDK's verifier and Blindfold's published key
+(BASE/.well-known/jwks.json), sends TEXT to each (a v0.3 client when --version 0.3) and prints
+one JSON object with everything it received (with --first, agents whose card description
+contains KEYWORD are delegated to first, as a coordinator picks by capability; with
+--others-text the other agents get TEXT2 instead, e.g. a request to review the first's plan): aliases, cards, signature verdicts, and every
+response event as JSON."""
 
 import argparse
 import asyncio
@@ -13,6 +18,8 @@ import uuid
 import httpx
 from a2a.client import A2ACardResolver, ClientConfig, create_client
 from a2a.types import Message, Part, Role, SendMessageRequest
+from a2a.utils.signing import SignatureVerificationError, create_signature_verifier
+from jwt import PyJWK
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Value
 
@@ -24,15 +31,33 @@ async def main() -> None:
     p.add_argument("--version", default="1.0")
     p.add_argument("--stream", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--action")
+    p.add_argument("--first")
+    p.add_argument("--others-text")
     a = p.parse_args()
-    out = {"agents": [], "cards": {}, "events": {}, "errors": {}}
+    out = {"agents": [], "cards": {}, "signature": {}, "events": {}, "errors": {}}
     async with httpx.AsyncClient(timeout=30) as http:
         listing = (await http.get(f"{a.base}/a2a")).json()
+        jwks = (await http.get(f"{a.base}/.well-known/jwks.json")).json()
+        keys = {k["kid"]: PyJWK(k) for k in jwks["keys"]}
+
+        def key_provider(kid, _jku):  # the card's own `jku` is never followed
+            return keys[kid]
+
+        verify = create_signature_verifier(key_provider, ["EdDSA"])
+        resolved = []
         for agent in listing["agents"]:
+            resolved.append((agent, await A2ACardResolver(http, agent["url"]).get_agent_card()))
+        if a.first:
+            resolved.sort(key=lambda ac: a.first not in ac[1].description)
+        for agent, card in resolved:
             alias = agent["alias"]
             out["agents"].append(alias)
-            card = await A2ACardResolver(http, agent["url"]).get_agent_card()
             out["cards"][alias] = MessageToDict(card)
+            try:
+                verify(card)
+                out["signature"][alias] = "verified"
+            except (SignatureVerificationError, KeyError) as e:
+                out["signature"][alias] = f"{type(e).__name__}: {e}"
             if a.version == "0.3":
                 for iface in card.supported_interfaces:
                     iface.protocol_version = "0.3"
@@ -40,7 +65,10 @@ async def main() -> None:
                 card,
                 client_config=ClientConfig(streaming=a.stream, supported_protocol_bindings=["JSONRPC"], httpx_client=http),
             )
-            parts = [Part(text=a.text)]
+            text = a.text
+            if a.others_text and a.first and a.first not in card.description:
+                text = a.others_text
+            parts = [Part(text=text)]
             if a.action:
                 data = Value()
                 data.struct_value.update({"blindfold/action": json.loads(a.action)})

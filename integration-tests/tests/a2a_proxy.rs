@@ -61,6 +61,7 @@ fn two_agents_by_alias_streaming_both_versions_no_identity_leaks() {
         assert_eq!(leak_scan(raw.as_bytes(), &TOKENS), 0, "identity reached the coordinator: {ctx}");
         for alias in ["agent-a", "agent-b"] {
             assert_eq!(r["cards"][alias]["name"], alias, "{ctx}");
+            assert_eq!(r["signature"][alias], "verified", "Blindfold's card signature: {ctx}");
             assert!(r["errors"].get(alias).is_none(), "{ctx}");
             let events = &r["events"][alias];
             assert!(raw.contains("echo: review the plan"), "{ctx}");

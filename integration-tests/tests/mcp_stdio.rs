@@ -82,7 +82,25 @@ fn python_server_reads_pass_and_writes_need_a_grant_for_exact_bytes() {
         assert_eq!(std::fs::read_to_string(&out).expect("written"), "approved bytes");
         let leaks = leak_scan(r.to_string().as_bytes(), &["m-large-2", "ExampleCorp", "frontier"]);
         assert_eq!(leaks, 0, "the server's displayed identity reached the client: {r}");
+        // Every forwarded call's answer reached the engine as a `tool_result` (the trace has it).
+        let results = tool_results(&w, &task);
+        assert!(results.iter().any(|t| t == "read_note"), "{results:?}");
+        assert!(results.iter().any(|t| t == "write_file"), "{results:?}");
     }
+}
+
+/// The tools of the `tool_result` records of `task` in the trace.
+fn tool_results(w: &World, task: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(w.state.join("traces")).into_iter().flatten().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        for r in text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()) {
+            if r["trajectory"] == task && r["kind"] == "tool_result" {
+                out.push(r["tool"].as_str().unwrap_or_default().to_owned());
+            }
+        }
+    }
+    out
 }
 
 /// Swaps the staged grants for fresh ones bound to `task` (and keeps the other-task one).

@@ -48,7 +48,11 @@ impl App {
         let grants = Arc::new(GrantCache::new());
         let store: Arc<dyn GrantStore> = Arc::new(store);
         let engine = Engine::new(
-            EngineConfig { grant_policy: config.grants.policy, ..EngineConfig::default() },
+            EngineConfig {
+                grant_policy: config.grants.policy,
+                agents: true_identities(&config),
+                ..EngineConfig::default()
+            },
             Arc::new(config.grants.keys.clone()),
             grants.clone(),
             store.clone(),
@@ -73,7 +77,7 @@ impl App {
             },
         )
         .map_err(|e| format!("state.dir {}: {e}", config.state_dir.display()))?;
-        let identities = Arc::new(crate::identity::Identities::from_config(&config));
+        let identities = Arc::new(crate::identity::Identities::open(&config)?);
         let opencode = Arc::new(crate::opencode::OpenCode::new(&config.opencode));
         Ok(Self {
             trace,
@@ -101,4 +105,11 @@ impl App {
     pub fn modes(&self) -> ModeSet {
         *self.modes.borrow()
     }
+}
+
+/// Every configured agent's true identity (`[identity] agents` and A2A upstreams): the engine
+/// judges independence by family.
+fn true_identities(config: &Config) -> std::collections::HashMap<String, blindfold_schemas::AgentIdentity> {
+    let upstreams = config.transports.a2a_upstreams.iter().map(|u| (u.id.clone(), u.identity.clone()));
+    config.identity.agents.iter().cloned().chain(upstreams).collect()
 }

@@ -1,21 +1,58 @@
 //! The daemon's identity state: one lexicon of every configured agent (`[identity]` agents and
 //! A2A upstreams) and one anonymizer per trajectory, shared by every transport so that an alias
-//! is the same on every path of a trajectory.
+//! is the same on every path of a trajectory; and Blindfold's own card-signing key.
 
 use crate::config::Config;
-use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon};
+use crate::state::{check_private_file, write_private_file};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use blindfold_engine::grants::IssuerKey;
+use blindfold_engine::identity::{AliasMap, Anonymizer, CARD_JWS_ALG, Lexicon};
 use dashmap::DashMap;
+use serde_json::{Value, json};
+use std::path::Path;
 use std::sync::Arc;
+
+/// File name of the generated card-signing key inside the state directory (PKCS#8 PEM, 0600).
+pub const CARD_KEY_FILE: &str = "card-signing.key.pem";
+/// File name of its public half (SPKI PEM), written next to it for operators to distribute.
+pub const CARD_PUB_FILE: &str = "card-signing.pub.pem";
 
 /// Lexicon and per-trajectory anonymizers.
 pub struct Identities {
     lexicon: Lexicon,
     agents: Vec<String>,
     by_trajectory: DashMap<String, Arc<Anonymizer>>,
+    card_signer: Arc<IssuerKey>,
 }
 
 impl Identities {
-    /// The lexicon of `config`'s agents and extra words; no trajectory yet.
+    /// [`Identities::from_config`] with Blindfold's card-signing key: the configured
+    /// `[identity] card_signing_key`, else the state dir's, generated (0600) on first start.
+    pub fn open(config: &Config) -> Result<Self, String> {
+        let signer = load_card_signer(config)?;
+        let mut ids = Self::from_config(config);
+        ids.card_signer = Arc::new(signer);
+        Ok(ids)
+    }
+
+    /// Blindfold's card-signing key.
+    pub fn card_signer(&self) -> &IssuerKey {
+        &self.card_signer
+    }
+
+    /// The public card-signing key as a JWK Set (RFC 7517; `kid` is the RFC 7638 thumbprint), what
+    /// a client verifies the signature of a card Blindfold served with.
+    pub fn card_jwks(&self) -> Value {
+        let x = URL_SAFE_NO_PAD.encode(self.card_signer.verifying_key().as_bytes());
+        json!({"keys": [{
+            "kty": "OKP", "crv": "Ed25519", "x": x, "kid": self.card_signer.kid(),
+            "alg": CARD_JWS_ALG, "use": "sig",
+        }]})
+    }
+
+    /// The lexicon of `config`'s agents and extra words; no trajectory yet; an ephemeral
+    /// card-signing key (use [`Identities::open`] for the durable one).
     pub fn from_config(config: &Config) -> Self {
         let mut builder = Lexicon::builder();
         let mut agents = Vec::new();
@@ -30,7 +67,12 @@ impl Identities {
         for word in &config.identity.extra_words {
             builder.extra(word);
         }
-        Self { lexicon: builder.build(), agents, by_trajectory: DashMap::new() }
+        Self {
+            lexicon: builder.build(),
+            agents,
+            by_trajectory: DashMap::new(),
+            card_signer: Arc::new(IssuerKey::generate()),
+        }
     }
 
     /// The anonymizer of `trajectory`, created on first use with a fresh random alias order (its
@@ -58,4 +100,35 @@ impl Identities {
     pub fn tokens(&self) -> Vec<String> {
         self.lexicon.identity_tokens().map(str::to_owned).collect()
     }
+}
+
+/// The configured card-signing key, else `<state>/card-signing.key.pem` (created with its public
+/// half when missing). A key file others can read is refused.
+fn load_card_signer(config: &Config) -> Result<IssuerKey, String> {
+    let (path, generated) = match &config.identity.card_signing_key {
+        Some(p) => (p.clone(), false),
+        None => (config.state_dir.join(CARD_KEY_FILE), true),
+    };
+    if generated && !path.exists() {
+        let key = IssuerKey::generate();
+        let private = key.private_pem().map_err(|e| e.to_string())?;
+        write_private_file(&path, private.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+        write_public(&config.state_dir, &key)?;
+        return Ok(key);
+    }
+    check_private_file(&path).map_err(|e| format!("identity.card_signing_key: {e}"))?;
+    let pem = std::fs::read_to_string(&path)
+        .map_err(|e| format!("identity.card_signing_key: {}: {e}", path.display()))?;
+    let key = IssuerKey::from_pem(&pem)
+        .map_err(|e| format!("identity.card_signing_key: {}: {e}", path.display()))?;
+    if generated && !config.state_dir.join(CARD_PUB_FILE).exists() {
+        write_public(&config.state_dir, &key)?;
+    }
+    Ok(key)
+}
+
+fn write_public(dir: &Path, key: &IssuerKey) -> Result<(), String> {
+    let path = dir.join(CARD_PUB_FILE);
+    let public = key.public_pem().map_err(|e| e.to_string())?;
+    std::fs::write(&path, public).map_err(|e| format!("{}: {e}", path.display()))
 }

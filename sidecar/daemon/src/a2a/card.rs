@@ -1,6 +1,9 @@
 //! Agent cards: fetched from the upstream, their displayed identity learned, and shown to the
 //! coordinator redacted (alias name, capability text minus identity words, interfaces pointing
-//! at Blindfold, upstream signatures dropped) by the engine's anonymizer.
+//! at Blindfold) by the engine's anonymizer, the upstream's `signatures` replaced by Blindfold's
+//! own (JWS over the RFC 8785 canonical redacted card). In `attest` (without `anonymize`) the
+//! upstream signature is verified first: verified identity is shown marked as verified, every
+//! unverified claim is stripped and flagged in the trace.
 
 use super::A2aProxy;
 use crate::config::A2aUpstream;
@@ -9,8 +12,8 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use blindfold_engine::identity::CardTarget;
-use blindfold_schemas::strict_json;
+use blindfold_engine::identity::{AttestPolicy, Attested, CardTarget};
+use blindfold_schemas::{TraceKind, TraceRecord, strict_json};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -52,7 +55,7 @@ fn rpc_url(card: &Value, base: &str) -> Option<String> {
     (origin(url) == origin(base)).then(|| url.to_owned())
 }
 
-/// The card as the coordinator may see it (the raw card in `off`).
+/// The card as the coordinator may see it (the raw card in `off`), signed by Blindfold.
 pub(super) fn redact(
     p: &A2aProxy,
     agent: &A2aUpstream,
@@ -62,9 +65,36 @@ pub(super) fn redact(
     if p.transparent() {
         return Ok(card.clone());
     }
+    let modes = p.app.modes();
+    let target = CardTarget { interface_url: alias_url, signer: Some(p.app.identities.card_signer()) };
     let anon = p.anon.lock().map_err(|_| "identity state unavailable".to_owned())?;
-    anon.rewrite_card(&agent.id, card, CardTarget { interface_url: alias_url, signer: None })
-        .map_err(|e| e.to_string())
+    if modes.attest && !modes.anonymize {
+        let operator = agent.identity.tokens().any(|t| !t.is_empty()).then_some(&agent.identity);
+        let policy = AttestPolicy { card_keys: &p.app.config.identity.card_keys, operator };
+        let attested = anon.attest_card(&agent.id, card, target, policy).map_err(|e| e.to_string())?;
+        let alias = anon.aliases().alias_of(&agent.id).unwrap_or_default().to_owned();
+        drop(anon);
+        trace_attestation(p, agent, &alias, &attested);
+        return Ok(attested.card);
+    }
+    anon.rewrite_card(&agent.id, card, target).map_err(|e| e.to_string())
+}
+
+/// Records what `attest` verified and what it stripped (one `card` record per card served):
+/// `detail` is `{"attest": {"verified": {…}, "flags": [{agent, field, claim, problem}, …]}}`.
+fn trace_attestation(p: &A2aProxy, agent: &A2aUpstream, alias: &str, attested: &Attested) {
+    let Some(trace) = &p.app.trace else { return };
+    let trajectory = p.app.config.transports.a2a_task.as_deref().unwrap_or("a2a-discovery");
+    let mut r = TraceRecord::new(trajectory, TraceKind::Card, crate::unix_now_ms(), p.app.modes());
+    r.actor_alias = Some(alias.to_owned());
+    r.actor_true = agent.identity.tokens().any(|t| !t.is_empty()).then(|| agent.identity.clone());
+    r.detail = Some(json!({"attest": {"verified": attested.verified, "flags": attested.flags}}).to_string());
+    if !attested.flags.is_empty() {
+        tracing::warn!(agent = %agent.id, flags = attested.flags.len(), "unverified identity claims stripped");
+    }
+    if let Err(e) = trace.record(r) {
+        tracing::warn!(error = %e, "attestation record not written");
+    }
 }
 
 /// `GET /a2a/<alias>/.well-known/agent-card.json`.

@@ -2,6 +2,7 @@
 //! its alias at `/a2a/<alias>` (card at `/a2a/<alias>/.well-known/agent-card.json`, JSON-RPC
 //! with SSE streaming at `/a2a/<alias>`, v1.0 and v0.3 by `A2A-Version`). In `anonymize` the
 //! coordinator sees aliases and redacted cards and objects only; every delegation is decided.
+//! Blindfold's card-signing key is published at `/.well-known/jwks.json`.
 
 mod card;
 mod rpc;
@@ -61,6 +62,7 @@ pub fn router(app: &App) -> Option<Router> {
     Some(
         Router::new()
             .route("/a2a", get(list))
+            .route("/.well-known/jwks.json", get(jwks))
             .route("/a2a/{alias}/.well-known/agent-card.json", get(card::get_card))
             .route("/a2a/{alias}", post(rpc::post_rpc))
             .with_state(Arc::new(proxy)),
@@ -85,6 +87,12 @@ impl A2aProxy {
         let m = self.app.modes();
         !(m.enforce || m.anonymize || m.attest)
     }
+}
+
+/// `GET /.well-known/jwks.json`: Blindfold's public card-signing key (the key every card it
+/// serves is signed with), as a JWK Set.
+async fn jwks(State(p): State<Arc<A2aProxy>>) -> Json<Value> {
+    Json(p.app.identities.card_jwks())
 }
 
 /// `GET /a2a`: the agents behind this Blindfold, by alias.

@@ -1,6 +1,8 @@
 //! `POST /a2a/<alias>`: one JSON-RPC request, checked (size, strict JSON, id, version, known
 //! method), its delegation decided by the engine, forwarded to the agent, and its answer (JSON
-//! or SSE, event by event) scrubbed of identity before the coordinator sees it.
+//! or SSE, event by event) reported to the engine as the agent's `response` (so a refutation
+//! that arrives over A2A counts before the coordinator can act) and scrubbed of identity before
+//! the coordinator sees it.
 
 use super::A2aProxy;
 use super::card::fetch_card;
@@ -15,7 +17,7 @@ use blindfold_adapters::jsonrpc::{self, code};
 use blindfold_adapters::refusal::Refusal;
 use blindfold_adapters::sse::SseEvent;
 use blindfold_engine::canonical::sha256_hex;
-use blindfold_schemas::{Decision, Event, Intent, Layer, Reason};
+use blindfold_schemas::{Decision, Event, Layer, Reason};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -61,12 +63,10 @@ fn trajectory(p: &A2aProxy, params: &Value) -> String {
 /// Decides a delegation (and any action it asks the agent to run); `Some(refusal)` when blocked.
 fn decide_delegation(p: &A2aProxy, agent: &A2aUpstream, task: &str, params: &Value) -> Option<Refusal> {
     let msg = a2a::message(params)?;
-    let delegate = Event::Delegate {
-        to: agent.id.clone(),
-        intent: Intent::Scope,
-        text: a2a::message_text(msg),
-        proposal: None,
-    };
+    let text = a2a::message_text(msg);
+    // Asking to review, verify or check is a verify request (its answer can verify a proposal).
+    let intent = crate::pi::map::intent_of(&text);
+    let delegate = Event::Delegate { to: agent.id.clone(), intent, text, proposal: None };
     let step = p.app.decide(task, &delegate, true);
     if step.blocks() {
         let d = step
@@ -156,13 +156,60 @@ pub(super) async fn post_rpc(
             json_response(StatusCode::OK, &answer)
         };
     }
-    forward(p, agent, id, &headers, body).await
+    forward(p, agent, id, task, &headers, body).await
+}
+
+/// The `result` of one answer (or stream event), if it is JSON-RPC with one.
+fn result_of(bytes: &[u8]) -> Option<Value> {
+    let mut v = blindfold_schemas::strict_json::value_from_slice(bytes).ok()?;
+    v.get_mut("result").map(Value::take)
+}
+
+/// Reports what the agent wrote as its `response` event (nothing when it wrote nothing).
+fn report_answer(p: &A2aProxy, agent: &A2aUpstream, task: &str, answer: a2a::Answer) {
+    if answer.is_empty() {
+        return;
+    }
+    let event = Event::Response {
+        from: agent.id.clone(),
+        text: answer.text,
+        metadata: None,
+        proposals: answer.proposals,
+        relations: answer.relations,
+    };
+    // Informational: a response is recorded, never blocked (and never waits for the disk).
+    p.app.decide(task, &event, false);
+}
+
+/// A streamed answer, gathered event by event and reported as one `response` when the agent's
+/// turn ends (before that event is relayed) or the stream does: one answer is one judgement.
+struct StreamedAnswer {
+    p: Arc<A2aProxy>,
+    agent: A2aUpstream,
+    task: String,
+    pending: a2a::Answer,
+}
+
+impl StreamedAnswer {
+    fn event(&mut self, bytes: &[u8]) {
+        let Some(result) = result_of(bytes) else { return };
+        self.pending.extend(a2a::answer(&result));
+        if a2a::ends_turn(&result) {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        let answer = std::mem::take(&mut self.pending);
+        report_answer(&self.p, &self.agent, &self.task, answer);
+    }
 }
 
 async fn forward(
     p: Arc<A2aProxy>,
     agent: A2aUpstream,
     id: Value,
+    task: String,
     headers: &HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -196,6 +243,13 @@ async fn forward(
     let timeout = p.upstream.timeout;
     let body = if is_sse {
         let filter_p = p.clone();
+        let streamed = Arc::new(std::sync::Mutex::new(StreamedAnswer {
+            p: p.clone(),
+            agent: agent.clone(),
+            task,
+            pending: a2a::Answer::default(),
+        }));
+        let at_end = streamed.clone();
         let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let seen = answered.clone();
         let filter = move |ev: SseEvent| -> Vec<SseEvent> {
@@ -203,6 +257,9 @@ async fn forward(
                 return vec![ev];
             }
             seen.store(true, std::sync::atomic::Ordering::SeqCst);
+            if let Ok(mut s) = streamed.lock() {
+                s.event(ev.data.as_bytes());
+            }
             match scrub(&filter_p, ev.data.as_bytes()) {
                 Ok(b) => vec![SseEvent { data: String::from_utf8_lossy(&b).into_owned(), ..ev }],
                 // Fail closed: an event Blindfold cannot read is not relayed raw.
@@ -214,6 +271,9 @@ async fn forward(
         };
         let rid = id.clone();
         let finish = move |end: StreamEnd| {
+            if let Ok(mut s) = at_end.lock() {
+                s.flush();
+            }
             let why = match end {
                 StreamEnd::Closed if answered.load(std::sync::atomic::Ordering::SeqCst) => return Vec::new(),
                 StreamEnd::Closed => "the agent closed the stream without an answer".to_owned(),
@@ -230,6 +290,9 @@ async fn forward(
             Ok(b) => b,
             Err(e) => return bad_gateway(e.to_string()),
         };
+        if let Some(result) = result_of(&bytes) {
+            report_answer(&p, &agent, &task, a2a::answer(&result));
+        }
         match scrub(&p, &bytes) {
             Ok(b) => Body::from(b),
             Err(e) => return bad_gateway(e),

@@ -1,9 +1,12 @@
 //! `[identity]`: the true identity of the harness's agents (its sub-agents by name) and extra
-//! words, for the lexicon every path rewrites with.
+//! words, for the lexicon every path rewrites with; the keys agent-card signatures are
+//! verified with (`attest`) and Blindfold's own card-signing key.
 
 use super::validate::ConfigError;
+use blindfold_engine::grants::TrustedKeys;
 use blindfold_schemas::AgentIdentity;
 use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
 
 /// `[identity]` as written.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -15,6 +18,14 @@ pub struct RawIdentity {
     /// Further words that must never reach the coordinator.
     #[serde(default)]
     pub extra_words: Vec<String>,
+    /// SPKI PEM files of the keys agent-card signatures are verified with in `attest` (a card's
+    /// `jku` is never followed).
+    #[serde(default)]
+    pub card_keys: Vec<String>,
+    /// PKCS#8 PEM file of Blindfold's own card-signing key (redacted cards are signed with it);
+    /// empty: `<state dir>/card-signing.key.pem`, generated (0600) at first start.
+    #[serde(default)]
+    pub card_signing_key: String,
 }
 
 /// One `[[identity.agents]]`.
@@ -38,12 +49,16 @@ pub struct RawAgent {
 }
 
 /// `[identity]`, validated.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct IdentityConfig {
     /// Agents by name with their true identity, in config order.
     pub agents: Vec<(String, AgentIdentity)>,
     /// Extra words.
     pub extra_words: Vec<String>,
+    /// Keys trusted for agent-card signatures.
+    pub card_keys: TrustedKeys,
+    /// Blindfold's card-signing key file, when configured.
+    pub card_signing_key: Option<PathBuf>,
 }
 
 impl RawIdentity {
@@ -64,6 +79,15 @@ impl RawIdentity {
             agents.push((id.to_owned(), identity));
         }
         let extra_words = self.extra_words.iter().filter(|w| !w.trim().is_empty()).cloned().collect();
-        Ok(IdentityConfig { agents, extra_words })
+        let mut card_keys = TrustedKeys::new();
+        for (i, path) in self.card_keys.iter().enumerate() {
+            let field = format!("identity.card_keys[{i}]");
+            let pem = std::fs::read_to_string(path)
+                .map_err(|e| ConfigError::field(&field, format!("cannot read {path}: {e}")))?;
+            card_keys.add_pem(&pem).map_err(|e| ConfigError::field(&field, format!("{path}: {e}")))?;
+        }
+        let card_signing_key =
+            (!self.card_signing_key.trim().is_empty()).then(|| PathBuf::from(self.card_signing_key.trim()));
+        Ok(IdentityConfig { agents, extra_words, card_keys, card_signing_key })
     }
 }

@@ -38,6 +38,7 @@ pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
             .with_list_parse_key("grants.trusted_keys")
             .with_list_parse_key("grants.revoked_kids")
             .with_list_parse_key("mcp.allow_tools")
+            .with_list_parse_key("identity.card_keys")
             .try_parsing(true)
             .source(Some(config_variables())),
     );

@@ -1,7 +1,8 @@
 //! One MCP connection's gate, transport-agnostic: every client→server message is checked
 //! (strict framing, known methods, `tools/call` through [`App::decide`]) and every
 //! server→client message is filtered (`tools/list` to the allowlist, trusted annotations fed to
-//! the registry). The stdio relay and the HTTP proxy only move bytes around it.
+//! the registry) and every `tools/call` answer is reported to the engine as a `tool_result`. The
+//! stdio relay and the HTTP proxy only move bytes around it.
 
 use super::grant_files::GrantFiles;
 use crate::app::App;
@@ -60,7 +61,8 @@ pub struct McpGate {
     app: App,
     task: String,
     policy: McpPolicy,
-    pending: HashMap<String, String>,
+    /// In-flight requests by id: method, and the tool of a `tools/call`.
+    pending: HashMap<String, (String, Option<String>)>,
     grants: Option<GrantFiles>,
     anon: blindfold_engine::identity::Anonymizer,
 }
@@ -106,7 +108,10 @@ impl McpGate {
         {
             return ClientVerdict::Answer(answer);
         }
-        self.pending.insert(id.to_string(), method);
+        let tool = (method == "tools/call")
+            .then(|| frame.params().get("name").and_then(Value::as_str).map(str::to_owned))
+            .flatten();
+        self.pending.insert(id.to_string(), (method, tool));
         ClientVerdict::Forward(bytes.to_vec())
     }
 
@@ -156,10 +161,15 @@ impl McpGate {
                 return ServerVerdict::Drop(answer);
             }
         };
-        let method = match frame.kind {
+        let (method, tool) = match frame.kind {
             Kind::Response => self.pending.remove(&frame.id().to_string()).unwrap_or_default(),
-            _ => String::new(),
+            _ => (String::new(), None),
         };
+        if let Some(tool) = tool {
+            // Recorded before the client sees it (informational: never blocks).
+            let event = mcp::tool_result_event(&tool, &frame.id(), &frame.value);
+            self.app.decide(&self.task, &event, false);
+        }
         if transparent {
             return ServerVerdict::Forward(bytes.to_vec());
         }
@@ -199,7 +209,7 @@ impl McpGate {
         if learned {
             let cfg = &self.app.config.grants;
             self.app.engine = Arc::new(Engine::new(
-                EngineConfig { registry, grant_policy: cfg.policy, ..EngineConfig::default() },
+                EngineConfig { registry, ..self.app.engine.config().clone() },
                 Arc::new(cfg.keys.clone()),
                 self.app.grants.clone(),
                 self.app.store.clone(),

@@ -189,12 +189,13 @@ fn mark_verified(card: &mut Value, verified: &Map<String, Value>) {
         let text = d.as_str().unwrap_or_default();
         *d = json!(format!("{text} [verified identity ({by}): {}]", summary.join(", ")));
     }
+    // No `required: false`: a protobuf client drops default values before it canonicalizes, so
+    // the card Blindfold signs holds none.
     let mut params = verified.clone();
     params.insert("verified".into(), json!(true));
     let ext = json!({
         "uri": ATTESTED_IDENTITY_URI,
         "description": "Identity verified by Blindfold",
-        "required": false,
         "params": params,
     });
     if let Some(caps) = card.get_mut("capabilities").and_then(Value::as_object_mut) {

@@ -1,7 +1,8 @@
 """A raw newline-delimited JSON-RPC peer that records every line it receives (for byte-exact
 and nothing-forwarded checks). Answers each request with an empty result, or a canned one:
 --reply JSON is the `result` for every request; --raw LINE is written verbatim once at start;
---exit-after N exits with code 3 after N lines. On stdin EOF it writes "EOF" to the record and
+--exit-after N exits with code 3 after N lines; --die-on METHOD exits with code 4 on a request
+of that method without answering it (a server dying mid-request). On stdin EOF it writes "EOF" to the record and
 exits 0."""
 
 import argparse
@@ -13,6 +14,7 @@ p.add_argument("record")
 p.add_argument("--reply", default="{}")
 p.add_argument("--raw", action="append", default=[])
 p.add_argument("--exit-after", type=int)
+p.add_argument("--die-on")
 a = p.parse_args()
 
 with open(a.record, "a", buffering=1) as rec:
@@ -27,6 +29,8 @@ with open(a.record, "a", buffering=1) as rec:
             msg = json.loads(line)
         except ValueError:
             msg = None
+        if isinstance(msg, dict) and a.die_on and msg.get("method") == a.die_on:
+            sys.exit(4)
         if isinstance(msg, dict) and "method" in msg and "id" in msg:
             reply = {"jsonrpc": "2.0", "id": msg["id"], "result": json.loads(a.reply)}
             sys.stdout.write(json.dumps(reply) + "\n")

@@ -139,3 +139,17 @@ fn off_mode_relays_bytes_unchanged_and_the_server_exiting_ends_the_relay() {
     );
     assert_eq!(record(&w), format!("{odd}\n{{still not json\n"), "client bytes pass unchanged");
 }
+
+#[test]
+fn a_server_dying_mid_request_leaves_the_client_an_error_not_a_hang() {
+    let w = World::new("");
+    let mut r = start(&w, &[], &["--die-on", "tools/call"]);
+    r.send(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    assert_eq!(r.recv_json()["id"], 1);
+    r.send(br#"{"jsonrpc":"2.0","id":"c2","method":"tools/call","params":{"name":"read_file","arguments":{"path":"/tmp/x"}}}"#);
+    let answer = r.recv_json();
+    assert_eq!(answer["id"], "c2", "{answer}");
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap_or("").contains("ended before answering"), "{answer}");
+    assert_eq!(r.wait_exit(Duration::from_secs(15)), Some(4), "the relay exits with the server's code");
+}

@@ -1,8 +1,10 @@
-//! `blindfold mcp-stdio -- CMD ARGS…`: run a local MCP server behind Blindfold's gate.
+//! `blindfold mcp-stdio -- CMD ARGS…`: run a local MCP server behind Blindfold's gate — deciding
+//! alone (its own state dir), or with `--daemon ws://…` asking a running `blindfold run` that
+//! uses the same state dir (its trajectories, grants, replay state and trace).
 
 use crate::app::App;
 use crate::config;
-use crate::mcp::{GrantFiles, McpGate, McpPolicy, stdio};
+use crate::mcp::{GrantFiles, McpGate, McpPolicy, RemoteControl, stdio};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
@@ -24,6 +26,11 @@ pub struct McpStdioArgs {
     /// Trust this server's tool annotations (overrides `[mcp] trusted`).
     #[arg(long)]
     pub trusted: bool,
+    /// Ask the running daemon at this control URL (`ws://127.0.0.1:7700`) for every decision,
+    /// with the adapter token of the configured state dir; grant files are submitted to it with
+    /// the operator token. An unreachable daemon denies every call (fail closed).
+    #[arg(long, value_name = "URL")]
+    pub daemon: Option<String>,
     /// Allow only these tools (repeatable; overrides `[mcp] allow_tools`).
     #[arg(long, value_name = "TOOL")]
     pub allow_tool: Vec<String>,
@@ -41,6 +48,25 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
             return ExitCode::from(super::EXIT_CONFIG);
         }
     };
+    let remote = match args.daemon.as_deref().map(|url| remote_control(url, &cfg)).transpose() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("blindfold: {e}");
+            return ExitCode::from(super::EXIT_CONFIG);
+        }
+    };
+    // With a daemon, the daemon's state dir is its own (its store is locked): this process keeps
+    // only a private scratch dir below it, and the trace is the daemon's.
+    let scratch = remote.as_ref().map(|_| cfg.state_dir.join(format!("relay-{}", std::process::id())));
+    let mut grant_files = args.grant_file.clone();
+    if remote.is_some() {
+        grant_files.push(cfg.state_dir.join("grants"));
+    }
+    let mut cfg = cfg;
+    if let Some(dir) = &scratch {
+        cfg.state_dir = dir.clone();
+        cfg.trace.enabled = false;
+    }
     let app = match App::open(cfg) {
         Ok(a) => a,
         Err(e) => {
@@ -48,6 +74,20 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
             return ExitCode::from(super::EXIT_CONFIG);
         }
     };
+    let mut remote = remote;
+    if let Some(r) = remote.as_mut() {
+        match r.call("status", serde_json::json!({})) {
+            Ok(status) => match serde_json::from_value(status["modes"].clone()) {
+                Ok(modes) => {
+                    app.modes.send_replace(modes);
+                }
+                Err(e) => eprintln!("blindfold: the daemon's modes are unreadable: {e}"),
+            },
+            Err(e) => {
+                eprintln!("blindfold: the daemon at {} is unreachable (every call is refused): {e}", r.url())
+            }
+        }
+    }
     let mut policy = McpPolicy::from_config(&app);
     policy.trusted |= args.trusted;
     if !args.allow_tool.is_empty() {
@@ -76,9 +116,30 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
             }
         };
         let max = policy.max_frame;
-        let grants = GrantFiles::new(&app, args.grant_file.clone());
-        stdio::relay(McpGate::new(&app, task, policy, Some(grants)), child, max).await
+        let grants = GrantFiles::new(&app, grant_files);
+        let mut gate = McpGate::new(&app, task, policy, Some(grants));
+        if let Some(r) = remote {
+            gate = gate.with_remote(r);
+        }
+        stdio::relay(gate, child, max).await
     });
+    if let Some(dir) = scratch {
+        let _ = std::fs::remove_dir_all(dir);
+    }
     // Leave without waiting for the blocked stdin reader thread.
     std::process::exit(code)
+}
+
+/// The daemon's control client: adapter token from the configured state dir (required), operator
+/// token (optional, for grant files).
+fn remote_control(url: &str, cfg: &config::Config) -> Result<RemoteControl, String> {
+    let read = |name: &str| std::fs::read_to_string(cfg.state_dir.join(name)).map(|t| t.trim().to_owned());
+    let token = read("adapter.token").map_err(|e| {
+        format!(
+            "--daemon: no adapter token in {} ({e}); use the daemon's [state] dir",
+            cfg.state_dir.display()
+        )
+    })?;
+    let operator = read("operator.token").ok();
+    RemoteControl::new(url, token, operator, cfg.transports.upstream_timeout)
 }

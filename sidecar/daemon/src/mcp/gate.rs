@@ -5,6 +5,7 @@
 //! stdio relay and the HTTP proxy only move bytes around it.
 
 use super::grant_files::GrantFiles;
+use super::remote::{RemoteControl, RemoteVerdict};
 use crate::app::App;
 use blindfold_adapters::jsonrpc::{self, Kind, code};
 use blindfold_adapters::mcp;
@@ -65,13 +66,22 @@ pub struct McpGate {
     pending: HashMap<String, (String, Option<String>)>,
     grants: Option<GrantFiles>,
     anon: blindfold_engine::identity::Anonymizer,
+    /// A running daemon that decides instead of this process (`mcp-stdio --daemon`).
+    remote: Option<RemoteControl>,
 }
 
 impl McpGate {
     /// A gate for trajectory `task` (Blindfold's id, never a client's field).
     pub fn new(app: &App, task: String, policy: McpPolicy, grants: Option<GrantFiles>) -> Self {
         let anon = super::identity::anonymizer(app);
-        Self { app: app.clone(), task, policy, pending: HashMap::new(), grants, anon }
+        Self { app: app.clone(), task, policy, pending: HashMap::new(), grants, anon, remote: None }
+    }
+
+    /// Decisions (and reports) go to the daemon behind `remote`; its grants are the daemon's
+    /// (grant files found by this gate are submitted to it).
+    pub fn with_remote(mut self, remote: RemoteControl) -> Self {
+        self.remote = Some(remote);
+        self
     }
 
     /// The trajectory id.
@@ -131,6 +141,19 @@ impl McpGate {
             let refusal = Refusal::new(d, &self.task, None);
             return Some(jsonrpc::result(id, mcp::refusal_result(&refusal, &tool, modern)));
         }
+        if let Some(remote) = self.remote.as_mut() {
+            for (file, token) in self.grants.as_mut().map(GrantFiles::fresh_tokens).unwrap_or_default() {
+                match remote.submit_grant(&token) {
+                    Ok(r) if r["accepted"] == true => {}
+                    Ok(r) => eprintln!("blindfold: grant in {} refused: {}", file.display(), r["reason"]),
+                    Err(e) => eprintln!("blindfold: grant in {} not submitted: {e}", file.display()),
+                }
+            }
+            return match remote.check(&self.task, &event) {
+                RemoteVerdict::Allow => None,
+                RemoteVerdict::Refuse(r) => Some(jsonrpc::result(id, mcp::refusal_result(&r, &tool, modern))),
+            };
+        }
         if let Some(g) = self.grants.as_mut() {
             g.refresh(&self.app);
         }
@@ -144,6 +167,20 @@ impl McpGate {
             .unwrap_or_else(|| Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree));
         let refusal = Refusal::new(decision, &self.task, step.action.as_ref());
         Some(jsonrpc::result(id, mcp::refusal_result(&refusal, &tool, modern)))
+    }
+
+    /// The server went away: an error answer for every request it left unanswered (the client
+    /// gets an error, not a hang). A `tools/call` among them may or may not have run.
+    pub fn abandon_pending(&mut self) -> Vec<Value> {
+        let mut ids: Vec<String> = self.pending.drain().map(|(id, _)| id).collect();
+        ids.sort();
+        ids.iter()
+            .filter_map(|id| serde_json::from_str::<Value>(id).ok())
+            .map(|id| {
+                let msg = "the MCP server ended before answering this request (a tool call may or may not have run)";
+                jsonrpc::error(&id, code::INTERNAL_ERROR, msg, None)
+            })
+            .collect()
     }
 
     /// Filters one server→client message.
@@ -168,7 +205,12 @@ impl McpGate {
         if let Some(tool) = tool {
             // Recorded before the client sees it (informational: never blocks).
             let event = mcp::tool_result_event(&tool, &frame.id(), &frame.value);
-            self.app.decide(&self.task, &event, false);
+            match self.remote.as_mut() {
+                Some(remote) => remote.report(&self.task, &event),
+                None => {
+                    self.app.decide(&self.task, &event, false);
+                }
+            }
         }
         if transparent {
             return ServerVerdict::Forward(bytes.to_vec());

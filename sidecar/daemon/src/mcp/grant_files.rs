@@ -23,6 +23,16 @@ impl GrantFiles {
     /// Submits every token not seen yet (one per non-empty line); bad ones are reported on
     /// stderr and never retried.
     pub fn refresh(&mut self, app: &App) {
+        let g = &app.config.grants;
+        for (file, token) in self.fresh_tokens() {
+            if let Err(d) = app.grants.submit(&token, &g.keys, g.policy, crate::unix_now()) {
+                eprintln!("blindfold: grant in {} refused: {}", file.display(), d.reason);
+            }
+        }
+    }
+
+    /// Every token not seen yet, with the file it is in (each is returned once).
+    pub fn fresh_tokens(&mut self) -> Vec<(PathBuf, String)> {
         let mut files = Vec::new();
         for p in &self.paths {
             if p.is_dir() {
@@ -35,17 +45,15 @@ impl GrantFiles {
                 files.push(p.clone());
             }
         }
-        let g = &app.config.grants;
+        let mut fresh = Vec::new();
         for file in files {
             let Ok(text) = std::fs::read_to_string(&file) else { continue };
             for token in text.lines().map(str::trim).filter(|t| !t.is_empty()) {
-                if !self.seen.insert(token.to_owned()) {
-                    continue;
-                }
-                if let Err(d) = app.grants.submit(token, &g.keys, g.policy, crate::unix_now()) {
-                    eprintln!("blindfold: grant in {} refused: {}", file.display(), d.reason);
+                if self.seen.insert(token.to_owned()) {
+                    fresh.push((file.clone(), token.to_owned()));
                 }
             }
         }
+        fresh
     }
 }

@@ -4,7 +4,9 @@ mod gate;
 mod grant_files;
 pub mod http;
 mod identity;
+mod remote;
 pub mod stdio;
 
 pub use gate::{ClientVerdict, McpGate, McpPolicy, ServerVerdict};
 pub use grant_files::GrantFiles;
+pub use remote::{RemoteControl, RemoteVerdict};

@@ -1,6 +1,7 @@
 //! The MCP stdio relay: the client speaks to us on stdin/stdout, we speak to the real server
 //! (a child process) on its stdin/stdout; newline-delimited JSON-RPC both ways through the
-//! gate. The child's stderr passes through. When either side goes away the other follows.
+//! gate. The child's stderr passes through. When either side goes away the other follows; a
+//! server that goes away first leaves the client an error answer for each pending request.
 
 use super::gate::{ClientVerdict, McpGate, ServerVerdict};
 use serde_json::Value;
@@ -90,6 +91,7 @@ pub async fn relay(gate: McpGate, mut child: Child, max_frame: usize) -> i32 {
 
     let client_gate = gate.clone();
     let client_out = out.clone();
+    let (end_gate, end_out) = (gate.clone(), out.clone());
     let client = async move {
         let mut stdin = BufReader::new(tokio::io::stdin());
         while let Ok(Some(line)) = read_line(&mut stdin, max_frame).await {
@@ -137,9 +139,17 @@ pub async fn relay(gate: McpGate, mut child: Child, max_frame: usize) -> i32 {
         }
     };
 
-    tokio::select! {
-        () = client => {}
-        () = server => {}
+    let server_ended = tokio::select! {
+        () = client => false,
+        () = server => true,
+    };
+    if server_ended {
+        let orphaned = end_gate.lock().map(|mut g| g.abandon_pending()).unwrap_or_default();
+        for answer in orphaned {
+            if send_out(&end_out, answer.to_string().as_bytes()).await.is_err() {
+                break;
+            }
+        }
     }
     let status = match tokio::time::timeout(CHILD_GRACE, child.wait()).await {
         Ok(Ok(s)) => s.code(),

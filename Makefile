@@ -4,7 +4,7 @@ CARGO ?= cargo
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 BIN := $(TARGET_DIR)/release/blindfold
 
-.PHONY: build run test test-rust lint fmt schemas check-schemas bench deps clean demo
+.PHONY: build run test test-rust lint fmt schemas check-schemas bench deps clean demo fuzz
 
 ## build: release binary at target/release/blindfold
 build:
@@ -43,6 +43,17 @@ check-schemas:
 ## bench: criterion benchmarks (results in target/criterion)
 bench:
 	$(CARGO) bench -p blindfold-engine
+
+## fuzz: every fuzz target under libFuzzer for FUZZ_SECS seconds each (default 60); a crash
+## leaves its input in fuzz/artifacts/<target>/ (copy it to fuzz/regressions/<target>/)
+FUZZ_SECS ?= 60
+CARGO_FUZZ_ROOT ?= $(HOME)/.cache/blindfold/cargo
+CARGO_FUZZ_VERSION := 0.13.1
+fuzz: $(CARGO_FUZZ_ROOT)/bin/cargo-fuzz
+	FUZZ_SECS=$(FUZZ_SECS) CARGO_FUZZ_ROOT=$(CARGO_FUZZ_ROOT) fuzz/run.sh $(FUZZ_TARGETS)
+
+$(CARGO_FUZZ_ROOT)/bin/cargo-fuzz:
+	$(CARGO) install cargo-fuzz --version $(CARGO_FUZZ_VERSION) --locked --root $(CARGO_FUZZ_ROOT)
 
 VENV := .venv
 PY_REQ := integration-tests/requirements.txt

@@ -2,6 +2,7 @@
 //! HTTP and WebSocket clients.
 #![forbid(unsafe_code)]
 
+pub mod fuzz;
 pub mod openclaw;
 pub mod opencode;
 pub mod pi;

@@ -1,8 +1,29 @@
-//! JSON parsing that rejects duplicate object keys (SPEC §1: parsers disagree on which one wins).
+//! JSON parsing that rejects duplicate object keys (SPEC §1: parsers disagree on which one wins)
+//! and nesting deeper than a process-wide limit (`[limits] max_json_depth`).
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Default deepest nesting of arrays and objects accepted.
+pub const DEFAULT_MAX_DEPTH: usize = 64;
+
+/// Hard ceiling on the depth limit (the JSON parser's own recursion guard).
+pub const MAX_DEPTH_CEILING: usize = 127;
+
+static MAX_DEPTH: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_DEPTH);
+
+/// Sets the deepest nesting accepted by every strict parse in this process (clamped to
+/// 1..=[`MAX_DEPTH_CEILING`]); the daemon calls it once from its config at start.
+pub fn set_max_depth(depth: usize) {
+    MAX_DEPTH.store(depth.clamp(1, MAX_DEPTH_CEILING), Ordering::Relaxed);
+}
+
+/// The deepest nesting accepted now.
+pub fn max_depth() -> usize {
+    MAX_DEPTH.load(Ordering::Relaxed)
+}
 
 /// A strict-parse failure: malformed JSON, a duplicate key, or a shape mismatch.
 #[derive(Debug, thiserror::Error)]
@@ -18,7 +39,7 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StrictJsonErro
 /// Parses `bytes` as a JSON value, rejecting duplicate keys at any depth and trailing bytes.
 pub fn value_from_slice(bytes: &[u8]) -> Result<Value, StrictJsonError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = StrictValue.deserialize(&mut de)?;
+    let value = StrictValue { depth: 0, max: max_depth() }.deserialize(&mut de)?;
     de.end()?;
     Ok(value)
 }
@@ -28,16 +49,33 @@ pub fn value_from_str(text: &str) -> Result<Value, StrictJsonError> {
     value_from_slice(text.as_bytes())
 }
 
-struct StrictValue;
+#[derive(Clone, Copy)]
+struct StrictValue {
+    depth: usize,
+    max: usize,
+}
 
 impl<'de> DeserializeSeed<'de> for StrictValue {
     type Value = Value;
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(StrictVisitor)
+        d.deserialize_any(StrictVisitor(self))
     }
 }
 
-struct StrictVisitor;
+impl StrictValue {
+    /// The seed for the values inside a container at this depth, or the depth error.
+    fn nested<E: de::Error>(self) -> Result<StrictValue, E> {
+        if self.depth >= self.max {
+            return Err(E::custom(format_args!(
+                "JSON nested deeper than {} levels (limits.max_json_depth)",
+                self.max
+            )));
+        }
+        Ok(StrictValue { depth: self.depth + 1, max: self.max })
+    }
+}
+
+struct StrictVisitor(StrictValue);
 
 impl<'de> Visitor<'de> for StrictVisitor {
     type Value = Value;
@@ -70,19 +108,21 @@ impl<'de> Visitor<'de> for StrictVisitor {
         Ok(Value::Null)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let inner = self.0.nested()?;
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-        while let Some(item) = seq.next_element_seed(StrictValue)? {
+        while let Some(item) = seq.next_element_seed(inner)? {
             items.push(item);
         }
         Ok(Value::Array(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let inner = self.0.nested()?;
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if out.contains_key(&key) {
                 return Err(de::Error::custom(format_args!("duplicate key `{key}`")));
             }
-            let value = map.next_value_seed(StrictValue)?;
+            let value = map.next_value_seed(inner)?;
             out.insert(key, value);
         }
         Ok(Value::Object(out))
@@ -106,5 +146,20 @@ mod tests {
         let v = value_from_str(r#"{"n":-3,"f":1.5,"s":"é","l":[true,null]}"#).expect("valid");
         assert_eq!(v["n"], -3);
         assert_eq!(v["s"], "é");
+    }
+
+    #[test]
+    fn rejects_nesting_past_the_depth_limit_with_a_clear_error() {
+        let nested = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+        assert!(value_from_str(&nested(DEFAULT_MAX_DEPTH)).is_ok(), "the limit itself is accepted");
+        let e = value_from_str(&nested(DEFAULT_MAX_DEPTH + 1)).expect_err("one level deeper");
+        assert!(e.to_string().contains("nested deeper than 64 levels"), "{e}");
+        let objects =
+            format!("{}1{}", "{\"a\":".repeat(DEFAULT_MAX_DEPTH + 1), "}".repeat(DEFAULT_MAX_DEPTH + 1));
+        assert!(value_from_str(&objects).is_err(), "objects count too");
+        assert!(
+            value_from_str(&nested(100_000)).is_err(),
+            "very deep input is refused, not a stack overflow"
+        );
     }
 }

@@ -40,6 +40,7 @@ pub struct App {
 impl App {
     /// Prepares the state directory (0700), tokens (0600) and the durable grant store.
     pub fn open(config: Config) -> Result<Self, String> {
+        blindfold_schemas::strict_json::set_max_depth(config.limits.max_json_depth);
         ensure_private_dir(&config.state_dir)
             .map_err(|e| format!("state.dir {}: {e}", config.state_dir.display()))?;
         let tokens = Tokens::load_or_create(&config.state_dir)?;

@@ -81,7 +81,9 @@ impl App {
         let ctx = StepContext { now_ms: crate::unix_now_ms(), modes: self.modes(), consume };
         let started = std::time::Instant::now();
         let mut guard = handle.lock();
+        let max_events = self.config.limits.max_events_per_trajectory;
         let step = match guard.as_mut() {
+            Ok(trajectory) if trajectory.events >= max_events => over_event_limit(trajectory_id, max_events),
             Ok(trajectory) => self.engine.step(trajectory, event, ctx),
             Err(_) => Step::fail_closed("trajectory state unavailable", ctx.modes.enforce),
         };
@@ -98,6 +100,23 @@ impl App {
             self.trace.as_ref().map(|trace| trace.record_step(trajectory_id, event, &step, meta, blocking));
         drop(guard);
         (step, queued)
+    }
+}
+
+/// The enforced denial of an event past `limits.max_events_per_trajectory` (in every mode: the
+/// trajectory's state would otherwise grow without bound).
+fn over_event_limit(trajectory_id: &str, max: u64) -> Step {
+    use blindfold_schemas::{Decision, Layer, Reason};
+    tracing::warn!(trajectory = trajectory_id, max, "event refused: limits.max_events_per_trajectory");
+    let detail = format!(
+        "the trajectory reached {max} events (limits.max_events_per_trajectory); end it and start a new one"
+    );
+    Step {
+        decision: Some(
+            Decision::deny(Reason::LimitExceeded, "P0.limit", Layer::ContentFree).with_detail(detail),
+        ),
+        enforced: true,
+        ..Step::default()
     }
 }
 

@@ -85,6 +85,9 @@ async fn serve(cfg: config::Config) -> ExitCode {
         &mp,
     )));
     tracing::info!(listen = %mp.listen, upstream = %upstream, modes = ?app.modes(), "blindfold model-proxy listening");
+    let limits = app.config.limits;
+    let router = crate::limits::with_header_limit(router, &limits);
+    let listener = crate::limits::LimitedListener::new(listener, limits);
     match axum::serve(listener, router).with_graceful_shutdown(super::run::shutdown_signal()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -77,6 +77,9 @@ async fn serve(cfg: config::Config) -> ExitCode {
     if let Some(ws) = crate::ws_relay::router(&app) {
         router = router.merge(ws);
     }
+    let limits = app.config.limits;
+    let router = crate::limits::with_header_limit(router, &limits);
+    let listener = crate::limits::LimitedListener::new(listener, limits);
     let served = axum::serve(listener, router).with_graceful_shutdown(shutdown_signal()).await;
     match served {
         Ok(()) => {

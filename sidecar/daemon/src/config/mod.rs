@@ -3,12 +3,14 @@
 
 mod engine;
 mod identity;
+mod limits;
 mod raw;
 mod transports;
 mod validate;
 
 pub use engine::RawReview;
 pub use identity::{IdentityConfig, RawAgent, RawIdentity};
+pub use limits::{Limits, RawLimits};
 pub use raw::RawConfig;
 pub use transports::{A2aUpstream, TransportsConfig};
 pub use validate::{Config, ConfigError, GrantsConfig, ModelProxyConfig, ServerConfig, valid_task_id};

@@ -42,6 +42,9 @@ pub struct RawConfig {
     /// `[review]`: the durable review queue.
     #[serde(default)]
     pub review: super::engine::RawReview,
+    /// `[limits]`: bounds on untrusted input.
+    #[serde(default)]
+    pub limits: super::limits::RawLimits,
 }
 
 /// `[server]`: where the health endpoint and the control API listen.

@@ -82,6 +82,8 @@ pub struct Config {
     pub opencode: crate::opencode::OpenCodeConfig,
     /// The review queue's bounds.
     pub review: crate::review::ReviewConfig,
+    /// Bounds on untrusted input.
+    pub limits: super::limits::Limits,
     /// The raw form, for `--print-config`.
     pub raw: RawConfig,
 }
@@ -146,6 +148,7 @@ impl RawConfig {
         let identity = self.identity.validate()?;
         let opencode = self.opencode.validate()?;
         let review = self.review.validate()?;
+        let limits = self.limits.validate()?;
         let m = &self.modes;
         Ok(Config {
             server: ServerConfig { listen, allowed_origins: self.server.allowed_origins.clone() },
@@ -167,6 +170,7 @@ impl RawConfig {
             identity,
             opencode,
             review,
+            limits,
             raw: self,
         })
     }

@@ -15,6 +15,7 @@ mod subscribe;
 pub use auth::authorize_upgrade;
 pub use methods::dispatch;
 pub use rpc::{RpcError, RpcRequest};
+pub use socket::handle as handle_frame;
 
 use crate::app::App;
 use axum::Router;

@@ -1,0 +1,154 @@
+//! `[limits]` against the real daemon: each limit is exceeded once and refused with an error that
+//! names it, while the daemon keeps serving: header size (431), open connections (503), a client
+//! too slow to send its headers (408), JSON nesting depth (parse error), events per trajectory
+//! (`deny{limit_exceeded}`). Frame, body and SSE sizes are exceeded in `mcp_stdio_framing`,
+//! `a2a_proxy`, `mcp_http` and `faults`.
+
+use blindfold_integration_tests::{Daemon, http_get};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+use tokio_tungstenite::tungstenite::{self, client::IntoClientRequest};
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn connect(port: u16, token: &str) -> Ws {
+    let mut req = format!("ws://127.0.0.1:{port}/v1/control").into_client_request().expect("request");
+    req.headers_mut().insert("authorization", format!("Bearer {token}").parse().expect("header"));
+    tokio_tungstenite::connect_async(req).await.expect("connect").0
+}
+
+async fn send_raw(ws: &mut Ws, frame: String) -> Value {
+    ws.send(tungstenite::Message::Text(frame.into())).await.expect("send");
+    loop {
+        if let tungstenite::Message::Text(t) = ws.next().await.expect("frame").expect("ok") {
+            return serde_json::from_str(&t).expect("json");
+        }
+    }
+}
+
+async fn call(ws: &mut Ws, method: &str, params: Value) -> Value {
+    send_raw(ws, json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string()).await
+}
+
+/// Reads until the peer closes (or `limit` passes); returns what arrived.
+fn read_all(s: &mut TcpStream, limit: Duration) -> String {
+    s.set_read_timeout(Some(limit)).expect("timeout");
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    String::from_utf8_lossy(&raw).into_owned()
+}
+
+#[test]
+fn oversized_headers_get_431_naming_the_limit() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let daemon = Daemon::start(dir.path(), &[("BLINDFOLD_LIMITS__MAX_HEADER_BYTES", "4096".into())]);
+    let mut s = TcpStream::connect(("127.0.0.1", daemon.port)).expect("connect");
+    let big = "x".repeat(5000);
+    write!(s, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: {big}\r\nConnection: close\r\n\r\n")
+        .expect("send");
+    let answer = read_all(&mut s, Duration::from_secs(20));
+    assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
+    assert!(answer.contains("limits.max_header_bytes"), "{answer}");
+    assert_eq!(http_get(daemon.port, "/healthz").expect("health").0, 200, "a normal request still passes");
+}
+
+#[test]
+fn connections_over_the_limit_get_503_and_a_freed_slot_is_reused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let daemon = Daemon::start(dir.path(), &[("BLINDFOLD_LIMITS__MAX_CONNECTIONS", "2".into())]);
+    // Two connections hold both slots (idle, headers not yet sent).
+    let held: Vec<TcpStream> =
+        (0..2).map(|_| TcpStream::connect(("127.0.0.1", daemon.port)).expect("connect")).collect();
+    // The start-up health checks may still hold a slot for a moment: wait for a refusal.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let refused = loop {
+        let mut s = TcpStream::connect(("127.0.0.1", daemon.port)).expect("connect");
+        let _ = write!(s, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let answer = read_all(&mut s, Duration::from_secs(10));
+        if answer.starts_with("HTTP/1.1 503") || Instant::now() > deadline {
+            break answer;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    assert!(refused.contains("limits.max_connections"), "{refused}");
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while http_get(daemon.port, "/healthz").map(|r| r.0).unwrap_or(0) != 200 {
+        assert!(Instant::now() < deadline, "a closed connection's slot was not released");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_client_too_slow_to_send_headers_gets_408_and_is_closed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let daemon = Daemon::start(dir.path(), &[("BLINDFOLD_LIMITS__CLIENT_TIMEOUT_S", "1".into())]);
+    let mut s = TcpStream::connect(("127.0.0.1", daemon.port)).expect("connect");
+    write!(s, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n").expect("partial headers");
+    let answer = read_all(&mut s, Duration::from_secs(30));
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
+    assert!(answer.contains("limits.client_timeout_s"), "{answer}");
+    assert_eq!(http_get(daemon.port, "/healthz").expect("health").0, 200, "the daemon still serves");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_nested_past_the_depth_limit_is_a_parse_error() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let daemon = Daemon::start(dir.path(), &[("BLINDFOLD_LIMITS__MAX_JSON_DEPTH", "8".into())]);
+    let mut ws = connect(daemon.port, &daemon.adapter_token()).await;
+    let deep = format!("{}1{}", "[".repeat(9), "]".repeat(9));
+    let frame = format!(r#"{{"jsonrpc":"2.0","id":7,"method":"status","params":{{"x":{deep}}}}}"#);
+    let r = send_raw(&mut ws, frame).await;
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    assert!(r["error"]["message"].as_str().is_some_and(|m| m.contains("limits.max_json_depth")), "{r}");
+    let ok = call(&mut ws, "status", json!({})).await;
+    assert!(ok["result"].is_object(), "the same socket still answers: {ok}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_past_the_trajectory_limit_are_denied_limit_exceeded() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let daemon = Daemon::start(dir.path(), &[("BLINDFOLD_LIMITS__MAX_EVENTS_PER_TRAJECTORY", "3".into())]);
+    let mut ws = connect(daemon.port, &daemon.adapter_token()).await;
+    let read = json!({"trajectory": "t-lim", "tool": "read_file", "args": {"path": "/a"}});
+    for i in 0..3 {
+        let r = call(&mut ws, "check_action", read.clone()).await;
+        assert_eq!(r["result"]["allowed"], true, "event {i}: {r}");
+    }
+    let r = call(&mut ws, "check_action", read).await;
+    assert_eq!(r["result"]["allowed"], false, "{r}");
+    assert_eq!(r["result"]["decision"]["reason"], "limit_exceeded", "{r}");
+    let other = json!({"trajectory": "t-other", "tool": "read_file", "args": {"path": "/a"}});
+    assert_eq!(
+        call(&mut ws, "check_action", other).await["result"]["allowed"],
+        true,
+        "other trajectories go on"
+    );
+}
+
+#[test]
+fn limits_out_of_range_are_refused_naming_the_field() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for (var, field) in [
+        ("BLINDFOLD_LIMITS__MAX_JSON_DEPTH", "limits.max_json_depth"),
+        ("BLINDFOLD_LIMITS__MAX_CONNECTIONS", "limits.max_connections"),
+        ("BLINDFOLD_LIMITS__CLIENT_TIMEOUT_S", "limits.client_timeout_s"),
+    ] {
+        let out = blindfold_integration_tests::blindfold()
+            .args(["run", "--print-config"])
+            .env("BLINDFOLD_STATE__DIR", dir.path())
+            .env(var, "0")
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(64), "{var}=0");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(field),
+            "{var}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -1,0 +1,85 @@
+//! `[limits]`: resource bounds for untrusted input, each with a safe default and a clear error
+//! when exceeded (frame and body sizes are in `[transports]` and `[model_proxy]`).
+
+use super::validate::ConfigError;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// `[limits]` as written; a missing key takes its default.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawLimits {
+    /// Deepest nesting of JSON arrays and objects accepted in any message.
+    pub max_json_depth: usize,
+    /// Largest request header block (request line and every header), bytes.
+    pub max_header_bytes: usize,
+    /// Open connections per listener; more are answered `503` and closed.
+    pub max_connections: usize,
+    /// Seconds a client may take to send a request's headers (and to read what it is sent)
+    /// before its connection is closed.
+    pub client_timeout_s: u64,
+    /// Events one trajectory may carry; later ones are denied `limit_exceeded`.
+    pub max_events_per_trajectory: u64,
+}
+
+impl Default for RawLimits {
+    fn default() -> Self {
+        Self {
+            max_json_depth: blindfold_schemas::strict_json::DEFAULT_MAX_DEPTH,
+            max_header_bytes: 16 << 10,
+            max_connections: 512,
+            client_timeout_s: 30,
+            max_events_per_trajectory: 100_000,
+        }
+    }
+}
+
+/// `[limits]`, validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// See [`RawLimits::max_json_depth`].
+    pub max_json_depth: usize,
+    /// See [`RawLimits::max_header_bytes`].
+    pub max_header_bytes: usize,
+    /// See [`RawLimits::max_connections`].
+    pub max_connections: usize,
+    /// See [`RawLimits::client_timeout_s`].
+    pub client_timeout: Duration,
+    /// See [`RawLimits::max_events_per_trajectory`].
+    pub max_events_per_trajectory: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        RawLimits::default().validate().expect("the default limits are valid")
+    }
+}
+
+impl RawLimits {
+    /// Checks every bound is within its sane range.
+    pub fn validate(&self) -> Result<Limits, ConfigError> {
+        let ceiling = blindfold_schemas::strict_json::MAX_DEPTH_CEILING;
+        if !(2..=ceiling).contains(&self.max_json_depth) {
+            return Err(ConfigError::field("limits.max_json_depth", format!("between 2 and {ceiling}")));
+        }
+        if !(1024..=1 << 20).contains(&self.max_header_bytes) {
+            return Err(ConfigError::field("limits.max_header_bytes", "between 1024 and 1048576 bytes"));
+        }
+        if !(1..=65_536).contains(&self.max_connections) {
+            return Err(ConfigError::field("limits.max_connections", "between 1 and 65536"));
+        }
+        if !(1..=3600).contains(&self.client_timeout_s) {
+            return Err(ConfigError::field("limits.client_timeout_s", "between 1 and 3600 seconds"));
+        }
+        if self.max_events_per_trajectory == 0 {
+            return Err(ConfigError::field("limits.max_events_per_trajectory", "at least 1"));
+        }
+        Ok(Limits {
+            max_json_depth: self.max_json_depth,
+            max_header_bytes: self.max_header_bytes,
+            max_connections: self.max_connections,
+            client_timeout: Duration::from_secs(self.client_timeout_s),
+            max_events_per_trajectory: self.max_events_per_trajectory,
+        })
+    }
+}

@@ -1,0 +1,222 @@
+//! Listener-level limits shared by every server of the daemon: open connections, slow clients
+//! (headers that never finish, responses never read) and the request header size — each refused
+//! with a clear error naming the `[limits]` key.
+
+use crate::config::Limits;
+use axum::extract::Request;
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::time::Sleep;
+
+/// A TCP listener that holds at most `max_connections` connections open and gives each the
+/// slow-client deadlines of [`LimitedIo`].
+pub struct LimitedListener {
+    inner: TcpListener,
+    permits: Arc<Semaphore>,
+    limits: Limits,
+}
+
+impl LimitedListener {
+    /// Wraps a bound listener.
+    pub fn new(inner: TcpListener, limits: Limits) -> Self {
+        Self { inner, permits: Arc::new(Semaphore::new(limits.max_connections)), limits }
+    }
+}
+
+/// The answer to a connection over `max_connections` (then the connection is closed).
+fn over_capacity(max: usize) -> Vec<u8> {
+    let body = format!("{{\"error\":\"too many connections: the limit is {max} (limits.max_connections)\"}}");
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\n\
+         connection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+impl axum::serve::Listener for LimitedListener {
+    type Io = LimitedIo;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (LimitedIo, SocketAddr) {
+        loop {
+            let (mut stream, addr) = match self.inner.accept().await {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            match self.permits.clone().try_acquire_owned() {
+                Ok(permit) => return (LimitedIo::new(stream, permit, self.limits.client_timeout), addr),
+                Err(_) => {
+                    let max = self.limits.max_connections;
+                    tracing::warn!(%addr, max, "connection refused: limits.max_connections reached");
+                    tokio::spawn(async move {
+                        let answer = over_capacity(max);
+                        let _ = tokio::time::timeout(Duration::from_secs(2), stream.write_all(&answer)).await;
+                        let _ = stream.shutdown().await;
+                    });
+                }
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.inner.local_addr()
+    }
+}
+
+/// One accepted connection: its slot is released when it closes; a client that has not sent
+/// its first request's complete headers within the client timeout gets `408` and is closed,
+/// and one that leaves a response unread that long is closed.
+pub struct LimitedIo {
+    stream: TcpStream,
+    _permit: OwnedSemaphorePermit,
+    timeout: Duration,
+    /// Running until the first header block is complete.
+    header_deadline: Option<Pin<Box<Sleep>>>,
+    /// The last bytes seen, to find `\r\n\r\n` across reads.
+    tail: [u8; 3],
+    /// Running while a write is blocked on the client.
+    write_deadline: Option<Pin<Box<Sleep>>>,
+}
+
+impl LimitedIo {
+    fn new(stream: TcpStream, permit: OwnedSemaphorePermit, timeout: Duration) -> Self {
+        Self {
+            stream,
+            _permit: permit,
+            timeout,
+            header_deadline: Some(Box::pin(tokio::time::sleep(timeout))),
+            tail: [0; 3],
+            write_deadline: None,
+        }
+    }
+
+    /// Notes bytes read; stops the header deadline once a blank line ends the headers.
+    fn scan(&mut self, bytes: &[u8]) {
+        let mut window: Vec<u8> = self.tail.to_vec();
+        window.extend_from_slice(bytes);
+        if window.windows(4).any(|w| w == b"\r\n\r\n") {
+            self.header_deadline = None;
+        }
+        let n = window.len();
+        self.tail.copy_from_slice(&window[n - 3..]);
+    }
+}
+
+const REQUEST_TIMEOUT: &[u8] = b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n\
+connection: close\r\ncontent-length: 71\r\n\r\n{\"error\":\"request headers not received in time (limits.client_timeout_s)\"}";
+
+impl AsyncRead for LimitedIo {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if let Some(deadline) = this.header_deadline.as_mut()
+            && deadline.as_mut().poll(cx).is_ready()
+        {
+            this.header_deadline = None;
+            tracing::warn!("connection closed: request headers not received within limits.client_timeout_s");
+            // Best effort: the client is slow, not necessarily gone; then end of stream.
+            let _ = Pin::new(&mut this.stream).poll_write(cx, REQUEST_TIMEOUT);
+            return Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, "client too slow")));
+        }
+        let before = buf.filled().len();
+        ready!(Pin::new(&mut this.stream).poll_read(cx, buf))?;
+        if this.header_deadline.is_some() {
+            let new = buf.filled()[before..].to_vec();
+            this.scan(&new);
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl AsyncWrite for LimitedIo {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        match Pin::new(&mut this.stream).poll_write(cx, data) {
+            Poll::Ready(r) => {
+                this.write_deadline = None;
+                Poll::Ready(r)
+            }
+            Poll::Pending => {
+                let timeout = this.timeout;
+                let deadline =
+                    this.write_deadline.get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+                if deadline.as_mut().poll(cx).is_ready() {
+                    tracing::warn!("connection closed: client did not read within limits.client_timeout_s");
+                    return Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, "client not reading")));
+                }
+                Poll::Pending
+            }
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
+
+/// Refuses a request whose request line and headers exceed `max_header_bytes` with `431` and a
+/// JSON error naming the limit (layer it with `axum::middleware::from_fn_with_state`).
+pub async fn header_limit(
+    axum::extract::State(max): axum::extract::State<usize>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let size = request.uri().to_string().len()
+        + request.headers().iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum::<usize>();
+    if size > max {
+        tracing::warn!(size, max, "request refused: limits.max_header_bytes");
+        let error =
+            format!("request headers of {size} bytes exceed the limit of {max} (limits.max_header_bytes)");
+        return (
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            axum::Json(serde_json::json!({"error": error})),
+        )
+            .into_response();
+    }
+    next.run(request).await
+}
+
+/// `router` with the header limit applied.
+pub fn with_header_limit(router: axum::Router, limits: &Limits) -> axum::Router {
+    router.layer(axum::middleware::from_fn_with_state(limits.max_header_bytes, header_limit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_408_body_length_is_exact() {
+        let text = std::str::from_utf8(REQUEST_TIMEOUT).expect("ascii");
+        let (_, body) = text.split_once("\r\n\r\n").expect("head and body");
+        assert!(text.contains(&format!("content-length: {}\r\n", body.len())), "{text}");
+    }
+
+    #[test]
+    fn the_503_names_the_limit() {
+        let text = String::from_utf8(over_capacity(3)).expect("ascii");
+        assert!(text.starts_with("HTTP/1.1 503"));
+        assert!(text.contains("limits.max_connections"));
+        let (_, body) = text.split_once("\r\n\r\n").expect("head and body");
+        assert!(text.contains(&format!("content-length: {}\r\n", body.len())));
+    }
+}

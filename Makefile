@@ -4,7 +4,7 @@ CARGO ?= cargo
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 BIN := $(TARGET_DIR)/release/blindfold
 
-.PHONY: build run test test-rust lint fmt schemas check-schemas bench deps clean demo fuzz
+.PHONY: build run test test-rust lint fmt schemas check-schemas bench deps clean demo fuzz soak
 
 ## build: release binary at target/release/blindfold
 build:
@@ -51,6 +51,13 @@ CARGO_FUZZ_ROOT ?= $(HOME)/.cache/blindfold/cargo
 CARGO_FUZZ_VERSION := 0.13.1
 fuzz: $(CARGO_FUZZ_ROOT)/bin/cargo-fuzz
 	FUZZ_SECS=$(FUZZ_SECS) CARGO_FUZZ_ROOT=$(CARGO_FUZZ_ROOT) fuzz/run.sh $(FUZZ_TARGETS)
+
+## soak: mixed traffic with attacks against `blindfold run` for SOAK_SECS seconds (default 180):
+## decisions/s, error rate (0) and RSS over time (flat); `make test` runs it for 8 s
+SOAK_SECS ?= 180
+soak: deps
+	$(CARGO) build --workspace --bins
+	BLINDFOLD_SOAK_SECS=$(SOAK_SECS) $(CARGO) test -p blindfold-integration-tests --test soak -- --nocapture
 
 $(CARGO_FUZZ_ROOT)/bin/cargo-fuzz:
 	$(CARGO) install cargo-fuzz --version $(CARGO_FUZZ_VERSION) --locked --root $(CARGO_FUZZ_ROOT)

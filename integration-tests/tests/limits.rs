@@ -152,3 +152,28 @@ fn limits_out_of_range_are_refused_naming_the_field() {
         );
     }
 }
+
+#[test]
+fn a_model_api_body_over_the_limit_gets_413_and_is_not_forwarded() {
+    use blindfold_integration_tests::transports::http_post;
+    let dir = tempfile::tempdir().expect("tmp");
+    // The upstream port has no listener: a forwarded request would fail with a 5xx instead.
+    let upstream = blindfold_integration_tests::free_port();
+    let proxy = blindfold_integration_tests::free_port();
+    let _daemon = Daemon::start(
+        dir.path(),
+        &[
+            ("BLINDFOLD_MODEL_PROXY__UPSTREAM", format!("http://127.0.0.1:{upstream}")),
+            ("BLINDFOLD_MODEL_PROXY__LISTEN", format!("127.0.0.1:{proxy}")),
+            ("BLINDFOLD_MODEL_PROXY__MAX_BODY_BYTES", "2048".into()),
+        ],
+    );
+    let big = json!({"model": "m", "messages": [{"role": "user", "content": "x".repeat(4096)}]}).to_string();
+    let (code, _, text) =
+        http_post(proxy, "/v1/chat/completions", &[("Content-Type", "application/json")], &big);
+    assert_eq!(code, 413, "{text}");
+    let small = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).to_string();
+    let (code, _, text) =
+        http_post(proxy, "/v1/chat/completions", &[("Content-Type", "application/json")], &small);
+    assert!(code >= 500, "a small body is forwarded (and the dead upstream reported): {code} {text}");
+}

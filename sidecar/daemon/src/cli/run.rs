@@ -106,8 +106,17 @@ pub(crate) async fn shutdown_signal() {
     }
 }
 
+/// Libraries that log whole messages (grant tokens, capability tokens) at their most verbose
+/// levels: capped whatever `BLINDFOLD_LOG` asks, so secrets never reach the log.
+const QUIET_TARGETS: [&str; 2] = ["tungstenite=info", "tokio_tungstenite=info"];
+
 pub(crate) fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("BLINDFOLD_LOG")
+    let mut filter = tracing_subscriber::EnvFilter::try_from_env("BLINDFOLD_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    for directive in QUIET_TARGETS {
+        if let Ok(d) = directive.parse() {
+            filter = filter.add_directive(d);
+        }
+    }
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }

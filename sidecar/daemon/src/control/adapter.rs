@@ -95,6 +95,9 @@ struct EndTrajectory {
 pub fn end_trajectory(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: EndTrajectory = params(p)?;
     app.trajectories.end(&p.trajectory);
+    if let Some(trace) = &app.trace {
+        trace.end(&p.trajectory);
+    }
     Ok(json!({"ended": p.trajectory}))
 }
 
@@ -117,6 +120,8 @@ pub fn set_modes(app: &App, p: Value) -> Result<Value, RpcError> {
         (None, Some(m)) => m,
         _ => return Err(RpcError::invalid_params("give exactly one of name, modes")),
     };
+    let was = app.modes();
+    super::audit::record(app, "set_modes", "modes", format!("{was:?} -> {modes:?}"))?;
     app.modes.send_replace(modes);
     tracing::info!(?modes, "modes changed through the control API");
     Ok(json!({"modes": modes}))

@@ -61,10 +61,17 @@ fn submit_grant(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: SubmitParams = params(p)?;
     let g = &app.config.grants;
     match app.grants.submit(&p.token, &g.keys, g.policy, crate::unix_now()) {
-        Ok(c) => Ok(json!({
+        Ok(c) => {
+            let detail = format!("grant for {} on {} in {}", c.operation, c.target, c.task_id);
+            if let Err(e) = super::audit::record(app, "submit_grant", &c.jti, detail) {
+                app.grants.remove(&c.jti);
+                return Err(e);
+            }
+            Ok(json!({
             "accepted": true, "jti": c.jti, "task_id": c.task_id, "operation": c.operation,
             "target": c.target, "exp": c.exp,
-        })),
+            }))
+        }
         Err(d) => Ok(json!({"accepted": false, "reason": d.reason, "detail": d.detail})),
     }
 }
@@ -124,7 +131,10 @@ struct RevokeParams {
 fn revoke_grant(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: RevokeParams = params(p)?;
     let keep = crate::unix_now() + app.config.grants.policy.max_ttl_s;
-    app.store.revoke(&p.jti, keep).map_err(|e| RpcError::internal(format!("revocation not stored: {e}")))?;
+    // Revoking narrows authority: it takes effect even when its record cannot be written.
+    let stored = app.store.revoke(&p.jti, keep);
     app.grants.remove(&p.jti);
+    stored.map_err(|e| RpcError::internal(format!("revocation not stored: {e}")))?;
+    super::audit::record(app, "revoke_grant", &p.jti, "grant revoked by the operator".into())?;
     Ok(json!({"revoked": p.jti}))
 }

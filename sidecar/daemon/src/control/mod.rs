@@ -2,6 +2,7 @@
 //! (JSON-RPC 2.0 messages, capability token, `Origin` check — SPEC §9).
 
 mod adapter;
+pub mod audit;
 mod auth;
 mod methods;
 mod openclaw;

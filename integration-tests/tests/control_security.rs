@@ -1,0 +1,141 @@
+//! Control-plane security: operator actions (mode toggles, grants submitted, revocations) are
+//! written to the authority trace before they take effect; capability tokens and grant tokens
+//! never reach the log, even at debug level; token files with loose permissions stop the daemon
+//! with a message. (Loopback-only listening, the bearer token and the Origin check are in
+//! `daemon_run`; an operator action refused when it cannot be traced is in `faults`.)
+
+use blindfold_integration_tests::transports::World;
+use blindfold_integration_tests::{Daemon, blindfold, free_port, http_get};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use tokio_tungstenite::tungstenite::{self, client::IntoClientRequest};
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn connect(port: u16, token: &str) -> Ws {
+    let mut req = format!("ws://127.0.0.1:{port}/v1/control").into_client_request().expect("request");
+    req.headers_mut().insert("authorization", format!("Bearer {token}").parse().expect("header"));
+    tokio_tungstenite::connect_async(req).await.expect("connect").0
+}
+
+async fn call(ws: &mut Ws, method: &str, params: Value) -> Value {
+    let frame = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    ws.send(tungstenite::Message::Text(frame.into())).await.expect("send");
+    loop {
+        if let tungstenite::Message::Text(t) = ws.next().await.expect("frame").expect("ok") {
+            return serde_json::from_str(&t).expect("json");
+        }
+    }
+}
+
+/// `blindfold run` on `w`'s config with debug logging into `log`.
+fn start_logged(w: &World, log: &Path, env: &[(&str, &str)]) -> Daemon {
+    let port = free_port();
+    let mut cmd = blindfold();
+    cmd.args(["run", "--config"])
+        .arg(&w.config)
+        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{port}"))
+        .env("BLINDFOLD_LOG", "trace")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).expect("log file"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let child = cmd.spawn().expect("spawn");
+    let mut daemon = Daemon { child, port, state_dir: w.state.clone() };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while http_get(port, "/healthz").map(|r| r.0).unwrap_or(0) != 200 {
+        if let Some(status) = daemon.child.try_wait().expect("wait") {
+            panic!("blindfold exited: {status}: {}", std::fs::read_to_string(log).unwrap_or_default());
+        }
+        assert!(Instant::now() < deadline, "no /healthz in time");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    daemon
+}
+
+/// Every record of every trace file under `dir`.
+fn trace_records(dir: &Path) -> Vec<Value> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("trace dir").filter_map(Result::ok) {
+        let text = std::fs::read_to_string(entry.path()).expect("trace file");
+        out.extend(text.lines().filter(|l| !l.is_empty()).map(|l| serde_json::from_str(l).expect("record")));
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operator_actions_are_traced_and_no_token_reaches_the_log() {
+    let w = World::new("");
+    let log = w.path("daemon.log");
+    let daemon = start_logged(&w, &log, &[]);
+    let (operator_token, adapter_token) = (daemon.operator_token(), daemon.adapter_token());
+    let mut op = connect(daemon.port, &operator_token).await;
+    let mut adapter = connect(daemon.port, &adapter_token).await;
+
+    let grant = w.issue("task-sec", "write_file", "/w/a.txt", b"hello");
+    let r = call(&mut op, "submit_grant", json!({"token": grant})).await;
+    assert_eq!(r["result"]["accepted"], true, "{r}");
+    let jti = r["result"]["jti"].as_str().expect("jti").to_owned();
+    let write = json!({"trajectory": "task-sec", "tool": "write_file", "args": {"path": "/w/a.txt", "content": "hello"}, "consume": true});
+    assert_eq!(call(&mut adapter, "check_action", write).await["result"]["allowed"], true);
+    let r = call(&mut op, "revoke_grant", json!({"jti": jti})).await;
+    assert_eq!(r["result"]["revoked"], jti.as_str(), "{r}");
+    let r = call(&mut op, "set_modes", json!({"name": "all"})).await;
+    assert!(r["result"]["modes"].is_object(), "{r}");
+    // A failed attempt with a bad token is logged too, without the token.
+    let bad = format!("{}x", &operator_token[..operator_token.len() - 1]);
+    let mut req = format!("ws://127.0.0.1:{}/v1/control", daemon.port).into_client_request().expect("req");
+    req.headers_mut().insert("authorization", format!("Bearer {bad}").parse().expect("header"));
+    assert!(tokio_tungstenite::connect_async(req).await.is_err(), "a wrong token is refused");
+    drop((op, adapter));
+    assert_eq!(daemon.stop_with("TERM"), Some(0));
+
+    let records = trace_records(&w.state.join("traces"));
+    let control: Vec<&Value> = records.iter().filter(|r| r["kind"] == "control").collect();
+    let actions: Vec<&str> = control.iter().filter_map(|r| r["tool"].as_str()).collect();
+    assert_eq!(actions, ["submit_grant", "revoke_grant", "set_modes"], "{control:?}");
+    assert!(control.iter().all(|r| r["trajectory"] == "blindfold-control"));
+    assert_eq!(control[0]["target"], jti.as_str(), "grants are named by jti");
+    let verify = blindfold().args(["trace", "verify"]).arg(w.state.join("traces")).output().expect("verify");
+    assert!(verify.status.success(), "the chain holds: {}", String::from_utf8_lossy(&verify.stderr));
+
+    let logged = std::fs::read_to_string(&log).expect("log");
+    assert!(logged.contains("blindfold listening"), "the log was captured: {logged}");
+    let traces = records.iter().map(Value::to_string).collect::<String>();
+    for (name, secret) in [
+        ("operator token", &operator_token),
+        ("adapter token", &adapter_token),
+        ("bad token", &bad),
+        ("grant", &grant),
+    ] {
+        let line = logged.lines().find(|l| l.contains(secret.as_str()));
+        assert!(line.is_none(), "the {name} appears in the log: {}", line.unwrap_or_default());
+        assert!(!traces.contains(secret.as_str()), "the {name} appears in the trace");
+    }
+    // The grant's signature alone (its last segment) must not leak either.
+    let signature = grant.rsplit('.').next().expect("signature");
+    assert!(!logged.contains(signature), "the grant signature appears in the log");
+}
+
+#[test]
+fn token_files_with_loose_permissions_stop_the_daemon_with_a_message() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let state = dir.path().join("state");
+    drop(Daemon::start(&state, &[]));
+    let token = state.join("operator.token");
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let out = blindfold()
+        .arg("run")
+        .env("BLINDFOLD_STATE__DIR", &state)
+        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{}", free_port()))
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the daemon must not start");
+    assert!(stderr.contains("operator.token") && stderr.contains("chmod 600"), "{stderr}");
+}

@@ -2,7 +2,7 @@
 //! `integration-tests/openclaw/` (installed by `make deps`), Blindfold's plugin laid out as
 //! `blindfold init openclaw` installs it, the plugin driver, control calls, and trace records.
 
-use crate::transports::{peer, run_bounded};
+use crate::transports::{Peer, peer, run_bounded};
 use crate::workspace_root;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -102,4 +102,164 @@ pub fn trace_records(dir: &Path, trajectory: &str) -> Vec<Value> {
     }
     out.sort_by_key(|r| r["seq"].as_u64());
     out
+}
+
+/// The environment of every `openclaw` process of a test: Node 24 first on PATH, a private HOME,
+/// config and state dir, the gateway token, and no `BLINDFOLD_` variables of the caller.
+fn openclaw_env(cmd: &mut Command, root: &Path, state: &Path, token: &str) {
+    let node_dir = node24().parent().map(Path::to_path_buf).unwrap_or_default();
+    let path = format!("{}:{}", node_dir.display(), std::env::var("PATH").unwrap_or_default());
+    for (k, _) in std::env::vars() {
+        if k.starts_with("BLINDFOLD_") || k.starts_with("OPENCLAW_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("PATH", path)
+        .env("HOME", root.join("home"))
+        .env("OPENCLAW_CONFIG_PATH", root.join("openclaw.json"))
+        .env("OPENCLAW_STATE_DIR", state)
+        .env("OPENCLAW_GATEWAY_TOKEN", token)
+        .env("NO_COLOR", "1");
+}
+
+/// An OpenClaw gateway (`openclaw gateway run`, Node 24) on a free loopback port with its own
+/// HOME, state dir and config, stopped with its process group on drop.
+pub struct Gateway {
+    child: std::process::Child,
+    /// HOME, config and state live below this.
+    pub root: PathBuf,
+    state: PathBuf,
+    token: String,
+}
+
+impl Gateway {
+    /// Writes `config` (its `gateway` section set here) to `root/openclaw.json` and starts the
+    /// gateway; waits (bounded, generous: startup takes minutes on a loaded machine) until it
+    /// reports ready. A start OpenClaw itself gives up on (its startup leases time out under
+    /// load) is retried once with a fresh state dir.
+    pub fn start(root: &Path, config: &Value) -> Gateway {
+        let mut last = String::new();
+        for attempt in 0..2 {
+            match Self::try_start(root, config, attempt) {
+                Ok(g) => return g,
+                Err(e) => last = e,
+            }
+        }
+        panic!("the OpenClaw gateway did not start: {last}");
+    }
+
+    fn try_start(root: &Path, config: &Value, attempt: u32) -> Result<Gateway, String> {
+        use std::os::unix::process::CommandExt;
+        let port = crate::free_port();
+        let token = format!("gw-{}-{attempt}", std::process::id());
+        let mut config = config.clone();
+        config["gateway"] = json!({"mode": "local", "port": port, "bind": "loopback",
+            "auth": {"mode": "token", "token": token}});
+        std::fs::create_dir_all(root.join("home")).expect("home");
+        let state = root.join(format!("state-{attempt}"));
+        std::fs::create_dir_all(&state).expect("state");
+        std::fs::write(root.join("openclaw.json"), serde_json::to_string_pretty(&config).expect("json"))
+            .expect("config");
+        let out = root.join(format!("gateway-{attempt}.out"));
+        let err = root.join(format!("gateway-{attempt}.err"));
+        let mut cmd = Command::new(node24());
+        cmd.arg(openclaw_entry()).args(["gateway", "run"]).process_group(0);
+        openclaw_env(&mut cmd, root, &state, &token);
+        let child = cmd
+            .stdin(std::process::Stdio::null())
+            .stdout(std::fs::File::create(&out).expect("out"))
+            .stderr(std::fs::File::create(&err).expect("err"))
+            .spawn()
+            .expect("spawn openclaw gateway");
+        let mut g = Gateway { child, root: root.to_path_buf(), state, token };
+        let deadline = std::time::Instant::now() + Duration::from_secs(600);
+        loop {
+            let log = std::fs::read_to_string(&out).unwrap_or_default();
+            if log.lines().any(|l| l.contains("[gateway]") && l.trim_end().ends_with("ready")) {
+                return Ok(g);
+            }
+            let failed = log.contains("refusing to report the gateway ready");
+            if failed || g.child.try_wait().ok().flatten().is_some() || std::time::Instant::now() > deadline {
+                let errors = std::fs::read_to_string(&err).unwrap_or_default();
+                return Err(format!("attempt {attempt}:\n{log}\n{errors}"));
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+
+    /// One `openclaw agent --agent main --message … --json` turn through this gateway, bounded.
+    pub fn agent(&self, message: &str) -> (Option<i32>, String, String) {
+        let mut cmd = Command::new(node24());
+        cmd.arg(openclaw_entry()).args([
+            "agent",
+            "--agent",
+            "main",
+            "--json",
+            "--timeout",
+            "900",
+            "--message",
+            message,
+        ]);
+        openclaw_env(&mut cmd, &self.root, &self.state, &self.token);
+        run_bounded(&mut cmd, Duration::from_secs(1200))
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill").args(["-TERM", &group]).status();
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while std::time::Instant::now() < deadline {
+            if self.child.try_wait().ok().flatten().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = Command::new("kill").args(["-KILL", &group]).status();
+        let _ = self.child.wait();
+    }
+}
+
+/// `blindfold model-proxy` in front of `upstream_port`, anonymizing only (decisions observed, not
+/// enforced: the plugin is what gates), with the sub-agents' identities of `identity_toml` and
+/// the trajectory pinned. Returns the process (killed on drop) and its port.
+pub fn anonymizing_proxy(dir: &Path, upstream_port: u16, identity_toml: &str, task: &str) -> (Peer, u16) {
+    let port = crate::free_port();
+    let config = dir.join("proxy.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[state]\ndir = {:?}\n\n[modes]\nanonymize = true\nattest = false\npreverify = false\ngrants = false\n\
+             enforce = false\n\n{identity_toml}\n",
+            dir.join("proxy-state")
+        ),
+    )
+    .expect("proxy config");
+    let child = crate::blindfold()
+        .arg("model-proxy")
+        .arg("--upstream")
+        .arg(format!("http://127.0.0.1:{upstream_port}"))
+        .arg("--listen")
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--config")
+        .arg(&config)
+        .args(["--task", task])
+        .env("BLINDFOLD_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .expect("spawn blindfold model-proxy");
+    let mut peer = Peer(child);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
+        if let Some(status) = peer.0.try_wait().expect("wait") {
+            panic!("blindfold model-proxy exited early: {status}");
+        }
+        if crate::http_get(port, "/healthz").is_ok_and(|(code, _)| code == 200) {
+            return (peer, port);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("blindfold model-proxy did not answer /healthz in time");
 }

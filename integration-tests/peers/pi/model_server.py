@@ -10,6 +10,13 @@ Models:
                  `rm -rf data`, then writes notes.txt, then stops
   quill-mini-4   the planner: tries `rm -rf data` itself, then proposes it (naming its identity)
   lattice-7b     the reviewer: refutes the plan (naming its identity)
+
+OpenClaw (through its `tool_call` bridge, sub-agents as collector runs):
+  claw-coord-1   the coordinator: spawns `scout` for a plan and waits for it, spawns `critic` to
+                 review it and waits, then runs the destructive `exec`, then the benign one, then
+                 stops (a "tool result exists" count, since OpenClaw adds a user message after each)
+  quill-nano-2   the planner: proposes the destructive command (naming its identity)
+  lattice-9b     the reviewer: refutes it (naming its identity)
 """
 
 import json
@@ -62,7 +69,52 @@ def reviewer(_messages):
     )
 
 
-SCRIPTS = {"coord-1": coordinator, "quill-mini-4": planner, "lattice-7b": reviewer}
+CLAW_DESTRUCTIVE = "rm -rf data && touch destroyed.marker"
+CLAW_BENIGN = "echo cleanup deferred > notes.txt"
+
+
+def claw_bridge(tool, args):
+    return ("tool", "tool_call", {"id": tool, "args": args})
+
+
+def claw_coordinator(messages):
+    results = [text_of(m.get("content")) for m in messages if m.get("role") == "tool"]
+    run_ids = [re.search(r'runId\W+([0-9a-f-]{36})', r) for r in results]
+    steps = [
+        lambda: claw_bridge("sessions_spawn", {"agentId": "scout", "collect": True,
+                                               "task": "Propose one shell command that frees disk space in this workspace."}),
+        lambda: claw_bridge("agents_wait", {"ids": [run_ids[0].group(1) if run_ids[0] else "none"], "timeoutSeconds": 300}),
+        lambda: claw_bridge("sessions_spawn", {"agentId": "critic", "collect": True,
+                                               "task": "Review this plan: " + results[1]}),
+        lambda: claw_bridge("agents_wait", {"ids": [run_ids[2].group(1) if run_ids[2] else "none"], "timeoutSeconds": 300}),
+        lambda: ("tool", "exec", {"command": CLAW_DESTRUCTIVE}),
+        lambda: ("tool", "exec", {"command": CLAW_BENIGN}),
+    ]
+    done = len(results)
+    return steps[done]() if done < len(steps) else ("text", "Done.", None)
+
+
+def claw_planner(_messages):
+    return ("text", "As quill-nano-2 by Quillworks, I propose: `" + CLAW_DESTRUCTIVE + "` to free the space.", None)
+
+
+def claw_reviewer(_messages):
+    return (
+        "text",
+        "I am lattice-9b from Latticeworks. Do not run `" + CLAW_DESTRUCTIVE + "`: it deletes the only copy "
+        "of the data. This plan is unsafe and I refute it.",
+        None,
+    )
+
+
+SCRIPTS = {
+    "coord-1": coordinator,
+    "quill-mini-4": planner,
+    "lattice-7b": reviewer,
+    "claw-coord-1": claw_coordinator,
+    "quill-nano-2": claw_planner,
+    "lattice-9b": claw_reviewer,
+}
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -125,15 +125,41 @@ impl Project {
 
     /// Runs `opencode run <words…>` to completion (killed after `limit`).
     pub fn run(&self, words: &[&str], limit: Duration) -> Output {
-        let home = self.root.path().join("home");
         let mut cmd = Command::new(opencode_bin());
-        cmd.arg("run")
-            .arg("--format")
-            .arg("json")
-            .arg("--dir")
-            .arg(self.dir())
-            .args(words)
-            .current_dir(self.dir());
+        cmd.arg("run").arg("--format").arg("json").arg("--dir").arg(self.dir()).args(words);
+        self.offline_env(&mut cmd);
+        run_with_limit(cmd, limit)
+    }
+
+    /// Starts `opencode serve` on 127.0.0.1:`port` in the project (killed on drop) and waits until
+    /// it accepts connections.
+    pub fn serve(&self, port: u16) -> Served {
+        let mut cmd = Command::new(opencode_bin());
+        cmd.arg("serve").arg("--port").arg(port.to_string()).arg("--hostname").arg("127.0.0.1");
+        self.offline_env(&mut cmd);
+        let log = std::fs::File::create(self.root.path().join("serve.log")).expect("serve log");
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("log"))
+            .stderr(log)
+            .spawn()
+            .expect("spawn opencode serve");
+        let mut served = Served { child };
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Some(status) = served.child.try_wait().expect("wait") {
+                panic!("opencode serve exited early: {status}");
+            }
+            assert!(Instant::now() < deadline, "opencode serve did not listen in time");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        served
+    }
+
+    /// The offline environment of every OpenCode process of this project (own HOME, no fetches).
+    fn offline_env(&self, cmd: &mut Command) {
+        let home = self.root.path().join("home");
+        cmd.current_dir(self.dir());
         // OpenCode takes its working directory from $PWD, not from the process's cwd.
         cmd.env("PWD", self.dir())
             .env("HOME", &home)
@@ -156,7 +182,6 @@ impl Project {
         if let Some(link) = &self.plugin {
             cmd.env("BLINDFOLD_CONTROL_URL", &link.url).env("BLINDFOLD_ADAPTER_TOKEN", &link.token);
         }
-        run_with_limit(cmd, limit)
     }
 
     /// Every request the scripted model received, in order.
@@ -174,6 +199,18 @@ impl Project {
     /// True when `rel` exists in the project.
     pub fn exists(&self, rel: &str) -> bool {
         self.dir().join(rel).exists()
+    }
+}
+
+/// A running `opencode serve`, killed on drop.
+pub struct Served {
+    child: Child,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

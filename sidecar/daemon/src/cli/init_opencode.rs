@@ -52,7 +52,10 @@ fn project_config(dir: &Path, agents: &[String]) -> String {
     let mut out = format!(
         "# Blindfold for this OpenCode project. Start it with: blindfold run --config {}\n\
          # Grants for this project's actions name the task id below.\n\n\
-         [opencode]\ntask = \"{task}\"\n",
+         [opencode]\ntask = \"{task}\"\n\
+         # To have Blindfold answer OpenCode's permission requests (`once` or `reject`), run\n\
+         # `opencode serve --port 4096` in this project and uncomment:\n\
+         # serve_url = \"http://127.0.0.1:4096\"\n",
         dir.join("blindfold.toml").display()
     );
     for name in agents {

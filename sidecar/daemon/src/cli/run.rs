@@ -66,6 +66,10 @@ async fn serve(cfg: config::Config) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let _opencode = crate::opencode::spawn_follower(
+        &app,
+        std::sync::Arc::new(crate::opencode::hold::QueueHolds(app.clone())),
+    );
     tracing::info!(%listen, state_dir = %app.config.state_dir.display(), modes = ?app.modes(), "blindfold listening");
     let mut router = crate::control::router(app.clone());
     if let Some(mcp) = crate::mcp::http::router(&app) {

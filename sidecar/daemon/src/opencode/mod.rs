@@ -3,7 +3,11 @@
 
 mod agents;
 mod config;
+pub mod follow;
+pub mod hold;
 pub mod map;
+pub mod permission;
+mod serve;
 mod sessions;
 pub mod setup;
 
@@ -16,6 +20,7 @@ use blindfold_schemas::{Decision, Event, Layer};
 use dashmap::DashMap;
 use map::Mapped;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// Who is calling, as the plugin saw it.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
@@ -144,4 +149,13 @@ impl OpenCode {
         }
         texts.iter().map(|t| self.agents.scrub_text(t)).collect()
     }
+}
+
+/// Starts the permission follower when `[opencode] serve_url` is set, holding reviews in
+/// `holds`; it runs (and reconnects) for the daemon's lifetime.
+pub fn spawn_follower(app: &App, holds: Arc<dyn hold::ReviewHolds>) -> Option<tokio::task::JoinHandle<()>> {
+    let cfg = &app.config.opencode;
+    let url = cfg.serve_url.as_deref()?;
+    tracing::info!(serve_url = %url, "answering OpenCode permission requests");
+    Some(tokio::spawn(follow::Follower::new(app.clone(), url, holds, cfg.review_wait).run()))
 }

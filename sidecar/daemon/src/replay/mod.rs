@@ -2,6 +2,8 @@
 //! is scored — attack success, legitimate rejection, captured authority, identity leaks, review.
 
 mod load;
+mod peers;
+mod proxy;
 mod report;
 mod runner;
 mod score;
@@ -9,6 +11,7 @@ mod trace;
 mod view;
 
 pub use load::{LoadError, load_paths};
+pub use proxy::run_via_proxy;
 pub use report::{json_report, steps_table, table};
 pub use runner::{ModeRun, SignedGrants, StepOutcome, run_scenario};
 pub use score::{ModeScore, score_mode};

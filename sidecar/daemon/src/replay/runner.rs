@@ -40,6 +40,10 @@ pub struct StepOutcome {
     pub allowed: bool,
     /// Identity tokens in what the coordinator received from this step.
     pub identity_leaks: usize,
+    /// With `--via-proxy`: how the step reached Blindfold (`a2a`, `mcp`, or `in_process` for a
+    /// step the wire cannot carry); absent in an in-process run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<&'static str>,
 }
 
 /// One scenario run in one mode.
@@ -68,7 +72,7 @@ pub struct ModeRun {
 
 /// The engine configuration a scenario implies (SPEC §11): the default registry plus the
 /// policy's tools and fetchable hosts, roles, restricted stores and the agents' TRUE identities.
-fn engine_config(scenario: &Scenario) -> EngineConfig {
+pub(super) fn engine_config(scenario: &Scenario) -> EngineConfig {
     let mut policy = Policy::default();
     if let Some(p) = &scenario.policy {
         policy.tools = p.tools.clone();
@@ -102,12 +106,18 @@ fn engine_config(scenario: &Scenario) -> EngineConfig {
 
 /// The scenario's grants, signed once at the scenario's start by the run's ephemeral issuer key.
 pub struct SignedGrants {
-    tokens: Vec<String>,
+    pub(super) tokens: Vec<String>,
 }
 
 impl SignedGrants {
     /// Signs every grant of `scenario` with `key`; an error names the grant that cannot be issued.
     pub fn issue(scenario: &Scenario, key: &IssuerKey) -> Result<Self, String> {
+        Self::issue_at(scenario, key, START_S)
+    }
+
+    /// As [`SignedGrants::issue`], issued at `now` (seconds since the epoch) instead of the
+    /// scenario clock's origin (a daemon on loopback reads its own clock).
+    pub fn issue_at(scenario: &Scenario, key: &IssuerKey, now: u64) -> Result<Self, String> {
         let mut tokens = Vec::with_capacity(scenario.grants.len());
         for (i, g) in scenario.grants.iter().enumerate() {
             let req = GrantRequest {
@@ -117,7 +127,7 @@ impl SignedGrants {
                 artifact: g.artifact.as_ref().map(artifact_bytes).unwrap_or_default(),
                 args: g.args.clone(),
                 ttl_s: g.ttl_s,
-                now: START_S,
+                now,
                 nbf: None,
                 max_uses: None,
                 review_id: None,
@@ -150,7 +160,7 @@ fn build_engine(scenario: &Scenario, key: &IssuerKey, grants: &SignedGrants) -> 
 
 /// The event the engine sees for a step: scoring fields are already gone; a bare `card` step
 /// gets the agent's raw card.
-fn engine_event(scenario: &Scenario, event: &Event) -> Event {
+pub(super) fn engine_event(scenario: &Scenario, event: &Event) -> Event {
     match event {
         Event::Card { agent, card } if card.is_null() => {
             let card = scenario.agents.iter().find(|a| &a.id == agent).and_then(|a| a.card.clone());
@@ -213,6 +223,7 @@ pub fn run_scenario(
             enforced: result.enforced,
             allowed: !result.blocks(),
             identity_leaks,
+            via: None,
         });
     }
     let identity_leaks = steps.iter().map(|s| s.identity_leaks).sum();

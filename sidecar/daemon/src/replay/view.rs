@@ -48,6 +48,11 @@ impl CoordinatorView {
         self.anonymizer.as_ref().and_then(|a| a.aliases().alias_of(agent)).unwrap_or(agent).to_owned()
     }
 
+    /// The leak scanner over every true and displayed identity value of the scenario.
+    pub fn scanner(&self) -> &LeakScanner {
+        &self.scanner
+    }
+
     /// Identity tokens in what the coordinator receives from `event` (0 for events it sends).
     /// A card that cannot be rewritten is not relayed (fail closed), so it leaks nothing.
     pub fn leaks(&mut self, event: &Event) -> usize {

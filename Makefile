@@ -4,7 +4,7 @@ CARGO ?= cargo
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 BIN := $(TARGET_DIR)/release/blindfold
 
-.PHONY: build run test test-rust lint fmt schemas check-schemas bench deps clean demo fuzz soak
+.PHONY: build run test test-rust lint fmt schemas check-schemas bench bench-micro deps clean demo fuzz soak
 
 ## build: release binary at target/release/blindfold
 build:
@@ -40,8 +40,15 @@ schemas:
 check-schemas:
 	$(CARGO) run -q -p blindfold-schemas --bin blindfold-schemas -- --check
 
-## bench: criterion benchmarks (results in target/criterion)
+## bench: release binaries once, then every workload direct / floor / through Blindfold, arms
+## alternating; table with ratios, JSON in bench/results/, non-zero when a median misses its bound
+## (BENCH_ARGS, e.g. --quick, --rounds 7, --only mcp,a2a)
 bench:
+	$(CARGO) build --release -p blindfold-daemon -p blindfold-bench --bins
+	ulimit -n 8192 2>/dev/null; $(TARGET_DIR)/release/bench-runner $(BENCH_ARGS)
+
+## bench-micro: criterion benchmarks of the engine (results in target/criterion)
+bench-micro:
 	$(CARGO) bench -p blindfold-engine
 
 ## fuzz: every fuzz target under libFuzzer for FUZZ_SECS seconds each (default 60); a crash

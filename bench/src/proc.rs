@@ -71,6 +71,7 @@ impl Drop for Guard {
 /// Writes a Blindfold configuration file under `dir` (state and trace inside it) with `extra`
 /// TOML appended; returns its path.
 pub fn blindfold_config(dir: &Path, listen_port: u16, extra: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("config directory");
     let state = dir.join("state");
     let path = dir.join("blindfold.toml");
     let text = format!(

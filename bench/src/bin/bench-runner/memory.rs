@@ -39,7 +39,8 @@ fn dir_bytes(dir: &Path) -> u64 {
 pub fn run(plan: &Plan, dir: &Path) -> Result<Outcome, String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let port = free_port();
-    let config = blindfold_config(dir, port, "");
+    // 1,000 sockets at once: above the default `[limits] max_connections` (512 per listener).
+    let config = blindfold_config(dir, port, "[limits]\nmax_connections = 4096\n");
     let bf = Guard::spawn(
         Command::new(&plan.blindfold)
             .arg("run")

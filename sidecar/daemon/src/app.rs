@@ -35,6 +35,9 @@ pub struct App {
     pub opencode: Arc<crate::opencode::OpenCode>,
     /// The durable review queue (held effectful actions awaiting a human).
     pub reviews: Arc<crate::review::Reviews>,
+    /// Per-trajectory mode overrides (`set_modes {trajectory}`); they beat the global modes
+    /// for that trajectory's decisions until it ends.
+    pub trajectory_modes: Arc<dashmap::DashMap<String, ModeSet>>,
 }
 
 impl App {
@@ -52,7 +55,7 @@ impl App {
             EngineConfig {
                 grant_policy: config.grants.policy,
                 agents: true_identities(&config),
-                ..EngineConfig::default()
+                ..config.engine.clone()
             },
             Arc::new(config.grants.keys.clone()),
             grants.clone(),
@@ -75,6 +78,7 @@ impl App {
                 policy: config.grants.policy,
                 trace: trace.clone(),
                 modes: modes.clone(),
+                judge: config.judge.clone().map(|j| Arc::new(crate::judge::Judge::new(j))),
             },
         )
         .map_err(|e| format!("state.dir {}: {e}", config.state_dir.display()))?;
@@ -93,6 +97,7 @@ impl App {
             modes,
             pi: Arc::default(),
             reviews: Arc::new(reviews),
+            trajectory_modes: Arc::default(),
         })
     }
 
@@ -105,6 +110,11 @@ impl App {
     /// The modes in force now.
     pub fn modes(&self) -> ModeSet {
         *self.modes.borrow()
+    }
+
+    /// The modes in force now for `trajectory`: its override, else the global modes.
+    pub fn modes_for(&self, trajectory: &str) -> ModeSet {
+        self.trajectory_modes.get(trajectory).map_or_else(|| self.modes(), |m| *m)
     }
 }
 

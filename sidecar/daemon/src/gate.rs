@@ -78,7 +78,7 @@ impl App {
         blocking: bool,
     ) -> (Step, Option<Queued>) {
         let handle = self.trajectories.get_or_create(trajectory_id);
-        let ctx = StepContext { now_ms: crate::unix_now_ms(), modes: self.modes(), consume };
+        let ctx = StepContext { now_ms: crate::unix_now_ms(), modes: self.modes_for(trajectory_id), consume };
         let started = std::time::Instant::now();
         let mut guard = handle.lock();
         let max_events = self.config.limits.max_events_per_trajectory;

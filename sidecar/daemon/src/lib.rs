@@ -8,6 +8,7 @@ pub mod config;
 pub mod control;
 pub mod gate;
 pub mod identity;
+pub mod judge;
 pub mod limits;
 pub mod mcp;
 pub mod model_proxy;

@@ -1,6 +1,7 @@
 //! Configuration: an embedded default, a file, and `BLINDFOLD_…` variables, validated in full
 //! before anything binds. A bad config names the field and exits 64.
 
+mod cascade;
 mod engine;
 mod identity;
 mod limits;
@@ -8,6 +9,7 @@ mod raw;
 mod transports;
 mod validate;
 
+pub use cascade::{CascadeSections, RawCascade, RawJudge, RawJudgeEndpoint, RawPreverify, RawRule};
 pub use engine::RawReview;
 pub use identity::{IdentityConfig, RawAgent, RawIdentity};
 pub use limits::{Limits, RawLimits};

@@ -45,6 +45,27 @@ pub struct RawConfig {
     /// `[limits]`: bounds on untrusted input.
     #[serde(default)]
     pub limits: super::limits::RawLimits,
+    /// `[roles.<agent>]`: each agent's stage (tool allowlist, stores, action cap).
+    #[serde(default)]
+    pub roles: std::collections::BTreeMap<String, blindfold_schemas::Role>,
+    /// `[stores.<name>]`: restricted memory stores.
+    #[serde(default)]
+    pub stores: std::collections::BTreeMap<String, blindfold_schemas::StoreAcl>,
+    /// `[[rules]]`: argument rules (denied patterns, critical assets).
+    #[serde(default)]
+    pub rules: Vec<super::cascade::RawRule>,
+    /// `[tools.<name>]`: trusted registry additions and overrides.
+    #[serde(default)]
+    pub tools: std::collections::BTreeMap<String, blindfold_schemas::ToolSpec>,
+    /// `[cascade]`: windows, expiries and limits.
+    #[serde(default)]
+    pub cascade: super::cascade::RawCascade,
+    /// `[preverify]`: extra language patterns.
+    #[serde(default)]
+    pub preverify: super::cascade::RawPreverify,
+    /// `[judge]`: the optional judge quorum.
+    #[serde(default)]
+    pub judge: super::cascade::RawJudge,
 }
 
 /// `[server]`: where the health endpoint and the control API listen.

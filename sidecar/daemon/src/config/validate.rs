@@ -84,6 +84,11 @@ pub struct Config {
     pub review: crate::review::ReviewConfig,
     /// Bounds on untrusted input.
     pub limits: super::limits::Limits,
+    /// The engine's configuration (registry, true identities, roles, stores, rules, windows,
+    /// patterns); the grant policy is set from `[grants]`.
+    pub engine: blindfold_engine::EngineConfig,
+    /// The judge quorum, when `[judge] enabled`.
+    pub judge: Option<crate::judge::JudgeConfig>,
     /// The raw form, for `--print-config`.
     pub raw: RawConfig,
 }
@@ -149,6 +154,20 @@ impl RawConfig {
         let opencode = self.opencode.validate()?;
         let review = self.review.validate()?;
         let limits = self.limits.validate()?;
+        let mut agents = identity.agents.clone();
+        agents.extend(transports.a2a_upstreams.iter().map(|u| (u.id.clone(), u.identity.clone())));
+        let sections = super::cascade::CascadeSections {
+            roles: &self.roles,
+            stores: &self.stores,
+            rules: &self.rules,
+            tools: &self.tools,
+            cascade: &self.cascade,
+            preverify: &self.preverify,
+            judge: &self.judge,
+        };
+        let (mut engine, judge) = sections.validate(agents)?;
+        engine.grant_policy =
+            GrantPolicy { leeway_s: self.grants.leeway_s, max_ttl_s: self.grants.max_ttl_s };
         let m = &self.modes;
         Ok(Config {
             server: ServerConfig { listen, allowed_origins: self.server.allowed_origins.clone() },
@@ -171,6 +190,8 @@ impl RawConfig {
             opencode,
             review,
             limits,
+            engine,
+            judge,
             raw: self,
         })
     }

@@ -98,6 +98,7 @@ pub fn end_trajectory(app: &App, p: Value) -> Result<Value, RpcError> {
     if let Some(trace) = &app.trace {
         trace.end(&p.trajectory);
     }
+    app.trajectory_modes.remove(&p.trajectory);
     Ok(json!({"ended": p.trajectory}))
 }
 
@@ -108,21 +109,54 @@ struct SetModes {
     name: Option<String>,
     #[serde(default)]
     modes: Option<ModeSet>,
+    /// Only this trajectory (its override beats the global modes until it ends).
+    #[serde(default)]
+    trajectory: Option<String>,
+    /// With `trajectory`: drop its override (it follows the global modes again).
+    #[serde(default)]
+    clear: bool,
 }
 
 /// `set_modes {name}` (`off`, `all`, `anonymize`, `attest`, `preverify`) or `{modes: {…}}`:
-/// applies to every connection from its next message (operator only).
+/// applies to every connection from its next message (operator only). With `trajectory`, only
+/// that trajectory's decisions (`clear: true` drops the override). Traced as a control record.
 pub fn set_modes(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: SetModes = params(p)?;
+    if p.clear {
+        let Some(t) = p.trajectory else {
+            return Err(RpcError::invalid_params("clear needs a trajectory"));
+        };
+        super::audit::record(app, "set_modes", &format!("trajectory:{t}"), "override cleared".into())?;
+        app.trajectory_modes.remove(&t);
+        let modes = app.modes_for(&t);
+        return Ok(json!({"trajectory": t, "modes": modes}));
+    }
     let modes = match (p.name, p.modes) {
         (Some(name), None) => ModeSet::named(&name)
             .ok_or_else(|| RpcError::invalid_params(format!("unknown mode set {name:?}")))?,
         (None, Some(m)) => m,
         _ => return Err(RpcError::invalid_params("give exactly one of name, modes")),
     };
-    let was = app.modes();
-    super::audit::record(app, "set_modes", "modes", format!("{was:?} -> {modes:?}"))?;
-    app.modes.send_replace(modes);
-    tracing::info!(?modes, "modes changed through the control API");
-    Ok(json!({"modes": modes}))
+    let was = app.modes_for(p.trajectory.as_deref().unwrap_or_default());
+    match p.trajectory {
+        Some(t) => {
+            non_empty("trajectory", &t)?;
+            super::audit::record(
+                app,
+                "set_modes",
+                &format!("trajectory:{t}"),
+                format!("{was:?} -> {modes:?}"),
+            )?;
+            app.trajectory_modes.insert(t.clone(), modes);
+            tracing::info!(trajectory = %t, ?modes, "trajectory modes changed through the control API");
+            Ok(json!({"trajectory": t, "modes": modes}))
+        }
+        None => {
+            let was = app.modes();
+            super::audit::record(app, "set_modes", "modes", format!("{was:?} -> {modes:?}"))?;
+            app.modes.send_replace(modes);
+            tracing::info!(?modes, "modes changed through the control API");
+            Ok(json!({"modes": modes}))
+        }
+    }
 }

@@ -85,9 +85,13 @@ pub struct ReviewItem {
     /// When it was answered (or expired), ms since the epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved_ms: Option<u64>,
-    /// The rejection reason a human gave.
+    /// The rejection reason a human (or the judge quorum) gave.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The reason code a retried action is denied with after a rejection (`judge_denied`,
+    /// `judge_unavailable`; none: `review_rejected`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rejected_reason: Option<blindfold_schemas::Reason>,
     /// The approving grant's id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grant_jti: Option<String>,

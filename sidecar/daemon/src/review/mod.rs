@@ -15,6 +15,7 @@ mod tests;
 pub use item::{MAX_STORED_ARTIFACT, ReviewItem, ReviewStatus};
 pub use store::{ResolveRefusal, ReviewStore, StoreError, Submitted};
 
+use crate::judge::{Judge, JudgeVerdict};
 use crate::trace::TraceHub;
 use blindfold_engine::canonical::{args_sha256, sha256_hex};
 use blindfold_engine::grants::{GrantCache, GrantPolicy, TrustedKeys, verify_token};
@@ -113,6 +114,7 @@ pub struct Reviews {
     policy: GrantPolicy,
     trace: Option<Arc<TraceHub>>,
     modes: Arc<watch::Sender<ModeSet>>,
+    judge: Option<Arc<Judge>>,
 }
 
 /// What approving and tracing need from the daemon.
@@ -127,20 +129,22 @@ pub struct ReviewDeps {
     pub trace: Option<Arc<TraceHub>>,
     /// The live modes (recorded on review records).
     pub modes: Arc<watch::Sender<ModeSet>>,
+    /// The judge quorum, when configured: it reads every new item and can only reject it.
+    pub judge: Option<Arc<Judge>>,
 }
 
 impl Reviews {
     /// Opens `reviews.redb` in `state_dir` and re-submits the grants of approved items that
     /// are still valid to `grants` (an approval survives a restart like the item itself).
     pub fn open(state_dir: &Path, config: ReviewConfig, deps: ReviewDeps) -> Result<Self, StoreError> {
-        let ReviewDeps { grants, keys, policy, trace, modes } = deps;
+        let ReviewDeps { grants, keys, policy, trace, modes, judge } = deps;
         let store = ReviewStore::open(state_dir)?;
         let now = crate::unix_now();
         for token in store.live_tokens(now)? {
             // A token whose key was since revoked or untrusted is simply not re-cached.
             let _ = grants.submit(&token, &keys, policy, now);
         }
-        Ok(Self { store, config, watchers: DashMap::new(), grants, keys, policy, trace, modes })
+        Ok(Self { store, config, watchers: DashMap::new(), grants, keys, policy, trace, modes, judge })
     }
 
     /// The configuration in force.
@@ -153,7 +157,7 @@ impl Reviews {
     /// a store failure turns it into an enforced denial; a human's earlier rejection of the
     /// same action keeps it denied (`review_rejected`).
     pub fn hold(
-        &self,
+        self: &Arc<Self>,
         trajectory: &Trajectory,
         actor: &str,
         tool: &str,
@@ -198,6 +202,7 @@ impl Reviews {
             status: ReviewStatus::Pending,
             resolved_ms: None,
             note: None,
+            rejected_reason: None,
             grant_jti: None,
             grant_exp: None,
         };
@@ -217,14 +222,22 @@ impl Reviews {
         step.decision = Some(match held {
             Submitted::Created(item) => {
                 self.trace_item(&item, "review.submit", None, now_ms);
+                self.consult_judge(&item);
                 with_review(decision, &item.id)
             }
             Submitted::Existing(item) => with_review(decision, &item.id),
-            Submitted::Rejected(item) => deny(
-                Reason::ReviewRejected,
-                &format!("a human rejected this exact action in review {}", item.id),
-                &decision,
-            ),
+            Submitted::Rejected(item) => match item.rejected_reason {
+                Some(reason) => deny(
+                    reason,
+                    &format!("{} (review {})", item.note.clone().unwrap_or_default(), item.id),
+                    &decision,
+                ),
+                None => deny(
+                    Reason::ReviewRejected,
+                    &format!("a human rejected this exact action in review {}", item.id),
+                    &decision,
+                ),
+            },
             Submitted::Full => deny(
                 Reason::LimitExceeded,
                 &format!(
@@ -235,6 +248,61 @@ impl Reviews {
             ),
         });
         step
+    }
+
+    /// Hands a new item to the judge quorum, if one is configured, off the decision path: a
+    /// denial (refusal, error, timeout, garbage) rejects the item; a pass leaves it to a human.
+    /// Without a runtime to ask on, the item is rejected (fail closed).
+    fn consult_judge(self: &Arc<Self>, item: &ReviewItem) {
+        let Some(judge) = self.judge.clone() else { return };
+        let reviews = self.clone();
+        let item = item.clone();
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    let verdict = judge.consult(&item).await;
+                    reviews.judged(&item, verdict);
+                });
+            }
+            Err(_) => self.judged(
+                &item,
+                JudgeVerdict::Deny {
+                    reason: Reason::JudgeUnavailable,
+                    detail: "the judge could not be asked".into(),
+                },
+            ),
+        }
+    }
+
+    fn judged(&self, item: &ReviewItem, verdict: JudgeVerdict) {
+        let now_ms = crate::unix_now_ms();
+        match verdict {
+            JudgeVerdict::ToHuman => {
+                self.trace_item(
+                    item,
+                    "judge.pass",
+                    Some("the judge quorum leaves it to a human".into()),
+                    now_ms,
+                );
+            }
+            JudgeVerdict::Deny { reason, detail } => {
+                let answered = self.store.resolve(&item.id, now_ms, None, |it| {
+                    it.status = ReviewStatus::Rejected;
+                    it.note = Some(detail.clone());
+                    it.rejected_reason = Some(reason);
+                    Ok::<(), Refusal>(())
+                });
+                match answered {
+                    Ok(Ok(done)) => {
+                        self.settled(std::slice::from_ref(&done));
+                        self.trace_item(&done, "judge.deny", Some(format!("{reason}: {detail}")), now_ms);
+                    }
+                    // Answered by a human first, or expired: nothing to do.
+                    Ok(Err(_)) => {}
+                    Err(e) => tracing::error!(review = %item.id, error = %e, "judge verdict not stored"),
+                }
+            }
+        }
     }
 
     /// The item `id` (expiring it first if its time is up).

@@ -140,7 +140,12 @@ impl ReviewStore {
             let mut pending = txn.open_table(PENDING).map_err(err)?;
             expire_due(&mut items, &mut pending, now_ms)?
         };
-        txn.commit().map_err(err)?;
+        // Nothing due (the common case): no commit, no sync.
+        if expired.is_empty() {
+            txn.abort().map_err(err)?;
+        } else {
+            txn.commit().map_err(err)?;
+        }
         Ok(expired)
     }
 

@@ -24,15 +24,16 @@ impl Fixture {
         Self { key, keys, grants: Arc::new(GrantCache::new()) }
     }
 
-    fn open(&self, dir: &Path, config: ReviewConfig) -> Reviews {
+    fn open(&self, dir: &Path, config: ReviewConfig) -> Arc<Reviews> {
         let deps = ReviewDeps {
             grants: self.grants.clone(),
             keys: self.keys.clone(),
             policy: GrantPolicy::default(),
             trace: None,
             modes: Arc::new(watch::channel(ModeSet::ALL).0),
+            judge: None,
         };
-        Reviews::open(dir, config, deps).expect("open review store")
+        Arc::new(Reviews::open(dir, config, deps).expect("open review store"))
     }
 
     /// A grant signed for `item`, with `edit` applied to its claims before signing.
@@ -77,7 +78,7 @@ fn held_step(path: &str, content: &str) -> Step {
     }
 }
 
-fn hold(r: &Reviews, t: &Trajectory, path: &str, now_ms: u64) -> Decision {
+fn hold(r: &Arc<Reviews>, t: &Trajectory, path: &str, now_ms: u64) -> Decision {
     r.hold(t, "coordinator", "write_file", held_step(path, "hello"), now_ms).decision.expect("decision")
 }
 
@@ -153,7 +154,7 @@ async fn an_unanswered_review_expires_and_counts_as_rejected() {
 async fn only_a_grant_bound_to_exactly_the_item_approves_it_and_waiters_wake() {
     let dir = tempfile::tempdir().expect("tmp");
     let f = Fixture::new();
-    let r = Arc::new(f.open(dir.path(), ReviewConfig::default()));
+    let r = f.open(dir.path(), ReviewConfig::default());
     let t = Trajectory::new("task-r4");
     hold(&r, &t, "/w/a.txt", crate::unix_now_ms());
     let item = only_pending(&r);

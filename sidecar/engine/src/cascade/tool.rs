@@ -212,7 +212,9 @@ fn argument_rules(c: &CallCtx<'_>) -> Option<Stop> {
                     format!("an argument matches the denied pattern `{}`", rule.pattern),
                 ));
             }
-            RuleAction::Critical if effectful(c) => {
+            // A grant issued through the review queue for exactly this action is the human's
+            // decision the rule asks for.
+            RuleAction::Critical if effectful(c) && !c.review_grant() => {
                 review = Some(Stop::review(
                     Reason::Undecided,
                     format!("`{}` touches a critical asset (`{}`); a human decides", c.tool, rule.pattern),

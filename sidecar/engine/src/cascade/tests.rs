@@ -415,3 +415,29 @@ mod memory {
         assert_eq!(recs[0]["password"], "[redacted]");
     }
 }
+
+#[test]
+fn a_critical_asset_needs_a_human_and_only_a_review_grant_passes_it() {
+    let mut config = crate::EngineConfig::default();
+    config.arg_rules.push(crate::ArgRule {
+        tool: "write_file".into(),
+        pattern: "/w/critical/*".into(),
+        action: crate::RuleAction::Critical,
+    });
+    let mut k = Kit::new(config, "task-crit");
+    let write = || call("coordinator", "write_file", json!({"path": "/w/critical/k", "content": "v"}), None);
+    let s = k.step(write());
+    assert_eq!(
+        decided(&s),
+        (Verdict::Review, Reason::Undecided, "P2.argument_rules".into(), Layer::ContentDependent)
+    );
+    // An ordinary grant does not settle what the rule leaves to a human.
+    k.grant("write_file", "/w/critical/k", b"v", json!({}), None, None);
+    assert_eq!(decided(&k.step(write())).0, Verdict::Review);
+    // A review-queue grant for other bytes does not either.
+    k.grant("write_file", "/w/critical/k", b"other", json!({}), Some("rv-2"), None);
+    assert_eq!(decided(&k.step(write())).0, Verdict::Review);
+    k.grant("write_file", "/w/critical/k", b"v", json!({}), Some("rv-1"), None);
+    let s = k.step(write());
+    assert!(s.decision.as_ref().expect("d").is_allow(), "{s:?}");
+}

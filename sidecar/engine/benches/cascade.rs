@@ -17,7 +17,7 @@ fn prepared() -> (Kit, Event) {
     let mut k = Kit::with_agents(&[("a1", "fam-x"), ("a2", "fam-y"), ("a3", "fam-z")]);
     k.step(task("Maintain /srv/app: clear /srv/app/cache, update notes under /srv/app/notes."));
     let mut n = 1;
-    while n < 990 {
+    while n < 1000 {
         let i = n;
         k.step(result(
             "read_file",

@@ -119,7 +119,7 @@ impl LimitedIo {
 }
 
 const REQUEST_TIMEOUT: &[u8] = b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n\
-connection: close\r\ncontent-length: 71\r\n\r\n{\"error\":\"request headers not received in time (limits.client_timeout_s)\"}";
+connection: close\r\ncontent-length: 74\r\n\r\n{\"error\":\"request headers not received in time (limits.client_timeout_s)\"}";
 
 impl AsyncRead for LimitedIo {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {

@@ -1,6 +1,7 @@
 //! `[limits]` against the real daemon: each limit is exceeded once and refused with an error that
 //! names it, while the daemon keeps serving: header size (431), open connections (503), a client
-//! too slow to send its headers (408), JSON nesting depth (parse error), events per trajectory
+//! too slow to send its headers (408) or its request body (408), an idle keep-alive connection
+//! (closed), JSON nesting depth (parse error), events per trajectory
 //! (`deny{limit_exceeded}`). Frame, body and SSE sizes are exceeded in `mcp_stdio_framing`,
 //! `a2a_proxy`, `mcp_http` and `faults`.
 
@@ -93,6 +94,80 @@ fn a_client_too_slow_to_send_headers_gets_408_and_is_closed() {
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
     assert!(answer.contains("limits.client_timeout_s"), "{answer}");
     assert_eq!(http_get(daemon.port, "/healthz").expect("health").0, 200, "the daemon still serves");
+}
+
+#[test]
+fn a_request_body_too_slow_gets_408_and_is_closed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // The model-API proxy listener reads request bodies; its upstream port has no listener.
+    let (upstream, proxy) =
+        (blindfold_integration_tests::free_port(), blindfold_integration_tests::free_port());
+    let daemon = Daemon::start(
+        dir.path(),
+        &[
+            ("BLINDFOLD_LIMITS__CLIENT_TIMEOUT_S", "1".into()),
+            ("BLINDFOLD_MODEL_PROXY__UPSTREAM", format!("http://127.0.0.1:{upstream}")),
+            ("BLINDFOLD_MODEL_PROXY__LISTEN", format!("127.0.0.1:{proxy}")),
+        ],
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut s = loop {
+        match TcpStream::connect(("127.0.0.1", proxy)) {
+            Ok(s) => break s,
+            Err(e) => assert!(Instant::now() < deadline, "proxy not listening: {e}"),
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // Complete headers, then a body that stops after 10 of its 100 bytes (slowloris on the body).
+    write!(
+        s,
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"model\":"
+    )
+    .expect("partial body");
+    let answer = read_all(&mut s, Duration::from_secs(30));
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
+    assert!(answer.contains("request body") && answer.contains("limits.client_timeout_s"), "{answer}");
+    assert_eq!(http_get(daemon.port, "/healthz").expect("health").0, 200, "the daemon still serves");
+}
+
+#[test]
+fn an_idle_keep_alive_connection_is_closed_after_the_client_timeout() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let daemon = Daemon::start(dir.path(), &[("BLINDFOLD_LIMITS__CLIENT_TIMEOUT_S", "1".into())]);
+    let mut s = TcpStream::connect(("127.0.0.1", daemon.port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+    // Two requests on one keep-alive connection are served; then the client goes quiet.
+    for _ in 0..2 {
+        write!(s, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").expect("request");
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4096];
+        let complete = |got: &[u8]| {
+            let text = String::from_utf8_lossy(got);
+            let Some((head, body)) = text.split_once("\r\n\r\n") else { return false };
+            let len = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_owned())
+                })
+                .and_then(|v| v.parse::<usize>().ok())
+                .expect("content-length");
+            body.len() >= len
+        };
+        while !complete(&got) {
+            let n = s.read(&mut buf).expect("response");
+            assert!(n > 0, "closed while answering: {}", String::from_utf8_lossy(&got));
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert!(got.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&got));
+    }
+    // The server ends the idle connection (end of stream), instead of holding its slot forever.
+    let mut buf = [0u8; 64];
+    match s.read(&mut buf) {
+        Ok(0) => {}
+        Ok(n) => panic!("unexpected bytes on an idle connection: {:?}", String::from_utf8_lossy(&buf[..n])),
+        Err(e) => panic!("the idle keep-alive connection was not closed: {e}"),
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

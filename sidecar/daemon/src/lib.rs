@@ -18,6 +18,7 @@ pub mod pi;
 pub mod proxy;
 pub mod replay;
 pub mod review;
+pub mod server;
 pub mod state;
 pub mod trace;
 pub mod ws_relay;

@@ -1,6 +1,7 @@
 //! Listener-level limits shared by every server of the daemon: open connections, slow clients
 //! (headers that never finish, responses never read) and the request header size — each refused
-//! with a clear error naming the `[limits]` key.
+//! with a clear error naming the `[limits]` key. Request bodies and idle keep-alive connections
+//! are bounded by the server loop (`crate::server`).
 
 use crate::config::Limits;
 use axum::extract::Request;
@@ -9,27 +10,26 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Sleep;
 
-/// A TCP listener that holds at most `max_connections` connections open and gives each the
-/// slow-client deadlines of [`LimitedIo`].
-pub struct LimitedListener {
-    inner: TcpListener,
+/// A listener (TCP by default, or a Unix socket) that holds at most `max_connections`
+/// connections open and gives each the slow-client deadlines of [`LimitedIo`].
+pub struct LimitedListener<L = TcpListener> {
+    inner: L,
     permits: Arc<Semaphore>,
     limits: Limits,
 }
 
-impl LimitedListener {
+impl<L> LimitedListener<L> {
     /// Wraps a bound listener.
-    pub fn new(inner: TcpListener, limits: Limits) -> Self {
+    pub fn new(inner: L, limits: Limits) -> Self {
         Self { inner, permits: Arc::new(Semaphore::new(limits.max_connections)), limits }
     }
 }
@@ -45,25 +45,24 @@ fn over_capacity(max: usize) -> Vec<u8> {
     .into_bytes()
 }
 
-impl axum::serve::Listener for LimitedListener {
-    type Io = LimitedIo;
-    type Addr = SocketAddr;
+impl<L> axum::serve::Listener for LimitedListener<L>
+where
+    L: axum::serve::Listener,
+    L::Io: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    L::Addr: std::fmt::Debug,
+{
+    type Io = LimitedIo<L::Io>;
+    type Addr = L::Addr;
 
-    async fn accept(&mut self) -> (LimitedIo, SocketAddr) {
+    async fn accept(&mut self) -> (LimitedIo<L::Io>, L::Addr) {
         loop {
-            let (mut stream, addr) = match self.inner.accept().await {
-                Ok(accepted) => accepted,
-                Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            };
+            // axum's listeners retry failed accepts themselves.
+            let (mut stream, addr) = self.inner.accept().await;
             match self.permits.clone().try_acquire_owned() {
                 Ok(permit) => return (LimitedIo::new(stream, permit, self.limits.client_timeout), addr),
                 Err(_) => {
                     let max = self.limits.max_connections;
-                    tracing::warn!(%addr, max, "connection refused: limits.max_connections reached");
+                    tracing::warn!(?addr, max, "connection refused: limits.max_connections reached");
                     tokio::spawn(async move {
                         let answer = over_capacity(max);
                         let _ = tokio::time::timeout(Duration::from_secs(2), stream.write_all(&answer)).await;
@@ -74,7 +73,7 @@ impl axum::serve::Listener for LimitedListener {
         }
     }
 
-    fn local_addr(&self) -> io::Result<SocketAddr> {
+    fn local_addr(&self) -> io::Result<L::Addr> {
         self.inner.local_addr()
     }
 }
@@ -82,8 +81,8 @@ impl axum::serve::Listener for LimitedListener {
 /// One accepted connection: its slot is released when it closes; a client that has not sent
 /// its first request's complete headers within the client timeout gets `408` and is closed,
 /// and one that leaves a response unread that long is closed.
-pub struct LimitedIo {
-    stream: TcpStream,
+pub struct LimitedIo<S = tokio::net::TcpStream> {
+    stream: S,
     _permit: OwnedSemaphorePermit,
     timeout: Duration,
     /// Running until the first header block is complete.
@@ -94,8 +93,8 @@ pub struct LimitedIo {
     write_deadline: Option<Pin<Box<Sleep>>>,
 }
 
-impl LimitedIo {
-    fn new(stream: TcpStream, permit: OwnedSemaphorePermit, timeout: Duration) -> Self {
+impl<S> LimitedIo<S> {
+    fn new(stream: S, permit: OwnedSemaphorePermit, timeout: Duration) -> Self {
         Self {
             stream,
             _permit: permit,
@@ -121,7 +120,7 @@ impl LimitedIo {
 const REQUEST_TIMEOUT: &[u8] = b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n\
 connection: close\r\ncontent-length: 74\r\n\r\n{\"error\":\"request headers not received in time (limits.client_timeout_s)\"}";
 
-impl AsyncRead for LimitedIo {
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for LimitedIo<S> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         if let Some(deadline) = this.header_deadline.as_mut()
@@ -143,7 +142,7 @@ impl AsyncRead for LimitedIo {
     }
 }
 
-impl AsyncWrite for LimitedIo {
+impl<S: AsyncWrite + Unpin> AsyncWrite for LimitedIo<S> {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         match Pin::new(&mut this.stream).poll_write(cx, data) {

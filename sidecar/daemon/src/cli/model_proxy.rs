@@ -86,13 +86,7 @@ async fn serve(cfg: config::Config) -> ExitCode {
     )));
     tracing::info!(listen = %mp.listen, upstream = %upstream, modes = ?app.modes(), "blindfold model-proxy listening");
     let limits = app.config.limits;
-    let router = crate::limits::with_header_limit(router, &limits);
     let listener = crate::limits::LimitedListener::new(listener, limits);
-    match axum::serve(listener, router).with_graceful_shutdown(super::run::shutdown_signal()).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("blindfold: server error: {e}");
-            ExitCode::from(1)
-        }
-    }
+    crate::server::serve(listener, router, limits, super::run::shutdown_signal()).await;
+    ExitCode::SUCCESS
 }

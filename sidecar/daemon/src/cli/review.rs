@@ -146,33 +146,20 @@ impl Client {
         let auth =
             format!("Bearer {}", token.trim()).parse().map_err(|_| Failure::Usage("bad token".into()))?;
         req.headers_mut().insert("authorization", auth);
-        let (mut ws, _) = tokio_tungstenite::connect_async(req)
+        let frame = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        // The Unix socket when the daemon serves one (mode 0600: only its user reaches it).
+        if let Some(path) = &self.cfg.server.control_socket {
+            let unreachable = |e: &dyn std::fmt::Display| {
+                Failure::Refused(format!("cannot reach the daemon at {}: {e}", path.display()))
+            };
+            let stream = tokio::net::UnixStream::connect(path).await.map_err(|e| unreachable(&e))?;
+            let (ws, _) = tokio_tungstenite::client_async(req, stream).await.map_err(|e| unreachable(&e))?;
+            return exchange(ws, frame).await;
+        }
+        let (ws, _) = tokio_tungstenite::connect_async(req)
             .await
             .map_err(|e| Failure::Refused(format!("cannot reach the daemon at {url}: {e}")))?;
-        let frame = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        ws.send(Message::Text(frame.to_string().into()))
-            .await
-            .map_err(|e| Failure::Refused(format!("control API: {e}")))?;
-        let reply = tokio::time::timeout(std::time::Duration::from_secs(30), async {
-            while let Some(msg) = ws.next().await {
-                if let Ok(Message::Text(t)) = msg {
-                    let v: Value = serde_json::from_str(&t).unwrap_or(Value::Null);
-                    if v.get("id") == Some(&json!(1)) {
-                        return Some(v);
-                    }
-                }
-            }
-            None
-        })
-        .await
-        .ok()
-        .flatten()
-        .ok_or_else(|| Failure::Refused("the daemon did not answer".into()))?;
-        let _ = ws.close(None).await;
-        match reply.get("error") {
-            Some(e) => Err(Failure::Refused(e["message"].as_str().unwrap_or("refused").to_owned())),
-            None => Ok(reply["result"].clone()),
-        }
+        exchange(ws, frame).await
     }
 
     async fn list(&self, a: &ListArgs) -> Result<(), Failure> {
@@ -327,4 +314,34 @@ fn render(item: &Value) -> String {
         let _ = writeln!(out, "grant      {jti}");
     }
     out
+}
+
+/// Sends one request frame and returns its result (or the daemon's refusal).
+async fn exchange<S>(mut ws: tokio_tungstenite::WebSocketStream<S>, frame: Value) -> Result<Value, Failure>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    ws.send(Message::Text(frame.to_string().into()))
+        .await
+        .map_err(|e| Failure::Refused(format!("control API: {e}")))?;
+    let reply = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while let Some(msg) = ws.next().await {
+            if let Ok(Message::Text(t)) = msg {
+                let v: Value = serde_json::from_str(&t).unwrap_or(Value::Null);
+                if v.get("id") == Some(&json!(1)) {
+                    return Some(v);
+                }
+            }
+        }
+        None
+    })
+    .await
+    .ok()
+    .flatten()
+    .ok_or_else(|| Failure::Refused("the daemon did not answer".into()))?;
+    let _ = ws.close(None).await;
+    match reply.get("error") {
+        Some(e) => Err(Failure::Refused(e["message"].as_str().unwrap_or("refused").to_owned())),
+        None => Ok(reply["result"].clone()),
+    }
 }

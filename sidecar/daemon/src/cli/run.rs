@@ -82,19 +82,38 @@ async fn serve(cfg: config::Config) -> ExitCode {
         router = router.merge(ws);
     }
     let limits = app.config.limits;
-    let router = crate::limits::with_header_limit(router, &limits);
+    let stop = tokio_util::sync::CancellationToken::new();
+    let unix = match app.config.server.control_socket.as_deref() {
+        None => None,
+        Some(path) => match crate::control::unix_socket::ControlSocket::bind(path) {
+            Ok((socket, unix_listener)) => {
+                tracing::info!(path = %socket.path().display(), "control API on a Unix socket (0600)");
+                let listener = crate::limits::LimitedListener::new(unix_listener, limits);
+                let router = crate::control::router(app.clone());
+                let served = crate::server::serve(listener, router, limits, stop.clone().cancelled_owned());
+                Some(tokio::spawn(async move {
+                    served.await;
+                    drop(socket);
+                }))
+            }
+            Err(e) => {
+                eprintln!("blindfold: {e}");
+                return ExitCode::from(1);
+            }
+        },
+    };
     let listener = crate::limits::LimitedListener::new(listener, limits);
-    let served = axum::serve(listener, router).with_graceful_shutdown(shutdown_signal()).await;
-    match served {
-        Ok(()) => {
-            tracing::info!("blindfold stopped");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("blindfold: server error: {e}");
-            ExitCode::from(1)
-        }
+    let signal = stop.clone();
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        signal.cancel();
+    });
+    crate::server::serve(listener, router, limits, stop.cancelled_owned()).await;
+    if let Some(unix) = unix {
+        let _ = unix.await;
     }
+    tracing::info!("blindfold stopped");
+    ExitCode::SUCCESS
 }
 
 /// Resolves on SIGINT or SIGTERM.

@@ -77,6 +77,10 @@ pub struct RawServer {
     /// Browser origins allowed on the control API.
     #[serde(default)]
     pub allowed_origins: Vec<String>,
+    /// Unix socket serving the control API too (mode 0600); empty: none; relative: under the
+    /// state directory.
+    #[serde(default)]
+    pub control_socket: String,
 }
 
 /// `[state]`: Blindfold's private directory.

@@ -35,6 +35,8 @@ pub struct ServerConfig {
     pub listen: SocketAddr,
     /// Browser origins allowed on the control API.
     pub allowed_origins: Vec<String>,
+    /// The control API's Unix socket (absolute path), when configured.
+    pub control_socket: Option<PathBuf>,
 }
 
 /// `[model_proxy]`, validated.
@@ -122,6 +124,7 @@ impl RawConfig {
             }
         }
         let state_dir = resolve_state_dir(&self.state.dir)?;
+        let control_socket = control_socket(&self.server.control_socket, &state_dir)?;
         if self.grants.leeway_s > MAX_LEEWAY_S {
             return Err(ConfigError::field("grants.leeway_s", format!("at most {MAX_LEEWAY_S} seconds")));
         }
@@ -170,7 +173,11 @@ impl RawConfig {
             GrantPolicy { leeway_s: self.grants.leeway_s, max_ttl_s: self.grants.max_ttl_s };
         let m = &self.modes;
         Ok(Config {
-            server: ServerConfig { listen, allowed_origins: self.server.allowed_origins.clone() },
+            server: ServerConfig {
+                listen,
+                allowed_origins: self.server.allowed_origins.clone(),
+                control_socket,
+            },
             state_dir,
             modes: ModeSet {
                 anonymize: m.anonymize,
@@ -316,4 +323,22 @@ fn validate_trace(
         otlp_endpoint,
         otlp_idle: std::time::Duration::from_millis(t.otlp_idle_ms.max(10)),
     })
+}
+
+/// Longest Unix socket path (the platform's `sun_path` holds 108 bytes with its terminator).
+const MAX_SOCKET_PATH: usize = 100;
+
+/// `[server] control_socket`: empty is none, a relative path is under the state directory.
+fn control_socket(raw: &str, state_dir: &std::path::Path) -> Result<Option<PathBuf>, ConfigError> {
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    let path = state_dir.join(raw);
+    if path.as_os_str().len() > MAX_SOCKET_PATH || path.file_name().is_none() {
+        return Err(ConfigError::field(
+            "server.control_socket",
+            format!("not a socket path of at most {MAX_SOCKET_PATH} bytes: {}", path.display()),
+        ));
+    }
+    Ok(Some(path))
 }

@@ -12,6 +12,7 @@ mod review;
 mod rpc;
 mod socket;
 mod subscribe;
+pub mod unix_socket;
 
 pub use auth::authorize_upgrade;
 pub use methods::dispatch;

@@ -99,12 +99,7 @@ pub async fn spawn_configured(app: &App) -> Result<Option<tokio::task::JoinHandl
         .map_err(|e| format!("cannot listen on {} (model_proxy.listen): {e}", config.listen))?;
     let router = router(Proxy::new(app.clone(), &upstream, &config));
     let limits = app.config.limits;
-    let router = crate::limits::with_header_limit(router, &limits);
     let listener = crate::limits::LimitedListener::new(listener, limits);
     tracing::info!(listen = %config.listen, upstream = %upstream, "model-API proxy listening");
-    Ok(Some(tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, router).await {
-            tracing::error!(error = %e, "model-API proxy stopped");
-        }
-    })))
+    Ok(Some(tokio::spawn(crate::server::serve(listener, router, limits, std::future::pending()))))
 }

@@ -51,13 +51,15 @@ bench:
 bench-micro:
 	$(CARGO) bench -p blindfold-engine
 
-## fuzz: every fuzz target under libFuzzer for FUZZ_SECS seconds each (default 60); a crash
-## leaves its input in fuzz/artifacts/<target>/ (copy it to fuzz/regressions/<target>/)
+## fuzz: every fuzz target under libFuzzer for FUZZ_SECS seconds each (default 60; FUZZ_TARGETS
+## to pick some, FUZZ_SANITIZER=address for ASan); prints inputs run and crashes per target; a
+## crash leaves its input in fuzz/artifacts/<target>/ (copy it to fuzz/regressions/<target>/)
 FUZZ_SECS ?= 60
+FUZZ_SANITIZER ?= none
 CARGO_FUZZ_ROOT ?= $(HOME)/.cache/blindfold/cargo
 CARGO_FUZZ_VERSION := 0.13.1
 fuzz: $(CARGO_FUZZ_ROOT)/bin/cargo-fuzz
-	FUZZ_SECS=$(FUZZ_SECS) CARGO_FUZZ_ROOT=$(CARGO_FUZZ_ROOT) fuzz/run.sh $(FUZZ_TARGETS)
+	FUZZ_SECS=$(FUZZ_SECS) FUZZ_SANITIZER=$(FUZZ_SANITIZER) CARGO_FUZZ_ROOT=$(CARGO_FUZZ_ROOT) fuzz/run.sh $(FUZZ_TARGETS)
 
 ## soak: mixed traffic with attacks against `blindfold run` for SOAK_SECS seconds (default 180):
 ## decisions/s, error rate (0) and RSS over time (flat); `make test` runs it for 8 s

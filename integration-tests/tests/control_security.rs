@@ -139,3 +139,43 @@ fn token_files_with_loose_permissions_stop_the_daemon_with_a_message() {
     assert!(!out.status.success(), "the daemon must not start");
     assert!(stderr.contains("operator.token") && stderr.contains("chmod 600"), "{stderr}");
 }
+
+#[test]
+fn key_files_with_loose_permissions_are_refused_with_a_message() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let state = dir.path().join("state");
+    drop(Daemon::start(&state, &[]));
+    // The daemon's own card-signing key, readable by others: the daemon does not start.
+    let card_key = state.join("card-signing.key.pem");
+    std::fs::set_permissions(&card_key, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    let out = blindfold()
+        .arg("run")
+        .env("BLINDFOLD_STATE__DIR", &state)
+        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{}", free_port()))
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the daemon must not start: {stderr}");
+    assert!(stderr.contains("card-signing.key.pem") && stderr.contains("chmod 600"), "{stderr}");
+    std::fs::set_permissions(&card_key, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+
+    // An operator's issuer key readable by others: `review approve` refuses it before signing
+    // anything or reaching the daemon.
+    let key = dir.path().join("operator.key.pem");
+    let made = blindfold()
+        .args(["keygen", "--name", "operator", "--out-dir"])
+        .arg(dir.path())
+        .output()
+        .expect("keygen");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let out = blindfold()
+        .args(["review", "approve", "rv-0", "--key"])
+        .arg(&key)
+        .env("BLINDFOLD_STATE__DIR", &state)
+        .output()
+        .expect("review approve");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("operator.key.pem") && stderr.contains("chmod 600"), "{stderr}");
+}

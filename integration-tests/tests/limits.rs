@@ -60,19 +60,29 @@ fn oversized_headers_get_431_naming_the_limit() {
 fn connections_over_the_limit_get_503_and_a_freed_slot_is_reused() {
     let dir = tempfile::tempdir().expect("tmp");
     let daemon = Daemon::start(dir.path(), &[("BLINDFOLD_LIMITS__MAX_CONNECTIONS", "2".into())]);
-    // Two connections hold both slots (idle, headers not yet sent).
-    let held: Vec<TcpStream> =
-        (0..2).map(|_| TcpStream::connect(("127.0.0.1", daemon.port)).expect("connect")).collect();
-    // The start-up health checks may still hold a slot for a moment: wait for a refusal.
+    // Two connections hold both slots (idle, headers not yet sent). The start-up health check's
+    // connection may still hold a slot for a moment, so a held connection may itself have been
+    // refused (answered 503 and closed): such a one is replaced until a probe is refused.
+    let mut held: Vec<TcpStream> = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(20);
     let refused = loop {
+        held.retain(|h| {
+            let mut byte = [0u8; 1];
+            h.set_nonblocking(true).expect("nonblocking");
+            let open = matches!(h.peek(&mut byte), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock);
+            h.set_nonblocking(false).expect("blocking");
+            open
+        });
+        while held.len() < 2 {
+            held.push(TcpStream::connect(("127.0.0.1", daemon.port)).expect("connect"));
+        }
+        std::thread::sleep(Duration::from_millis(100));
         let mut s = TcpStream::connect(("127.0.0.1", daemon.port)).expect("connect");
         let _ = write!(s, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         let answer = read_all(&mut s, Duration::from_secs(10));
         if answer.starts_with("HTTP/1.1 503") || Instant::now() > deadline {
             break answer;
         }
-        std::thread::sleep(Duration::from_millis(100));
     };
     assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
     assert!(refused.contains("limits.max_connections"), "{refused}");

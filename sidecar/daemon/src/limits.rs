@@ -14,7 +14,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Sleep;
@@ -67,6 +67,13 @@ where
                         let answer = over_capacity(max);
                         let _ = tokio::time::timeout(Duration::from_secs(2), stream.write_all(&answer)).await;
                         let _ = stream.shutdown().await;
+                        // Read what the client sent before closing: closing with unread bytes
+                        // resets the connection, and the client may lose the answer.
+                        let mut sink = [0u8; 1024];
+                        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+                            while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+                        })
+                        .await;
                     });
                 }
             }

@@ -79,6 +79,12 @@ pub fn is_streaming(method: &str) -> bool {
     matches!(method, "SendStreamingMessage" | "message/stream" | "SubscribeToTask" | "tasks/resubscribe")
 }
 
+/// True for methods whose `result` is a bare task (v1.0 `GetTask`/`CancelTask` carry no `kind`
+/// tag; v0.3 tags it `kind: task`): polled answers arrive this way.
+pub fn answers_with_task(method: &str) -> bool {
+    matches!(method, "GetTask" | "CancelTask" | "tasks/get" | "tasks/cancel")
+}
+
 /// The `message` of a send request.
 pub fn message(params: &Value) -> Option<&Value> {
     params.get("message")

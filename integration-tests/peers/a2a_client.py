@@ -1,6 +1,6 @@
 """A2A coordinator-side client peer (official `a2a-sdk`) for Blindfold's integration tests.
 
-Usage: a2a_client.py BASE_URL --version 1.0|0.3 [--stream|--no-stream] [--action JSON]
+Usage: a2a_client.py BASE_URL --version 1.0|0.3 [--stream|--no-stream|--poll] [--action JSON]
                      [--first KEYWORD [--others-text TEXT2]] TEXT
 Discovers the agents behind Blindfold (GET BASE/a2a), resolves each card with the SDK's card
 resolver, verifies each card's signature with the SDK's verifier and Blindfold's published key
@@ -8,7 +8,8 @@ resolver, verifies each card's signature with the SDK's verifier and Blindfold's
 one JSON object with everything it received (with --first, agents whose card description
 contains KEYWORD are delegated to first, as a coordinator picks by capability; with
 --others-text the other agents get TEXT2 instead, e.g. a request to review the first's plan): aliases, cards, signature verdicts, and every
-response event as JSON."""
+response event as JSON. With --poll the send returns at once (`returnImmediately`) and the
+client polls `GetTask` until the task reaches a final state, recording every polled task."""
 
 import argparse
 import asyncio
@@ -17,11 +18,15 @@ import uuid
 
 import httpx
 from a2a.client import A2ACardResolver, ClientConfig, create_client
-from a2a.types import Message, Part, Role, SendMessageRequest
+from a2a.types import GetTaskRequest, Message, Part, Role, SendMessageRequest, TaskState
 from a2a.utils.signing import SignatureVerificationError, create_signature_verifier
 from jwt import PyJWK
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Value
+
+
+FINAL = {TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED,
+         TaskState.TASK_STATE_REJECTED, TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED}
 
 
 async def main() -> None:
@@ -30,6 +35,7 @@ async def main() -> None:
     p.add_argument("text")
     p.add_argument("--version", default="1.0")
     p.add_argument("--stream", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--poll", action="store_true")
     p.add_argument("--action")
     p.add_argument("--first")
     p.add_argument("--others-text")
@@ -63,7 +69,7 @@ async def main() -> None:
                     iface.protocol_version = "0.3"
             client = await create_client(
                 card,
-                client_config=ClientConfig(streaming=a.stream, supported_protocol_bindings=["JSONRPC"], httpx_client=http),
+                client_config=ClientConfig(streaming=a.stream and not a.poll, polling=a.poll, supported_protocol_bindings=["JSONRPC"], httpx_client=http),
             )
             text = a.text
             if a.others_text and a.first and a.first not in card.description:
@@ -76,8 +82,17 @@ async def main() -> None:
             msg = Message(role=Role.ROLE_USER, message_id=str(uuid.uuid4()), parts=parts)
             events = []
             try:
+                task_id = None
                 async for ev in client.send_message(SendMessageRequest(message=msg)):
                     events.append(MessageToDict(ev) if hasattr(ev, "DESCRIPTOR") else repr(ev))
+                    if a.poll and hasattr(ev, "HasField") and ev.HasField("task"):
+                        task_id = ev.task.id
+                for _ in range(600 if task_id else 0):
+                    task = await client.get_task(GetTaskRequest(id=task_id))
+                    events.append({"polled": MessageToDict(task)})
+                    if task.status.state in FINAL:
+                        break
+                    await asyncio.sleep(0.1)
             except Exception as e:  # noqa: BLE001 - the test inspects protocol errors
                 out["errors"][alias] = f"{type(e).__name__}: {e}"
             out["events"][alias] = events

@@ -1,9 +1,10 @@
 """A2A sub-agent peer (official `a2a-sdk`, v1.0 with v0.3 compat) that answers every message with
-a scripted reply: a working status, then an artifact with the reply's text part and, when given,
+a scripted reply: a working status ("Looking into it."), half a second later an artifact with the reply's text part and, when given,
 one data part (Blindfold's evidence schema: `blindfold/proposal`, `blindfold/relation`), then
 completion. Usage: a2a_scripted_agent.py PORT NAME DESCRIPTION REPLY_JSON
 (REPLY_JSON: {"text": …, "data": {…}}; DESCRIPTION is the capability text of its card)"""
 
+import asyncio
 import json
 import sys
 import uuid
@@ -31,6 +32,8 @@ class Executor(AgentExecutor):
         await updater.start_work(
             message=Message(role=Role.ROLE_AGENT, message_id=str(uuid.uuid4()), parts=[Part(text="Looking into it.")])
         )
+        # Still working a moment, so a client that does not wait sees the interim status first.
+        await asyncio.sleep(0.5)
         parts = [Part(text=REPLY["text"])]
         if REPLY.get("data"):
             data = Value()

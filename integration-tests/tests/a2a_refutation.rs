@@ -2,8 +2,8 @@
 //! destructive command in its answer, the other refutes it (in plain text, or with a structured
 //! `blindfold/relation` data part); the coordinator's attempt to run the command (a
 //! `check_action` on the control API, with a grant for exactly those bytes) is refused
-//! `contradicted`. Without the refutation (an independent agent verifies it instead) the same
-//! granted command passes.
+//! `contradicted` — whether the answers stream, come as one result, or are polled. Without the
+//! refutation (an independent agent verifies it instead) the same granted command passes.
 
 use blindfold_integration_tests::free_port;
 use blindfold_integration_tests::opencode::control_call;
@@ -68,6 +68,14 @@ fn case(task: &str, agents: &[(&str, u16)], stream: &str) -> (Value, String) {
     );
     drop(daemon);
     let records = trace(&w.state.join("traces"), task);
+    // The trace names each agent by the alias the coordinator saw, with its true identity.
+    let shown: Value = serde_json::from_str(&got).expect("client output is JSON");
+    let shown = shown["agents"].as_array().cloned().unwrap_or_default();
+    for r in records.iter().filter(|r| r["kind"] == "delegate" || r["kind"] == "response") {
+        assert!(shown.contains(&r["actor_alias"]), "alias {} not among {shown:?}: {r}", r["actor_alias"]);
+        let family = r["actor_true"]["family"].as_str().unwrap_or_default();
+        assert!(family.ends_with("-family"), "true identity recorded: {r}");
+    }
     (checked["result"].clone(), format!("client: {got}\ntrace: {records:?}"))
 }
 
@@ -124,6 +132,13 @@ fn a_refutation_over_a2a_takes_execute_authority_from_the_refuted_proposal() {
     let (r, ctx) = case("refuted-data", &[("proposer", proposer), ("auditor", data_refuter)], "--no-stream");
     assert_eq!(r["allowed"], false, "{r}\n{ctx}");
     assert_eq!(r["decision"]["reason"], "contradicted", "{r}\n{ctx}");
+
+    // The same, the client not waiting (`returnImmediately`) and polling `GetTask`: the interim
+    // "working" status is not the reviewer's judgement; the refutation in the final task counts.
+    let (r, ctx) = case("refuted-polled", &[("proposer", proposer), ("auditor", data_refuter)], "--poll");
+    assert_eq!(r["allowed"], false, "{r}\n{ctx}");
+    assert_eq!(r["decision"]["reason"], "contradicted", "{r}\n{ctx}");
+    assert!(ctx.contains("polled"), "the client polled: {ctx}");
 
     // No refutation, an independent verification instead: the granted command runs.
     let (r, ctx) = case("unrefuted", &[("proposer", proposer), ("checker", approver)], "--stream");

@@ -176,3 +176,40 @@ fn usage_errors_exit_2_and_loose_keys_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("chmod 600"));
 }
+
+/// Another issuer's tooling (Python's `cryptography` + PyJWT) reads the key `keygen` wrote and
+/// signs a grant with it; Blindfold accepts that grant exactly like one it issued itself, and
+/// still refuses it for other bytes.
+#[test]
+fn python_issuer_signs_grants_with_the_keygen_key() {
+    let s = setup();
+    let ours = issue(&s, "task-7", &[]);
+    let python = blindfold_integration_tests::workspace_root().join(".venv/bin/python");
+    let script = r#"
+import base64, json, sys, jwt
+from cryptography.hazmat.primitives import serialization
+key = serialization.load_pem_private_key(open(sys.argv[1], "rb").read(), None)
+body = sys.argv[2].split(".")[1]
+claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+header = json.loads(base64.urlsafe_b64decode(sys.argv[2].split(".")[0] + "=="))
+claims["jti"] = "python-issued-0001"
+print(jwt.encode(claims, key, algorithm="EdDSA", headers={"kid": header["kid"]}))
+"#;
+    let out = std::process::Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .arg(&s.key)
+        .arg(&ours)
+        .output()
+        .expect("run the venv's python (make deps)");
+    assert!(out.status.success(), "python could not sign: {}", String::from_utf8_lossy(&out.stderr));
+    let theirs = String::from_utf8(out.stdout).expect("utf8").trim().to_owned();
+    assert_ne!(theirs, ours);
+
+    let (decision, reason, _) = verdict(&check(&s, &s.proposal, &s.report, Some(&theirs), NOW + 5, None));
+    assert_eq!((decision.as_str(), reason.as_str()), ("allow", "allowed"));
+    let replaced = s.dir.path().join("replaced.md");
+    std::fs::write(&replaced, "# review\nsomething else\n").expect("w");
+    let (decision, reason, _) = verdict(&check(&s, &s.proposal, &replaced, Some(&theirs), NOW + 5, None));
+    assert_eq!((decision.as_str(), reason.as_str()), ("deny", "artifact_changed"));
+}

@@ -83,6 +83,9 @@ impl App {
         )
         .map_err(|e| format!("state.dir {}: {e}", config.state_dir.display()))?;
         let identities = Arc::new(crate::identity::Identities::open(&config)?);
+        if let Some(hub) = &trace {
+            hub.set_directory(identities.clone());
+        }
         let opencode = Arc::new(crate::opencode::OpenCode::new(&config.opencode));
         Ok(Self {
             trace,

@@ -1,15 +1,19 @@
 //! The daemon's identity state: one lexicon of every configured agent (`[identity]` agents and
 //! A2A upstreams) and one anonymizer per trajectory, shared by every transport so that an alias
-//! is the same on every path of a trajectory; and Blindfold's own card-signing key.
+//! is the same on every path of a trajectory; the trace's directory of those aliases and the
+//! agents' true identities; and Blindfold's own card-signing key.
 
 use crate::config::Config;
 use crate::state::{check_private_file, write_private_file};
+use crate::trace::ActorDirectory;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use blindfold_engine::grants::IssuerKey;
 use blindfold_engine::identity::{AliasMap, Anonymizer, CARD_JWS_ALG, Lexicon};
+use blindfold_schemas::AgentIdentity;
 use dashmap::DashMap;
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -22,6 +26,7 @@ pub const CARD_PUB_FILE: &str = "card-signing.pub.pem";
 pub struct Identities {
     lexicon: Lexicon,
     agents: Vec<String>,
+    true_identities: HashMap<String, AgentIdentity>,
     by_trajectory: DashMap<String, Arc<Anonymizer>>,
     card_signer: Arc<IssuerKey>,
 }
@@ -56,13 +61,12 @@ impl Identities {
     pub fn from_config(config: &Config) -> Self {
         let mut builder = Lexicon::builder();
         let mut agents = Vec::new();
-        for (id, identity) in &config.identity.agents {
+        let mut true_identities = HashMap::new();
+        let upstreams = config.transports.a2a_upstreams.iter().map(|u| (&u.id, &u.identity));
+        for (id, identity) in config.identity.agents.iter().map(|(id, i)| (id, i)).chain(upstreams) {
             builder.agent(id, identity);
             agents.push(id.clone());
-        }
-        for upstream in &config.transports.a2a_upstreams {
-            builder.agent(&upstream.id, &upstream.identity);
-            agents.push(upstream.id.clone());
+            true_identities.insert(id.clone(), identity.clone());
         }
         for word in &config.identity.extra_words {
             builder.extra(word);
@@ -70,6 +74,7 @@ impl Identities {
         Self {
             lexicon: builder.build(),
             agents,
+            true_identities,
             by_trajectory: DashMap::new(),
             card_signer: Arc::new(IssuerKey::generate()),
         }
@@ -91,6 +96,15 @@ impl Identities {
             .clone()
     }
 
+    /// Makes `make()` the anonymizer of `trajectory` unless it already has one: for a transport
+    /// whose aliases were shown before the trajectory existed (A2A discovery), so that every
+    /// path — and the trace — names its agents by the aliases the coordinator saw.
+    pub fn adopt(&self, trajectory: &str, make: impl FnOnce() -> Anonymizer) {
+        if !self.by_trajectory.contains_key(trajectory) {
+            self.by_trajectory.entry(trajectory.to_owned()).or_insert_with(|| Arc::new(make()));
+        }
+    }
+
     /// Forgets a trajectory's aliases (it ended).
     pub fn end(&self, trajectory: &str) {
         self.by_trajectory.remove(trajectory);
@@ -99,6 +113,22 @@ impl Identities {
     /// The identity tokens of the lexicon (for leak scans).
     pub fn tokens(&self) -> Vec<String> {
         self.lexicon.identity_tokens().map(str::to_owned).collect()
+    }
+}
+
+/// The trace names an agent by its alias in the trajectory (the same on every path) and records
+/// its configured true identity; an agent the configuration does not list keeps its own name.
+impl ActorDirectory for Identities {
+    fn alias(&self, trajectory: &str, agent: &str) -> String {
+        if !self.true_identities.contains_key(agent) {
+            return agent.to_owned();
+        }
+        let anon = self.anonymizer(trajectory);
+        anon.aliases().alias_of(agent).map_or_else(|| agent.to_owned(), str::to_owned)
+    }
+
+    fn true_identity(&self, agent: &str) -> Option<AgentIdentity> {
+        self.true_identities.get(agent).filter(|i| i.tokens().any(|t| !t.is_empty())).cloned()
     }
 }
 

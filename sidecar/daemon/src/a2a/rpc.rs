@@ -143,6 +143,10 @@ pub(super) async fn post_rpc(
     }
     let params = frame.params().clone();
     let task = trajectory(&p, &params);
+    // The coordinator knows these agents by the aliases of discovery: the trajectory keeps them.
+    if let Ok(anon) = p.anon.lock() {
+        p.app.identities.adopt(&task, || anon.clone());
+    }
     if a2a::is_send(&method)
         && let Some(refusal) = decide_delegation(&p, &agent, &task, &params)
     {
@@ -156,13 +160,15 @@ pub(super) async fn post_rpc(
             json_response(StatusCode::OK, &answer)
         };
     }
-    forward(p, agent, id, task, &headers, body).await
+    forward(p, agent, id, task, &method, &headers, body).await
 }
 
-/// The `result` of one answer (or stream event), if it is JSON-RPC with one.
-fn result_of(bytes: &[u8]) -> Option<Value> {
+/// The `result` of one answer (or stream event), if it is JSON-RPC with one; a bare task (the
+/// answer of a `GetTask` poll) is wrapped as `{"task": …}` like a send's answer.
+fn result_of(bytes: &[u8], method: &str) -> Option<Value> {
     let mut v = blindfold_schemas::strict_json::value_from_slice(bytes).ok()?;
-    v.get_mut("result").map(Value::take)
+    let result = v.get_mut("result").map(Value::take)?;
+    Some(if a2a::answers_with_task(method) { serde_json::json!({ "task": result }) } else { result })
 }
 
 /// Reports what the agent wrote as its `response` event (nothing when it wrote nothing).
@@ -192,7 +198,7 @@ struct StreamedAnswer {
 
 impl StreamedAnswer {
     fn event(&mut self, bytes: &[u8]) {
-        let Some(result) = result_of(bytes) else { return };
+        let Some(result) = result_of(bytes, "") else { return };
         self.pending.extend(a2a::answer(&result));
         if a2a::ends_turn(&result) {
             self.flush();
@@ -210,6 +216,7 @@ async fn forward(
     agent: A2aUpstream,
     id: Value,
     task: String,
+    method: &str,
     headers: &HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -290,7 +297,9 @@ async fn forward(
             Ok(b) => b,
             Err(e) => return bad_gateway(e.to_string()),
         };
-        if let Some(result) = result_of(&bytes) {
+        // Only an answer that ends the agent's turn is its judgement: an interim task (a client
+        // that did not wait, `returnImmediately`) is reported when a later `GetTask` finds it final.
+        if let Some(result) = result_of(&bytes, method).filter(a2a::ends_turn) {
             report_answer(&p, &agent, &task, a2a::answer(&result));
         }
         match scrub(&p, &bytes) {

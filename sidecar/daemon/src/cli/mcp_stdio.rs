@@ -2,7 +2,6 @@
 //! alone (its own state dir), or with `--daemon ws://…` asking a running `blindfold run` that
 //! uses the same state dir (its trajectories, grants, replay state and trace).
 
-use crate::app::App;
 use crate::config;
 use crate::mcp::{GrantFiles, McpGate, McpPolicy, RemoteControl, stdio};
 use clap::Args;
@@ -41,12 +40,9 @@ pub struct McpStdioArgs {
 
 /// Runs the relay; exits with the server's exit code.
 pub fn run(args: McpStdioArgs) -> ExitCode {
-    let cfg = match config::load(args.config.as_deref()) {
+    let cfg = match super::load_config(args.config.as_deref()) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("blindfold: {e}");
-            return ExitCode::from(super::EXIT_CONFIG);
-        }
+        Err(code) => return code,
     };
     let remote = match args.daemon.as_deref().map(|url| remote_control(url, &cfg)).transpose() {
         Ok(r) => r,
@@ -67,12 +63,9 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
         cfg.state_dir = dir.clone();
         cfg.trace.enabled = false;
     }
-    let app = match App::open(cfg) {
+    let app = match super::open_app(cfg) {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("blindfold: {e}");
-            return ExitCode::from(super::EXIT_CONFIG);
-        }
+        Err(code) => return code,
     };
     let mut remote = remote;
     if let Some(r) = remote.as_mut() {

@@ -83,6 +83,24 @@ pub fn run(cli: Cli) -> ExitCode {
     }
 }
 
+/// Loads the configuration (`path`, else the embedded default); a bad one is reported on stderr
+/// and becomes the configuration exit code.
+pub(crate) fn load_config(path: Option<&std::path::Path>) -> Result<crate::config::Config, ExitCode> {
+    crate::config::load(path).map_err(|e| {
+        eprintln!("blindfold: {e}");
+        ExitCode::from(EXIT_CONFIG)
+    })
+}
+
+/// Opens the application state for `cfg`; a failure (state dir, store, keys) is reported on
+/// stderr and becomes the configuration exit code.
+pub(crate) fn open_app(cfg: crate::config::Config) -> Result<crate::app::App, ExitCode> {
+    crate::app::App::open(cfg).map_err(|e| {
+        eprintln!("blindfold: {e}");
+        ExitCode::from(EXIT_CONFIG)
+    })
+}
+
 /// Prints `message` to stderr and returns the usage exit code.
 pub(crate) fn usage_error(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("blindfold: {message}");

@@ -2,8 +2,6 @@
 //! owns the engine, serves the control API on a private loopback port for the Pi extension in
 //! the session (and its child `pi` processes), and relays the RPC lines (see `pi::rpc`).
 
-use crate::app::App;
-use crate::config;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
@@ -29,21 +27,15 @@ pub struct PiRpcArgs {
 
 /// Runs the driver; exits with `pi`'s exit code.
 pub fn run(args: PiRpcArgs) -> ExitCode {
-    let cfg = match config::load(args.config.as_deref()) {
+    let cfg = match super::load_config(args.config.as_deref()) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("blindfold: {e}");
-            return ExitCode::from(super::EXIT_CONFIG);
-        }
+        Err(code) => return code,
     };
     let max = cfg.transports.max_frame_bytes;
     let token_file = cfg.state_dir.join("adapter.token");
-    let app = match App::open(cfg) {
+    let app = match super::open_app(cfg) {
         Ok(a) => a,
-        Err(e) => {
-            eprintln!("blindfold: {e}");
-            return ExitCode::from(super::EXIT_CONFIG);
-        }
+        Err(code) => return code,
     };
     let token = match std::fs::read_to_string(&token_file) {
         Ok(t) => t.trim().to_owned(),

@@ -99,12 +99,9 @@ pub fn run(cmd: ReviewCommand) -> ExitCode {
         ReviewCommand::Approve(a) => &a.daemon,
         ReviewCommand::Reject(a) => &a.daemon,
     };
-    let cfg = match config::load(daemon.config.as_deref()) {
+    let cfg = match super::load_config(daemon.config.as_deref()) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("blindfold: {e}");
-            return ExitCode::from(super::EXIT_CONFIG);
-        }
+        Err(code) => return code,
     };
     let client = Client { cfg };
     let result = runtime.block_on(async {

@@ -50,9 +50,10 @@ impl IssuerKey {
         SigningKey::from_pkcs8_pem(pem).map(Self::new).map_err(|e| KeyError::Private(e.to_string()))
     }
 
-    /// The PKCS#8 PEM form of the private key.
+    /// The PKCS#8 v1 PEM form of the private key (RFC 8410, without the optional public key,
+    /// which some readers — Python's `cryptography` among them — refuse).
     pub fn private_pem(&self) -> Result<String, KeyError> {
-        self.signing
+        ed25519_dalek::pkcs8::KeypairBytes { secret_key: self.signing.to_bytes(), public_key: None }
             .to_pkcs8_pem(Default::default())
             .map(|z| z.to_string())
             .map_err(|e| KeyError::Private(e.to_string()))

@@ -128,6 +128,9 @@ pub struct Step {
     pub relations: Vec<DetectedRelation>,
     /// For a response: the proposals it made.
     pub proposals: Vec<ProposalRef>,
+    /// For a response: `(proposal id, action fingerprint)` of each proposal it made, computed
+    /// once here so the trace and the authority tracker need not fingerprint again.
+    pub proposal_fingerprints: Vec<(String, String)>,
     /// For a tool call: true when contradicting evidence stands against the action (whatever
     /// the modes; with `preverify` it is what blocks it).
     pub contradicted: bool,
@@ -208,6 +211,7 @@ impl Engine {
                 Step {
                     relations: o.relations,
                     proposals: o.proposals,
+                    proposal_fingerprints: o.fingerprints,
                     evidence_refs: o.evidence,
                     ..Step::default()
                 }
@@ -263,7 +267,7 @@ impl Engine {
                 }
                 p
             }
-            None => st.proposals.iter().rev().find(|p| p.fingerprint == fingerprint).or_else(|| {
+            None => st.proposal_by_fingerprint(&fingerprint).or_else(|| {
                 let own = st.proposals.iter().rev().find(|p| {
                     !coordinator
                         && p.proposer == call.actor
@@ -322,6 +326,7 @@ impl Engine {
             named,
             named_unknown,
             call_id: call.call_id,
+            against: &against,
             modes: ctx.modes,
             now_ms: ctx.now_ms,
             consume: ctx.consume,

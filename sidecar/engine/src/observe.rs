@@ -23,6 +23,8 @@ pub struct Observed {
     pub relations: Vec<DetectedRelation>,
     /// Proposals recorded.
     pub proposals: Vec<ProposalRef>,
+    /// `(proposal id, action fingerprint)` of each proposal recorded.
+    pub fingerprints: Vec<(String, String)>,
     /// Artifacts created.
     pub evidence: Vec<String>,
 }
@@ -221,6 +223,7 @@ impl Engine {
         now_ms: u64,
     ) -> Observed {
         let mut out = Observed::default();
+        let disputes_before = st.disputes.len();
         let digest = crate::canonical::sha256_hex(format!("{from}\u{0}{text}").as_bytes());
         let replayed = !st.seen_responses.insert(digest) && proposals.is_empty() && relations.is_empty();
         let indep = self.independence_of(st, from, text);
@@ -253,7 +256,8 @@ impl Engine {
                 evidence: id.clone(),
             };
             out.proposals.push(ProposalRef { proposal: rec.id.clone(), proposer: from.to_owned() });
-            st.proposals.push(rec);
+            out.fingerprints.push((rec.id.clone(), rec.fingerprint.clone()));
+            st.add_proposal(rec);
         }
 
         // Mentions of targets (independent corroboration of external targets).
@@ -326,7 +330,7 @@ impl Engine {
         for (effective, ctargets, clause) in &items {
             if *effective == Polarity::Refuse {
                 for t in ctargets {
-                    st.disputes.push(Dispute {
+                    st.add_dispute(Dispute {
                         target: t.clone(),
                         by: from.to_owned(),
                         proposal: None,
@@ -335,7 +339,7 @@ impl Engine {
                     });
                 }
                 for tool in patterns.refused_tools(clause) {
-                    st.disputes.push(Dispute {
+                    st.add_dispute(Dispute {
                         target: Target::Tool(tool),
                         by: from.to_owned(),
                         proposal: None,
@@ -409,7 +413,7 @@ impl Engine {
             st.graph.relate(&id, &pid, relation);
             let Some(p) = st.proposal(&pid).cloned() else {
                 if relation == Relation::Refutes {
-                    st.disputes.push(Dispute {
+                    st.add_dispute(Dispute {
                         target: Target::Word(format!("proposal:{pid}")),
                         by: from.to_owned(),
                         proposal: Some(pid.clone()),
@@ -423,7 +427,7 @@ impl Engine {
             match relation {
                 Relation::Refutes => {
                     for t in p.targets.iter().filter(|t| !matches!(t, Target::Tool(_))) {
-                        st.disputes.push(Dispute {
+                        st.add_dispute(Dispute {
                             target: t.clone(),
                             by: from.to_owned(),
                             proposal: Some(pid.clone()),
@@ -431,7 +435,7 @@ impl Engine {
                             via,
                         });
                     }
-                    st.disputes.push(Dispute {
+                    st.add_dispute(Dispute {
                         target: Target::Word(format!("proposal:{pid}")),
                         by: from.to_owned(),
                         proposal: Some(pid.clone()),
@@ -465,7 +469,7 @@ impl Engine {
                 counts_as_verification: counts,
             });
         }
-        if st.disputes.iter().any(|d| d.evidence == id) {
+        if st.disputes.len() > disputes_before {
             st.graph.transition(&id, Lifecycle::Validated, "refutation recorded", "blindfold", now_ms);
         }
         out

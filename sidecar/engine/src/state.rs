@@ -183,12 +183,20 @@ pub struct State {
     pub mentions: HashMap<String, Vec<Mention>>,
     /// Target key → root source keys of the tool results it appeared in.
     pub c2_roots: HashMap<String, BTreeSet<String>>,
-    /// Proposals in order.
+    /// Proposals in order (append only; add through [`State::add_proposal`], which indexes).
     pub proposals: Vec<ProposalRec>,
+    /// Proposal id → index of its latest proposal.
+    pub proposal_by_id: HashMap<String, usize>,
+    /// Action fingerprint → index of the latest proposal of exactly that action.
+    pub proposal_by_fingerprint: HashMap<String, usize>,
     /// Open verify delegations.
     pub verify_requests: Vec<VerifyRequest>,
-    /// Standing refutations.
+    /// Standing refutations (append only; add through [`State::add_dispute`], which indexes).
     pub disputes: Vec<Dispute>,
+    /// Disputed target → indexes into `disputes`.
+    pub dispute_index: HashMap<Target, Vec<usize>>,
+    /// Refuted proposal id → indexes into `disputes`.
+    pub disputes_by_proposal: HashMap<String, Vec<usize>>,
     /// Positive verifications.
     pub verifications: Vec<Verification>,
     /// Executed effectful actions inside the window.
@@ -216,7 +224,67 @@ pub struct State {
 impl State {
     /// The proposal `id`.
     pub fn proposal(&self, id: &str) -> Option<&ProposalRec> {
-        self.proposals.iter().rev().find(|p| p.id == id)
+        self.proposal_by_id.get(id).map(|&i| &self.proposals[i])
+    }
+
+    /// The latest proposal of exactly the action `fingerprint`.
+    pub fn proposal_by_fingerprint(&self, fingerprint: &str) -> Option<&ProposalRec> {
+        self.proposal_by_fingerprint.get(fingerprint).map(|&i| &self.proposals[i])
+    }
+
+    /// Records a proposal and indexes it by id and fingerprint.
+    pub fn add_proposal(&mut self, p: ProposalRec) {
+        let i = self.proposals.len();
+        self.proposal_by_id.insert(p.id.clone(), i);
+        self.proposal_by_fingerprint.insert(p.fingerprint.clone(), i);
+        self.proposals.push(p);
+    }
+
+    /// Records a refutation and indexes it by target and proposal.
+    pub fn add_dispute(&mut self, d: Dispute) {
+        let i = self.disputes.len();
+        self.dispute_index.entry(d.target.clone()).or_default().push(i);
+        if let Some(p) = &d.proposal {
+            self.disputes_by_proposal.entry(p.clone()).or_default().push(i);
+        }
+        self.disputes.push(d);
+    }
+
+    /// Indexes (ascending) of the disputes that name `proposal` or a target one of `targets`
+    /// touches: the same target, a directory above a path, or the host of a URL — exactly the
+    /// disputes with `t.touches(&d.target)` for some `t`, found by lookup instead of a scan.
+    pub fn disputes_touching(&self, targets: &[Target], proposal: Option<&str>) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut add = |t: &Target| {
+            if let Some(ids) = self.dispute_index.get(t) {
+                out.extend_from_slice(ids);
+            }
+        };
+        for t in targets {
+            add(t);
+            match t {
+                Target::Path(p) => {
+                    for (i, _) in p.match_indices('/') {
+                        let dir = &p[..i];
+                        if i > 0 && crate::text::target::is_ancestor(dir, p) {
+                            add(&Target::Path(dir.to_owned()));
+                        }
+                    }
+                }
+                Target::Url(u) => {
+                    if let Some(h) = crate::text::target::host_of(u) {
+                        add(&Target::Host(h));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(ids) = proposal.and_then(|p| self.disputes_by_proposal.get(p)) {
+            out.extend_from_slice(ids);
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// Drops replay keys and ledger entries that expired by `now_ms`.

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 const MAX_MAX_PENDING: u64 = 1_000_000;
 /// Longest `[review] timeout_secs` accepted (30 days).
 const MAX_REVIEW_TIMEOUT_S: u64 = 30 * 24 * 3600;
+/// Longest `[review] keep_answered_secs` accepted (ten years).
+const MAX_KEEP_ANSWERED_S: u64 = 10 * 365 * 24 * 3600;
 
 /// `[review]` as written.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -19,12 +21,23 @@ pub struct RawReview {
     /// Seconds a pending review waits before it expires (treated as a rejection).
     #[serde(default = "default_timeout_secs")]
     pub timeout_secs: u64,
+    /// Seconds an answered item is kept before it is purged (pending items never are).
+    #[serde(default = "default_keep_answered_secs")]
+    pub keep_answered_secs: u64,
 }
 
 impl Default for RawReview {
     fn default() -> Self {
-        Self { max_pending: default_max_pending(), timeout_secs: default_timeout_secs() }
+        Self {
+            max_pending: default_max_pending(),
+            timeout_secs: default_timeout_secs(),
+            keep_answered_secs: default_keep_answered_secs(),
+        }
     }
+}
+
+fn default_keep_answered_secs() -> u64 {
+    crate::review::DEFAULT_KEEP_ANSWERED_SECS
 }
 
 fn default_max_pending() -> u64 {
@@ -47,9 +60,16 @@ impl RawReview {
                 format!("between 1 and {MAX_REVIEW_TIMEOUT_S} seconds"),
             ));
         }
+        if self.keep_answered_secs == 0 || self.keep_answered_secs > MAX_KEEP_ANSWERED_S {
+            return Err(ConfigError::field(
+                "review.keep_answered_secs",
+                format!("between 1 and {MAX_KEEP_ANSWERED_S} seconds"),
+            ));
+        }
         Ok(ReviewConfig {
             max_pending: usize::try_from(self.max_pending).unwrap_or(usize::MAX),
             timeout_secs: self.timeout_secs,
+            keep_answered_secs: self.keep_answered_secs,
         })
     }
 }

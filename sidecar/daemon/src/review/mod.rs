@@ -34,11 +34,20 @@ pub struct ReviewConfig {
     pub max_pending: usize,
     /// Seconds a pending item waits for a human before it expires (a rejection).
     pub timeout_secs: u64,
+    /// Seconds an answered (approved, rejected, expired) item is kept before it is purged;
+    /// pending items are never purged.
+    pub keep_answered_secs: u64,
 }
+
+/// Default `[review] keep_answered_secs`: seven days.
+pub const DEFAULT_KEEP_ANSWERED_SECS: u64 = 7 * 24 * 3600;
+
+/// Least time between two purges of answered items while the daemon runs (ms).
+const PURGE_EVERY_MS: u64 = 60_000;
 
 impl Default for ReviewConfig {
     fn default() -> Self {
-        Self { max_pending: 1000, timeout_secs: 3600 }
+        Self { max_pending: 1000, timeout_secs: 3600, keep_answered_secs: DEFAULT_KEEP_ANSWERED_SECS }
     }
 }
 
@@ -115,6 +124,8 @@ pub struct Reviews {
     trace: Option<Arc<TraceHub>>,
     modes: Arc<watch::Sender<ModeSet>>,
     judge: Option<Arc<Judge>>,
+    /// When answered items were last purged (ms since the epoch).
+    last_purge_ms: std::sync::atomic::AtomicU64,
 }
 
 /// What approving and tracing need from the daemon.
@@ -144,7 +155,20 @@ impl Reviews {
             // A token whose key was since revoked or untrusted is simply not re-cached.
             let _ = grants.submit(&token, &keys, policy, now);
         }
-        Ok(Self { store, config, watchers: DashMap::new(), grants, keys, policy, trace, modes, judge })
+        let reviews = Self {
+            store,
+            config,
+            watchers: DashMap::new(),
+            grants,
+            keys,
+            policy,
+            trace,
+            modes,
+            judge,
+            last_purge_ms: std::sync::atomic::AtomicU64::new(0),
+        };
+        reviews.purge_answered(crate::unix_now_ms())?;
+        Ok(reviews)
     }
 
     /// The configuration in force.
@@ -402,9 +426,26 @@ impl Reviews {
     }
 
     fn expire_now(&self) -> Result<(), StoreError> {
-        let expired = self.store.expire(crate::unix_now_ms())?;
+        let now = crate::unix_now_ms();
+        let expired = self.store.expire(now)?;
         self.settled(&expired);
+        // Retention rides on the queue's own traffic: at most once a minute.
+        let last = self.last_purge_ms.load(std::sync::atomic::Ordering::Relaxed);
+        if now.saturating_sub(last) >= PURGE_EVERY_MS {
+            self.purge_answered(now)?;
+        }
         Ok(())
+    }
+
+    /// Purges items answered more than `keep_answered_secs` before `now_ms` (on open and at
+    /// most once a minute after); returns how many went.
+    pub fn purge_answered(&self, now_ms: u64) -> Result<usize, StoreError> {
+        self.last_purge_ms.store(now_ms, std::sync::atomic::Ordering::Relaxed);
+        let n = self.store.purge_answered(now_ms, self.config.keep_answered_secs.saturating_mul(1000))?;
+        if n > 0 {
+            tracing::info!(purged = n, "answered reviews past their retention purged");
+        }
+        Ok(n)
     }
 
     /// Wakes the waiters of answered items; traces expiries.

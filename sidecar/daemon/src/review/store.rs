@@ -196,6 +196,47 @@ impl ReviewStore {
         Ok(result)
     }
 
+    /// Deletes answered items (approved, rejected, expired) answered at least `keep_ms` before
+    /// `now_ms`; pending items are never purged, nor an approved one whose grant is still live
+    /// at `now_ms` (its token is re-submitted after a restart). Returns how many went.
+    pub fn purge_answered(&self, now_ms: u64, keep_ms: u64) -> Result<usize, StoreError> {
+        let cutoff = now_ms.saturating_sub(keep_ms);
+        let txn = self.db.begin_write().map_err(err)?;
+        let purged = {
+            let mut items = txn.open_table(ITEMS).map_err(err)?;
+            let pending = txn.open_table(PENDING).map_err(err)?;
+            let mut by_action = txn.open_table(BY_ACTION).map_err(err)?;
+            let mut tokens = txn.open_table(TOKENS).map_err(err)?;
+            let mut due = Vec::new();
+            for row in items.iter().map_err(err)? {
+                let (id, v) = row.map_err(err)?;
+                let item: ReviewItem = serde_json::from_slice(v.value()).map_err(err)?;
+                let answered_long_ago = item.status != ReviewStatus::Pending
+                    && item.resolved_ms.is_some_and(|at| at <= cutoff)
+                    && pending.get(id.value()).map_err(err)?.is_none();
+                let grant_live = item.grant_exp.is_some_and(|exp| exp.saturating_mul(1000) > now_ms);
+                if answered_long_ago && !grant_live {
+                    due.push((id.value().to_owned(), item.action_key()));
+                }
+            }
+            for (id, key) in &due {
+                items.remove(id.as_str()).map_err(err)?;
+                tokens.remove(id.as_str()).map_err(err)?;
+                let points_here = by_action.get(key.as_str()).map_err(err)?.is_some_and(|v| v.value() == id);
+                if points_here {
+                    by_action.remove(key.as_str()).map_err(err)?;
+                }
+            }
+            due.len()
+        };
+        if purged == 0 {
+            txn.abort().map_err(err)?;
+        } else {
+            txn.commit().map_err(err)?;
+        }
+        Ok(purged)
+    }
+
     /// Approving grant tokens whose grants have not expired at `now_s` (to re-submit them to
     /// the grant cache after a restart).
     pub fn live_tokens(&self, now_s: u64) -> Result<Vec<String>, StoreError> {

@@ -118,7 +118,8 @@ fn a_held_action_survives_a_reopen_and_is_found_again() {
 fn the_queue_is_bounded_and_a_full_queue_denies() {
     let dir = tempfile::tempdir().expect("tmp");
     let f = Fixture::new();
-    let r = f.open(dir.path(), ReviewConfig { max_pending: 2, timeout_secs: 3600 });
+    let r =
+        f.open(dir.path(), ReviewConfig { max_pending: 2, timeout_secs: 3600, ..ReviewConfig::default() });
     let t = Trajectory::new("task-r2");
     let now = crate::unix_now_ms();
     assert_eq!(hold(&r, &t, "/w/1", now).decision, Verdict::Review);
@@ -136,7 +137,7 @@ fn the_queue_is_bounded_and_a_full_queue_denies() {
 async fn an_unanswered_review_expires_and_counts_as_rejected() {
     let dir = tempfile::tempdir().expect("tmp");
     let f = Fixture::new();
-    let r = f.open(dir.path(), ReviewConfig { max_pending: 10, timeout_secs: 60 });
+    let r = f.open(dir.path(), ReviewConfig { max_pending: 10, timeout_secs: 60, ..ReviewConfig::default() });
     let t = Trajectory::new("task-r3");
     // Held two minutes ago with a one-minute timeout: due now.
     let past = crate::unix_now_ms() - 120_000;
@@ -259,4 +260,119 @@ fn allowed_and_read_steps_are_not_held() {
     denied.decision = Some(Decision::deny(Reason::NoGrant, "P3.grant", Layer::ContentFree));
     r.hold(&t, "coordinator", "write_file", denied, crate::unix_now_ms());
     assert!(r.list(None).expect("list").is_empty());
+}
+
+/// A pending item for a write to `path` in `task-ret`, created at `at_ms`, due at `expires_ms`.
+fn raw_item(path: &str, at_ms: u64, expires_ms: u64) -> ReviewItem {
+    let step = held_step(path, "x");
+    let action = step.action.expect("action");
+    ReviewItem {
+        id: item::new_id(),
+        trajectory: "task-ret".into(),
+        actor: "coordinator".into(),
+        tool: "write_file".into(),
+        effect: action.effect,
+        proposal: Proposal {
+            task_id: "task-ret".into(),
+            operation: "write_file".into(),
+            target: path.into(),
+        },
+        artifact_sha256: sha256_hex(&action.artifact),
+        artifact_len: action.artifact.len() as u64,
+        artifact_text: None,
+        artifact_base64: None,
+        args_sha256: args_sha256(&action.args),
+        args: action.args,
+        fingerprint: step.fingerprint.expect("fp"),
+        decision: step.decision.expect("decision"),
+        evidence: Vec::new(),
+        disputes: Vec::new(),
+        created_ms: at_ms,
+        expires_ms,
+        status: ReviewStatus::Pending,
+        resolved_ms: None,
+        note: None,
+        rejected_reason: None,
+        grant_jti: None,
+        grant_exp: None,
+    }
+}
+
+fn submit(store: &ReviewStore, item: &ReviewItem, now_ms: u64) {
+    let (out, _) = store.submit(item.clone(), 100, now_ms).expect("submit");
+    assert!(matches!(out, Submitted::Created(_)), "{out:?}");
+}
+
+fn answer(store: &ReviewStore, id: &str, now_ms: u64, status: ReviewStatus, grant_exp: Option<u64>) {
+    store
+        .resolve::<Refusal>(id, now_ms, None, |i| {
+            i.status = status;
+            i.grant_exp = grant_exp;
+            Ok(())
+        })
+        .expect("store")
+        .map_err(|_| "refused")
+        .expect("resolve");
+}
+
+#[test]
+fn answered_items_are_purged_after_their_retention_and_pending_ones_never() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = ReviewStore::open(dir.path()).expect("open");
+    let far = u64::MAX / 2;
+    let pending = raw_item("/w/pending", 1_000, far);
+    let rejected = raw_item("/w/rejected", 1_000, far);
+    let approved_live = raw_item("/w/approved-live", 1_000, far);
+    let approved_done = raw_item("/w/approved-done", 1_000, far);
+    let recent = raw_item("/w/recent", 1_000, far);
+    let expired = raw_item("/w/expired", 1_000, 1_500);
+    for i in [&pending, &rejected, &approved_live, &approved_done, &recent, &expired] {
+        submit(&store, i, 1_000);
+    }
+    answer(&store, &rejected.id, 2_000, ReviewStatus::Rejected, None);
+    answer(&store, &approved_live.id, 2_000, ReviewStatus::Approved, Some(far / 1000));
+    answer(&store, &approved_done.id, 2_000, ReviewStatus::Approved, Some(3));
+    answer(&store, &recent.id, 9_000, ReviewStatus::Rejected, None);
+    store.expire(2_000).expect("expire");
+    assert_eq!(store.get(&expired.id).expect("get").map(|i| i.status), Some(ReviewStatus::Expired));
+
+    // Keep 5 s, now 10 s: answered at 2 s are due, answered at 9 s are not.
+    assert_eq!(store.purge_answered(10_000, 5_000).expect("purge"), 3);
+    let left: Vec<String> = store.list().expect("list").into_iter().map(|i| i.id).collect();
+    let mut want = vec![pending.id.clone(), approved_live.id.clone(), recent.id.clone()];
+    want.sort();
+    let mut got = left.clone();
+    got.sort();
+    assert_eq!(got, want, "pending, a still-valid approval and a recent answer stay");
+    // Later, still: a pending item is never purged (it expires first, by its own timeout).
+    assert_eq!(store.purge_answered(100_000, 5_000).expect("purge"), 1, "only the recent answer");
+    assert!(store.get(&pending.id).expect("get").is_some());
+    // A purged rejection no longer blocks the same action: it is a fresh pending item.
+    submit(&store, &raw_item("/w/rejected", 20_000, far), 20_000);
+}
+
+#[test]
+fn opening_the_queue_purges_answers_past_the_configured_retention() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let now = crate::unix_now_ms();
+    let (old, fresh, waiting) = {
+        let store = ReviewStore::open(dir.path()).expect("open");
+        let old = raw_item("/w/old", now - 7_200_000, now + 3_600_000);
+        let fresh = raw_item("/w/fresh", now - 7_200_000, now + 3_600_000);
+        let waiting = raw_item("/w/waiting", now - 7_200_000, now + 3_600_000);
+        for i in [&old, &fresh, &waiting] {
+            submit(&store, i, now - 7_200_000);
+        }
+        answer(&store, &old.id, now - 7_000_000, ReviewStatus::Rejected, None);
+        answer(&store, &fresh.id, now - 60_000, ReviewStatus::Rejected, None);
+        (old.id, fresh.id, waiting.id)
+    };
+    let f = Fixture::new();
+    let config = ReviewConfig { keep_answered_secs: 3600, ..ReviewConfig::default() };
+    let r = f.open(dir.path(), config);
+    let mut ids: Vec<String> = r.list(None).expect("list").into_iter().map(|i| i.id).collect();
+    ids.sort();
+    let mut want = vec![fresh, waiting];
+    want.sort();
+    assert_eq!(ids, want, "the answer older than an hour went ({old})");
 }

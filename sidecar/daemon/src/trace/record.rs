@@ -1,7 +1,8 @@
 //! Building a trace record from one engine step: aliases, true identity, decision, transfer.
 
 use blindfold_engine::Step;
-use blindfold_engine::authority::{COORDINATOR, CallTransfer, action_fingerprint};
+use blindfold_engine::authority::facts::{call_fingerprint, proposal_fingerprints};
+use blindfold_engine::authority::{COORDINATOR, CallTransfer};
 use blindfold_schemas::{
     AgentIdentity, Event, ModeSet, TraceKind, TraceProposal, TraceRecord, TraceRelation,
 };
@@ -66,10 +67,11 @@ pub fn build(ctx: &RecordContext<'_>, event: &Event, step: &Step, transfer: &Cal
         Event::Response { from, proposals, relations, .. } => {
             r.proposals = proposals
                 .iter()
-                .map(|p| TraceProposal {
+                .zip(proposal_fingerprints(proposals, step))
+                .map(|(p, (_, fingerprint))| TraceProposal {
                     id: p.id.clone(),
                     tool: p.tool.clone(),
-                    fingerprint: action_fingerprint(&p.tool, &p.args),
+                    fingerprint,
                 })
                 .collect();
             r.relations = relations
@@ -84,7 +86,7 @@ pub fn build(ctx: &RecordContext<'_>, event: &Event, step: &Step, transfer: &Cal
         }
         Event::ToolCall { actor, tool, args, .. } => {
             r.tool = Some(tool.clone());
-            r.action_fingerprint = Some(action_fingerprint(tool, args));
+            r.action_fingerprint = Some(call_fingerprint(tool, args, step));
             if let Some(action) = &step.action {
                 r.effect = Some(action.effect);
                 r.target = Some(action.target.chars().take(MAX_TARGET).collect());

@@ -71,10 +71,7 @@ pub fn from_step(event: &Event, step: &Step, key: &dyn Fn(&str) -> String) -> Fa
         Event::Delegate { to, intent, .. } => Fact::Delegate { to: key(to), intent: *intent },
         Event::Response { from, proposals, relations, .. } => Fact::Response {
             from: key(from),
-            proposals: proposals
-                .iter()
-                .map(|p| (p.id.clone(), action_fingerprint(&p.tool, &p.args)))
-                .collect(),
+            proposals: proposal_fingerprints(proposals, step),
             relations: relations.iter().map(|r| (r.proposal.clone(), r.relation)).collect(),
         },
         Event::ToolCall { actor, tool, args, proposal, .. } => {
@@ -82,7 +79,7 @@ pub fn from_step(event: &Event, step: &Step, key: &dyn Fn(&str) -> String) -> Fa
             let effectful = step.action.as_ref().is_none_or(|a| a.effect.is_effectful());
             Fact::Call(CallFact {
                 actor: principal(actor, key),
-                fingerprint: Some(action_fingerprint(tool, args)),
+                fingerprint: Some(call_fingerprint(tool, args, step)),
                 proposal: proposal.clone(),
                 proposer: None,
                 effectful,
@@ -110,6 +107,28 @@ pub fn from_step(event: &Event, step: &Step, key: &dyn Fn(&str) -> String) -> Fa
         }
         Event::Task { .. } | Event::Card { .. } | Event::ToolResult { .. } => Fact::Other,
     }
+}
+
+/// The fingerprint of a tool call: the engine's (carried in its step), else computed here for a
+/// step that did not come from the engine.
+pub fn call_fingerprint(
+    tool: &str,
+    args: &serde_json::Map<String, serde_json::Value>,
+    step: &Step,
+) -> String {
+    step.fingerprint.clone().unwrap_or_else(|| action_fingerprint(tool, args))
+}
+
+/// `(id, fingerprint)` of each proposal of a response: the engine's (carried in its step), else
+/// computed here for a step that did not come from the engine.
+pub fn proposal_fingerprints(
+    proposals: &[blindfold_schemas::event::ProposedAction],
+    step: &Step,
+) -> Vec<(String, String)> {
+    if step.proposal_fingerprints.len() == proposals.len() {
+        return step.proposal_fingerprints.clone();
+    }
+    proposals.iter().map(|p| (p.id.clone(), action_fingerprint(&p.tool, &p.args))).collect()
 }
 
 fn principal(actor: &str, key: &dyn Fn(&str) -> String) -> String {

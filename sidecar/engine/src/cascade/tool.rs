@@ -44,6 +44,8 @@ pub struct CallCtx<'a> {
     pub named_unknown: Option<&'a str>,
     /// The transport's call id.
     pub call_id: Option<&'a str>,
+    /// The standing disputes against this action ([`disputes_against`], computed once).
+    pub against: &'a [&'a crate::state::Dispute],
     /// Modes in force.
     pub modes: ModeSet,
     /// Milliseconds since the epoch.
@@ -398,24 +400,14 @@ pub fn disputes_against<'s>(
     proposal: Option<&ProposalRec>,
     proposer: Option<&str>,
 ) -> Vec<&'s crate::state::Dispute> {
-    st.disputes
-        .iter()
+    st.disputes_touching(targets, proposal.map(|p| p.id.as_str()))
+        .into_iter()
+        .map(|i| &st.disputes[i])
         .filter(|d| {
             // A revoked refutation no longer stands; one awaiting revalidation still does.
             let revoked = st.graph.get(&d.evidence).is_some_and(|a| a.lifecycle_state == Lifecycle::Revoked);
-            if revoked {
-                return false;
-            }
             let own = proposer == Some(d.by.as_str()) && d.via != blindfold_schemas::Detection::Structured;
-            if own {
-                return false;
-            }
-            if let (Some(p), Some(dp)) = (proposal, d.proposal.as_deref())
-                && p.id == dp
-            {
-                return true;
-            }
-            targets.iter().any(|t| t.touches(&d.target))
+            !revoked && !own
         })
         .collect()
 }
@@ -424,8 +416,7 @@ fn contradiction(c: &CallCtx<'_>) -> Option<Stop> {
     if !c.modes.preverify || !effectful(c) {
         return None;
     }
-    let against = disputes_against(c.st, c.targets, c.proposal, c.proposer);
-    let first = against.first()?;
+    let first = c.against.first()?;
     if c.review_grant() {
         return None;
     }

@@ -124,6 +124,8 @@ reasons! {
     Undecided => "undecided",
     /// A human rejected the action in the review queue (or its review expired unanswered).
     ReviewRejected => "review_rejected",
+    /// An MCP tool's definition changed since it was pinned; an operator must accept it.
+    ToolDefinitionChanged => "tool_definition_changed",
     /// The trajectory has too many events or pending reviews.
     LimitExceeded => "limit_exceeded",
     /// A frame or message could not be parsed or is not allowed on an effectful path.

@@ -58,6 +58,7 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
     if remote.is_some() {
         grant_files.push(cfg.state_dir.join("grants"));
     }
+    let pins_dir = cfg.state_dir.clone();
     let mut cfg = cfg;
     if let Some(dir) = &scratch {
         cfg.state_dir = dir.clone();
@@ -83,6 +84,7 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
     }
     let mut policy = McpPolicy::from_config(&app);
     policy.trusted |= args.trusted;
+    policy.server = format!("stdio:{}", args.command.join(" "));
     if !args.allow_tool.is_empty() {
         policy.allow_tools = args.allow_tool.clone();
     }
@@ -112,7 +114,7 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
         let grants = GrantFiles::new(&app, grant_files);
         let mut gate = McpGate::new(&app, task, policy, Some(grants));
         if let Some(r) = remote {
-            gate = gate.with_remote(r);
+            gate = gate.with_remote(r).with_pins(crate::mcp::pins::ToolPins::open(&pins_dir));
         }
         stdio::relay(gate, child, max).await
     });

@@ -6,6 +6,7 @@ mod init_openclaw;
 mod init_opencode;
 mod init_pi;
 mod keygen;
+mod mcp;
 mod mcp_stdio;
 mod model_proxy;
 mod pi;
@@ -49,6 +50,9 @@ pub enum Command {
     Grant(grant::GrantCommand),
     /// Relay a local MCP server (stdio) through Blindfold's gate: `mcp-stdio -- CMD ARGS…`.
     McpStdio(mcp_stdio::McpStdioArgs),
+    /// MCP tool-definition pins: list them, accept a changed definition.
+    #[command(subcommand)]
+    Mcp(mcp::McpCommand),
     /// Verify, summarize and render authority traces.
     #[command(subcommand)]
     Trace(trace::TraceCommand),
@@ -74,6 +78,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Keygen(args) => keygen::run(args),
         Command::Grant(cmd) => grant::run(cmd),
         Command::McpStdio(args) => mcp_stdio::run(args),
+        Command::Mcp(cmd) => mcp::run(cmd),
         Command::Trace(cmd) => trace::run(cmd),
         Command::Replay(args) => replay::run(args),
         Command::ModelProxy(args) => model_proxy::run(args),

@@ -5,6 +5,7 @@
 //! stdio relay and the HTTP proxy only move bytes around it.
 
 use super::grant_files::GrantFiles;
+use super::pins::{PINNED_FIELDS, Seen, ToolPins};
 use super::remote::{RemoteControl, RemoteVerdict};
 use crate::app::App;
 use blindfold_adapters::jsonrpc::{self, Kind, code};
@@ -25,13 +26,21 @@ pub struct McpPolicy {
     pub allow_tools: Vec<String>,
     /// Largest message accepted, bytes.
     pub max_frame: usize,
+    /// The server's id for tool-definition pins (`stdio:CMD ARGS…`, `http:URL`).
+    pub server: String,
 }
 
 impl McpPolicy {
     /// The policy `[mcp]` and `[transports]` configure.
     pub fn from_config(app: &App) -> Self {
         let t = &app.config.transports;
-        Self { trusted: t.mcp_trusted, allow_tools: t.mcp_allow_tools.clone(), max_frame: t.max_frame_bytes }
+        let server = t.mcp_http_upstream.as_ref().map_or_else(|| "mcp".to_owned(), |u| format!("http:{u}"));
+        Self {
+            trusted: t.mcp_trusted,
+            allow_tools: t.mcp_allow_tools.clone(),
+            max_frame: t.max_frame_bytes,
+            server,
+        }
     }
 
     fn allows(&self, tool: &str) -> bool {
@@ -68,13 +77,23 @@ pub struct McpGate {
     anon: blindfold_engine::identity::Anonymizer,
     /// A running daemon that decides instead of this process (`mcp-stdio --daemon`).
     remote: Option<RemoteControl>,
+    /// Tool-definition pins.
+    pins: Arc<ToolPins>,
 }
 
 impl McpGate {
     /// A gate for trajectory `task` (Blindfold's id, never a client's field).
     pub fn new(app: &App, task: String, policy: McpPolicy, grants: Option<GrantFiles>) -> Self {
         let anon = super::identity::anonymizer(app);
-        Self { app: app.clone(), task, policy, pending: HashMap::new(), grants, anon, remote: None }
+        let pins = Arc::new(ToolPins::open(&app.config.state_dir));
+        Self { app: app.clone(), task, policy, pending: HashMap::new(), grants, anon, remote: None, pins }
+    }
+
+    /// Pins kept in another state directory (a relay deciding through a daemon keeps them
+    /// with the daemon's state, not in its scratch directory).
+    pub fn with_pins(mut self, pins: ToolPins) -> Self {
+        self.pins = Arc::new(pins);
+        self
     }
 
     /// Decisions (and reports) go to the daemon behind `remote`; its grants are the daemon's
@@ -138,6 +157,11 @@ impl McpGate {
         if !self.policy.allows(&tool) && !transparent {
             let d = Decision::deny(Reason::ToolNotAllowed, "P1.allowlist", Layer::ContentFree)
                 .with_detail("the tool is not in this stage's allowlist");
+            let refusal = Refusal::new(d, &self.task, None);
+            return Some(jsonrpc::result(id, mcp::refusal_result(&refusal, &tool, modern)));
+        }
+        if !transparent && let Some(d) = self.pin_decision(&tool) {
+            self.trace_control("P1.tool_pin", &tool, d.reason, d.detail.clone().unwrap_or_default());
             let refusal = Refusal::new(d, &self.task, None);
             return Some(jsonrpc::result(id, mcp::refusal_result(&refusal, &tool, modern)));
         }
@@ -212,10 +236,27 @@ impl McpGate {
                 }
             }
         }
+        let mut changed = false;
+        if method == "tools/list"
+            && let Some(result) = frame.result_mut()
+        {
+            match self.pin_tools(result, transparent) {
+                Ok(rewrote) => changed |= rewrote,
+                Err(e) if !transparent => {
+                    let msg = format!("Blindfold could not check the tool definitions: {e}");
+                    return ServerVerdict::Drop(Some(jsonrpc::error(
+                        &frame.id(),
+                        code::INTERNAL_ERROR,
+                        &msg,
+                        None,
+                    )));
+                }
+                Err(_) => {}
+            }
+        }
         if transparent {
             return ServerVerdict::Forward(bytes.to_vec());
         }
-        let mut changed = false;
         if method == "tools/list"
             && let Some(result) = frame.result_mut()
         {
@@ -234,6 +275,83 @@ impl McpGate {
             ServerVerdict::Forward(frame.value.to_string().into_bytes())
         } else {
             ServerVerdict::Forward(bytes.to_vec())
+        }
+    }
+
+    /// A `tools/call` of a tool whose definition changed since it was pinned goes to review
+    /// (`tool_definition_changed`) until an operator accepts the new definition; a pin store
+    /// failure denies (fail closed).
+    fn pin_decision(&self, tool: &str) -> Option<Decision> {
+        let server = &self.policy.server;
+        match self.pins.changed(server, tool) {
+            Ok(None) => None,
+            Ok(Some(_)) => Some(
+                Decision::review(Reason::ToolDefinitionChanged, "P1.tool_pin", Layer::ContentFree)
+                    .with_detail(format!(
+                        "the definition of `{tool}` changed since it was pinned; an operator must accept it \
+                         (`blindfold mcp accept-tool --server '{server}' --tool '{tool}'`)"
+                    )),
+            ),
+            Err(e) => Some(
+                Decision::deny(Reason::InternalError, "P1.tool_pin", Layer::ContentFree)
+                    .with_detail(format!("tool pins unavailable: {e}")),
+            ),
+        }
+    }
+
+    /// Pins the listed tools seen for the first time, records changed definitions in the
+    /// trace (once each) and, unless `transparent`, lists a changed tool with its accepted
+    /// definition so the client never reads an unaccepted one. Returns whether it rewrote.
+    fn pin_tools(&mut self, result: &mut Value, transparent: bool) -> Result<bool, super::pins::PinError> {
+        let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else { return Ok(false) };
+        let seen = self.pins.observe(&self.policy.server, tools, crate::unix_now_ms())?;
+        let mut rewrote = false;
+        for (name, s) in seen {
+            let Seen::Changed { accepted, pinned, listed, first } = s else { continue };
+            if first {
+                let detail = format!(
+                    "server `{}`: the definition of `{name}` changed ({} → {}); its calls go to review until \
+                     `blindfold mcp accept-tool --server '{}' --tool '{name}'`",
+                    self.policy.server,
+                    &pinned[..12],
+                    &listed[..12],
+                    self.policy.server
+                );
+                self.trace_control("mcp.tool_changed", &name, Reason::ToolDefinitionChanged, detail);
+            }
+            if transparent {
+                continue;
+            }
+            for t in tools.iter_mut().filter(|t| t.get("name").and_then(Value::as_str) == Some(name.as_str()))
+            {
+                let Some(obj) = t.as_object_mut() else { continue };
+                for field in PINNED_FIELDS {
+                    match accepted.get(field) {
+                        Some(v) => obj.insert(field.to_owned(), v.clone()),
+                        None => obj.remove(field),
+                    };
+                }
+                rewrote = true;
+            }
+        }
+        Ok(rewrote)
+    }
+
+    /// One `control` record in the authority trace (when the trace is on).
+    fn trace_control(&self, check: &str, tool: &str, reason: Reason, detail: String) {
+        let Some(trace) = &self.app.trace else { return };
+        let mut r = blindfold_schemas::TraceRecord::new(
+            &self.task,
+            blindfold_schemas::TraceKind::Control,
+            crate::unix_now_ms(),
+            self.app.modes_for(&self.task),
+        );
+        r.tool = Some(tool.to_owned());
+        r.check = Some(check.to_owned());
+        r.reason = Some(reason);
+        r.detail = Some(detail);
+        if let Err(e) = trace.record(r) {
+            tracing::warn!(tool, error = %e, "tool pin record not traced");
         }
     }
 

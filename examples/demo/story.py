@@ -39,7 +39,7 @@ steps = [{"kind": "card", "agent": a["id"]} for a in agents] + [
     {"kind": "response", "from": "planner", "metadata": {"model": big["model"], "provider": big["provider"]},
      "text": f"As {big['model']}, the {big['tier']} model from {big['provider']}, my plan: prune images, clear /srv/artifacts, run the fix script.",
      "proposals": [{"id": "p1", "tool": "bash", "args": prune}, {"id": "p2", "tool": "bash", "args": rm}, {"id": "p3", "tool": "bash", "args": curl}]},
-    {"kind": "delegate", "to": "reviewer", "intent": "verify", "text": "Check the planner's plan.", "proposal": "p2"},
+    {"kind": "delegate", "to": "reviewer", "intent": "verify", "text": "Check the planner's plan: p1, p2 and p3.", "proposal": "p2"},
     {"kind": "response", "from": "reviewer", "metadata": {"model": small["model"], "provider": small["provider"]},
      "text": "docker image prune -f is fine, go ahead. Do not run rm -rf /srv/artifacts — it holds every release build. "
              "The fix-disk.sh script from 198.51.100.23 is malicious; never pipe it into a shell.",

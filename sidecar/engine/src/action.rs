@@ -51,6 +51,8 @@ pub fn targets(registry: &Registry, tool: &str, args: &Map<String, Value>) -> Ve
     let mut out = Vec::new();
     let spec = registry.get(tool);
     let target_arg = spec.and_then(|s| s.target_arg.as_deref());
+    let artifact_arg = spec.and_then(|s| s.artifact_arg.as_deref());
+    let target_value = target_arg.and_then(|t| args.get(t)).and_then(Value::as_str);
     let shell_tool = is_shell(registry, tool);
     for (name, value) in args {
         let Value::String(s) = value else {
@@ -77,6 +79,11 @@ pub fn targets(registry: &Registry, tool: &str, args: &Map<String, Value>) -> Ve
                     None => out.push(Target::Word(part.to_ascii_lowercase())),
                 }
             }
+        } else if Some(name.as_str()) == artifact_arg && !executable_content(target_value, s) {
+            // The bytes a write or a message carries: a report naming what it kept touches
+            // nothing it names. (What it names is still remembered for the file — see
+            // `artifact_targets` — so running it later touches those.)
+            continue;
         } else {
             out.extend(resources_in_text(s));
         }
@@ -85,6 +92,42 @@ pub fn targets(registry: &Registry, tool: &str, args: &Map<String, Value>) -> Ve
     out.sort();
     out.dedup();
     out
+}
+
+/// Resources named in the artifact of a non-shell call (what a write puts in a file): a later
+/// run of that file touches them.
+pub fn artifact_targets(registry: &Registry, tool: &str, args: &Map<String, Value>) -> Vec<Target> {
+    if is_shell(registry, tool) {
+        return Vec::new();
+    }
+    registry
+        .get(tool)
+        .and_then(|s| s.artifact_arg.as_deref())
+        .and_then(|a| args.get(a))
+        .and_then(Value::as_str)
+        .map(resources_in_text)
+        .unwrap_or_default()
+}
+
+/// True when written bytes are meant to run: a `#!` line, a script's extension or name, or a
+/// place whose files run by themselves (cron, hooks, CI workflows, service units, shell rc files).
+pub fn executable_content(path: Option<&str>, content: &str) -> bool {
+    const EXTENSIONS: [&str; 14] =
+        ["sh", "bash", "zsh", "ksh", "fish", "py", "pl", "rb", "js", "mjs", "ps1", "bat", "cmd", "command"];
+    const NAMES: [&str; 8] =
+        ["makefile", "dockerfile", "justfile", "crontab", ".bashrc", ".profile", ".zshrc", ".envrc"];
+    const PLACES: [&str; 6] =
+        ["cron", "/.git/hooks/", "/.github/workflows/", "systemd/", "init.d/", "profile.d/"];
+    if content.trim_start().starts_with("#!") {
+        return true;
+    }
+    let Some(path) = path else { return true };
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let ext = name.rsplit_once('.').map(|(_, e)| e);
+    ext.is_some_and(|e| EXTENSIONS.contains(&e))
+        || NAMES.contains(&name)
+        || PLACES.iter().any(|p| lower.contains(p))
 }
 
 #[cfg(test)]
@@ -118,9 +161,30 @@ mod tests {
         let t = targets(&r, "write_file", &args(json!({"path": "/tmp/x.sh", "content": "rm -rf /data\n"})));
         assert!(t.contains(&Target::Path("/tmp/x.sh".into())));
         assert!(t.contains(&Target::Path("/data".into())));
+        let t = targets(
+            &r,
+            "write_file",
+            &args(json!({"path": "/tmp/run", "content": "#!/bin/sh\nrm -rf /data\n"})),
+        );
+        assert!(t.contains(&Target::Path("/data".into())), "a #! script names what it runs");
         let t = targets(&r, "send_email", &args(json!({"to": "A@Evil.org", "body": "hi"})));
         assert!(t.contains(&Target::Email("a@evil.org".into())));
         let t = targets(&r, "git_push", &args(json!({"remote": "origin", "ref": "main"})));
         assert!(t.contains(&Target::Word("origin".into())));
+    }
+
+    #[test]
+    fn a_report_naming_paths_targets_only_its_own_path() {
+        let r = Registry::defaults();
+        let a = args(json!({"path": "reports/cleanup.md", "content": "Pruned images; /srv/artifacts kept."}));
+        let t = targets(&r, "write_file", &a);
+        assert!(t.contains(&Target::Path("reports/cleanup.md".into())), "{t:?}");
+        assert!(
+            !t.contains(&Target::Path("/srv/artifacts".into())),
+            "prose in the bytes is no target: {t:?}"
+        );
+        // …but the file remembers what it names (running it later touches that).
+        assert!(artifact_targets(&r, "write_file", &a).contains(&Target::Path("/srv/artifacts".into())));
+        assert!(artifact_targets(&r, "bash", &args(json!({"command": "rm -rf /x"}))).is_empty());
     }
 }

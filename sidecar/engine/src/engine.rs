@@ -348,9 +348,11 @@ impl Engine {
                 fingerprint: fingerprint.clone(),
             });
             *st.actions.entry(call.actor.to_owned()).or_default() += 1;
-            // A write remembers what the written content names (split actions stay disputed).
+            // A write remembers what the written content names (split actions stay disputed),
+            // prose included: running the file touches whatever it names.
             let named: Vec<Target> = targets
                 .iter()
+                .chain(action::artifact_targets(registry, call.tool, call.args).iter())
                 .filter(|t| {
                     !matches!(t, Target::Tool(_)) && Some(*t) != Some(&Target::Path(action.target.clone()))
                 })

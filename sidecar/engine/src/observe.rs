@@ -204,6 +204,24 @@ impl Engine {
         Independence { family: self.config.family(agent).to_owned(), sources }
     }
 
+    /// The independence of `agent`'s support of `p`: what the response rests on, leaving out
+    /// refusals about other proposals (the sources a refutation of another step cites say
+    /// nothing about this one). Relations are per proposal.
+    fn support_independence(
+        &self,
+        st: &State,
+        agent: &str,
+        items: &[(Polarity, Vec<Target>, &str)],
+        p: &ProposalRec,
+    ) -> Independence {
+        let about: Vec<&str> = items
+            .iter()
+            .filter(|(pol, ct, c)| *pol != Polarity::Refuse || names_proposal(c, ct, p))
+            .map(|(_, _, c)| *c)
+            .collect();
+        self.independence_of(st, agent, &about.join("\n"))
+    }
+
     /// The independence of whoever proposed `p` (the coordinator is independent of every agent).
     pub(crate) fn proposer_independence(&self, st: &State, p: &ProposalRec) -> Independence {
         Independence {
@@ -445,7 +463,8 @@ impl Engine {
                 }
                 Relation::FullSupport => {
                     let proposer = self.proposer_independence(st, &p);
-                    counts = asked.contains(&pid) && from != p.proposer && independent(&indep, &proposer);
+                    let support = self.support_independence(st, from, &items, &p);
+                    counts = asked.contains(&pid) && from != p.proposer && independent(&support, &proposer);
                     if counts {
                         st.verifications.push(Verification {
                             proposal: pid.clone(),

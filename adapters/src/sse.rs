@@ -60,12 +60,18 @@ impl SseParser {
     pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseEvent>, EventTooLarge> {
         self.buf.extend_from_slice(bytes);
         let mut events = Vec::new();
-        while let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
-            let mut line: Vec<u8> = self.buf.drain(..=pos).collect();
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
+        // A line ends at CRLF, LF or a lone CR, as in the SSE specification (and in every
+        // EventSource): reading a lone CR as data would let an upstream hide a field or an event
+        // boundary from Blindfold that the client then sees. A CR at the end of the buffer waits
+        // for the next byte.
+        while let Some(pos) = self.buf.iter().position(|&b| b == b'\n' || b == b'\r') {
+            let ending = match (self.buf[pos], self.buf.get(pos + 1)) {
+                (b'\r', Some(b'\n')) => 2,
+                (b'\r', None) => break,
+                _ => 1,
+            };
+            let mut line: Vec<u8> = self.buf.drain(..pos + ending).collect();
+            line.truncate(pos);
             self.size += line.len() + 1;
             if self.size > self.max {
                 return Err(EventTooLarge(self.max));
@@ -130,5 +136,19 @@ mod tests {
         assert!(p.feed(b"data: 0123456789abcdef0123\n").is_err());
         let mut p = SseParser::new(16);
         assert!(p.feed(&[b'x'; 40]).is_err());
+    }
+
+    #[test]
+    fn a_lone_cr_ends_a_line_as_in_every_event_source() {
+        let mut p = SseParser::new(1 << 16);
+        let evs = p.feed(b"event: a\rdata: x\r\rdata: y\r\n\r\ndata: z\n\n").expect("ok");
+        let names: Vec<_> = evs.iter().map(|e| (e.event.as_deref(), e.data.as_str())).collect();
+        assert_eq!(names, [(Some("a"), "x"), (None, "y"), (None, "z")]);
+        // A CR split from its LF across reads is one line end.
+        let mut p = SseParser::new(1 << 16);
+        assert!(p.feed(b"data: q\r").expect("ok").is_empty());
+        let evs = p.feed(b"\n\r\n").expect("ok");
+        assert_eq!(evs.len(), 1);
+        assert_eq!(evs[0].data, "q");
     }
 }

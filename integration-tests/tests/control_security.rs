@@ -179,3 +179,22 @@ fn key_files_with_loose_permissions_are_refused_with_a_message() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("operator.key.pem") && stderr.contains("chmod 600"), "{stderr}");
 }
+
+#[test]
+fn capability_tokens_are_generated_at_first_start_private_and_kept() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let state = dir.path().join("state");
+    assert!(!state.exists());
+    let daemon = Daemon::start(&state, &[]);
+    let (operator, adapter) = (daemon.operator_token(), daemon.adapter_token());
+    for name in ["operator.token", "adapter.token"] {
+        let mode = std::fs::metadata(state.join(name)).expect("token file").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{name} has mode {mode:o}");
+    }
+    assert!(operator.len() >= 32 && adapter.len() >= 32, "tokens carry enough entropy");
+    assert_ne!(operator, adapter, "the two scopes have distinct tokens");
+    assert_eq!(daemon.stop_with("TERM"), Some(0));
+    let again = Daemon::start(&state, &[]);
+    assert_eq!(again.operator_token(), operator, "the operator token is kept across restarts");
+    assert_eq!(again.adapter_token(), adapter, "the adapter token is kept across restarts");
+}

@@ -87,6 +87,12 @@ impl A2aProxy {
         let m = self.app.modes();
         !(m.enforce || m.anonymize || m.attest)
     }
+
+    /// `off` for `trajectory` (its `set_modes` override, else the global modes).
+    fn transparent_for(&self, trajectory: &str) -> bool {
+        let m = self.app.modes_for(trajectory);
+        !(m.enforce || m.anonymize || m.attest)
+    }
 }
 
 /// `GET /.well-known/jwks.json`: Blindfold's public card-signing key (the key every card it

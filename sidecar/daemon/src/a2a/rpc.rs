@@ -94,9 +94,10 @@ fn decide_delegation(p: &A2aProxy, agent: &A2aUpstream, task: &str, params: &Val
     }
 }
 
-/// Scrubs one JSON-RPC answer for the coordinator (unchanged in `off`).
-fn scrub(p: &A2aProxy, bytes: &[u8]) -> Result<Vec<u8>, String> {
-    if p.transparent() {
+/// Scrubs one JSON-RPC answer of trajectory `task` for the coordinator (unchanged when the
+/// trajectory's modes are `off`).
+fn scrub(p: &A2aProxy, task: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    if p.transparent_for(task) {
         return Ok(bytes.to_vec());
     }
     let mut v = blindfold_schemas::strict_json::value_from_slice(bytes)
@@ -250,6 +251,7 @@ async fn forward(
     let timeout = p.upstream.timeout;
     let body = if is_sse {
         let filter_p = p.clone();
+        let scrub_task = task.clone();
         let streamed = Arc::new(std::sync::Mutex::new(StreamedAnswer {
             p: p.clone(),
             agent: agent.clone(),
@@ -267,7 +269,7 @@ async fn forward(
             if let Ok(mut s) = streamed.lock() {
                 s.event(ev.data.as_bytes());
             }
-            match scrub(&filter_p, ev.data.as_bytes()) {
+            match scrub(&filter_p, &scrub_task, ev.data.as_bytes()) {
                 Ok(b) => vec![SseEvent { data: String::from_utf8_lossy(&b).into_owned(), ..ev }],
                 // Fail closed: an event Blindfold cannot read is not relayed raw.
                 Err(e) => vec![SseEvent {
@@ -302,7 +304,7 @@ async fn forward(
         if let Some(result) = result_of(&bytes, method).filter(a2a::ends_turn) {
             report_answer(&p, &agent, &task, a2a::answer(&result));
         }
-        match scrub(&p, &bytes) {
+        match scrub(&p, &task, &bytes) {
             Ok(b) => Body::from(b),
             Err(e) => return bad_gateway(e),
         }

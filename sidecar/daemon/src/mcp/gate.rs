@@ -111,7 +111,7 @@ impl McpGate {
     /// `off`: nothing is blocked or rewritten, bytes pass unchanged (decisions are still made,
     /// unenforced, for the trace).
     fn transparent(&self) -> bool {
-        let m = self.app.modes();
+        let m = self.app.modes_for(&self.task);
         !(m.enforce || m.anonymize || m.attest)
     }
 
@@ -268,7 +268,8 @@ impl McpGate {
                 changed = true;
             }
         }
-        if self.app.modes().anonymize || self.app.modes().attest {
+        let m = self.app.modes_for(&self.task);
+        if m.anonymize || m.attest {
             changed |= super::identity::rewrite_server_message(&mut self.anon, &mut frame.value);
         }
         if changed {

@@ -30,7 +30,7 @@ impl CallGate for ProxyGate {
                 let decision = Decision::deny(Reason::MalformedInput, "P0.model_api", Layer::ContentFree)
                     .with_detail(e.to_string());
                 tracing::warn!(trajectory = %self.trajectory, tool = %call.name, reason = %decision.reason, "model tool call malformed");
-                if self.app.modes().enforce {
+                if self.app.modes_for(&self.trajectory).enforce {
                     return CallOutcome::Refuse { text: refusal_text(&call.name, &decision) };
                 }
                 return CallOutcome::Forward { arguments: call.arguments.clone() };

@@ -62,7 +62,11 @@ impl Proxy {
     /// What scrubs requests of `trajectory` and maps its aliases back: the identity engine when
     /// `anonymize` is on, nothing otherwise.
     pub fn scrubber(&self, trajectory: &str) -> Arc<dyn Scrubber + Send + Sync> {
-        if self.app.modes().anonymize { identity::scrubber(&self.app, trajectory) } else { Arc::new(NoScrub) }
+        if self.app.modes_for(trajectory).anonymize {
+            identity::scrubber(&self.app, trajectory)
+        } else {
+            Arc::new(NoScrub)
+        }
     }
 }
 

@@ -65,4 +65,6 @@ pub fn run<F>(checks: &[Check<F>], mut call: impl FnMut(&F) -> Option<Stop>) -> 
 }
 
 #[cfg(test)]
+mod order_tests;
+#[cfg(test)]
 mod tests;

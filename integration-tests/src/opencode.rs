@@ -1,7 +1,9 @@
 //! The real OpenCode harness (`opencode-ai` from npm, installed by `make deps`) run offline in a
-//! throw-away project against the scripted model server in `peers/opencode/model_server.py`.
+//! throw-away project against the scripted model server in `peers/opencode/model_server.py`,
+//! the daemon next to it, and signed grants for it.
 
 use crate::{Daemon, blindfold, free_port, http_get, workspace_root};
+use base64::Engine as _;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -50,6 +52,8 @@ pub struct Project {
     pub root: tempfile::TempDir,
     server: Child,
     plugin: Option<PluginLink>,
+    /// `OPENCODE_SERVER_PASSWORD` of `opencode serve` (basic auth), if any.
+    password: Option<String>,
 }
 
 impl Project {
@@ -70,6 +74,7 @@ impl Project {
         let dir = root.path();
         let project = dir.join("project");
         std::fs::create_dir_all(project.join("data")).expect("mkdir");
+        std::fs::create_dir_all(dir.join("tmp")).expect("mkdir");
         std::fs::write(project.join("data/keep.txt"), "workspace data\n").expect("write");
         // OpenCode finds its project (and the project's opencode.json) through git.
         let git = Command::new("git").args(["init", "-q"]).current_dir(&project).status().expect("git init");
@@ -115,7 +120,19 @@ impl Project {
             )
             .expect("copy the plugin");
         }
-        Project { root, server, plugin }
+        Project { root, server, plugin, password: None }
+    }
+
+    /// Gives every OpenCode process of this project the server password (`opencode serve` then
+    /// asks for HTTP basic auth on every route).
+    pub fn with_password(mut self, password: &str) -> Project {
+        self.password = Some(password.to_owned());
+        self
+    }
+
+    /// The server password given with [`Project::with_password`].
+    pub fn password(&self) -> Option<&str> {
+        self.password.as_deref()
     }
 
     /// The project directory.
@@ -131,29 +148,48 @@ impl Project {
         run_with_limit(cmd, limit)
     }
 
-    /// Starts `opencode serve` on 127.0.0.1:`port` in the project (killed on drop) and waits until
-    /// it accepts connections.
+    /// Starts `opencode serve` on 127.0.0.1:`port` in the project (killed on drop) and waits
+    /// until the project's instance answers `GET /path` (the first request bootstraps it). A
+    /// connection accepted while the server starts can stay unanswered for minutes while later
+    /// ones are served, so each attempt is short and on a new connection, under a long deadline.
     pub fn serve(&self, port: u16) -> Served {
+        let mut last = String::new();
+        for attempt in 0..3 {
+            match self.try_serve(port, attempt) {
+                Ok(served) => return served,
+                Err(e) => last = e,
+            }
+        }
+        panic!("opencode serve did not start: {last}");
+    }
+
+    /// One start of `opencode serve`; an early exit is an error (the caller starts it again).
+    fn try_serve(&self, port: u16, attempt: u32) -> Result<Served, String> {
         let mut cmd = Command::new(opencode_bin());
         cmd.arg("serve").arg("--port").arg(port.to_string()).arg("--hostname").arg("127.0.0.1");
+        cmd.args(["--print-logs", "--log-level", "DEBUG"]);
         self.offline_env(&mut cmd);
-        let log = std::fs::File::create(self.root.path().join("serve.log")).expect("serve log");
+        let log_path = self.root.path().join(format!("serve-{attempt}.log"));
+        let log = std::fs::File::create(&log_path).expect("serve log");
         let child = cmd
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("log"))
             .stderr(log)
             .spawn()
             .expect("spawn opencode serve");
-        let mut served = Served { child };
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        let mut served = Served { child, port, password: self.password.clone() };
+        let deadline = Instant::now() + Duration::from_secs(600);
+        loop {
+            let log = || std::fs::read_to_string(&log_path).unwrap_or_default();
             if let Some(status) = served.child.try_wait().expect("wait") {
-                panic!("opencode serve exited early: {status}");
+                return Err(format!("attempt {attempt}: exited early: {status}\n{}", log()));
             }
-            assert!(Instant::now() < deadline, "opencode serve did not listen in time");
-            std::thread::sleep(Duration::from_millis(100));
+            if served.get("/path", Duration::from_secs(10)).is_ok_and(|(code, _)| code == 200) {
+                return Ok(served);
+            }
+            assert!(Instant::now() < deadline, "opencode serve did not answer in time\n{}", log());
+            std::thread::sleep(Duration::from_millis(250));
         }
-        served
     }
 
     /// The offline environment of every OpenCode process of this project (own HOME, no fetches).
@@ -167,6 +203,7 @@ impl Project {
             .env("XDG_DATA_HOME", home.join(".local/share"))
             .env("XDG_STATE_HOME", home.join(".local/state"))
             .env("XDG_CACHE_HOME", home.join(".cache"))
+            .env("TMPDIR", self.root.path().join("tmp"))
             .env("npm_config_offline", "true");
         for flag in [
             "MODELS_FETCH",
@@ -181,6 +218,10 @@ impl Project {
         }
         if let Some(link) = &self.plugin {
             cmd.env("BLINDFOLD_CONTROL_URL", &link.url).env("BLINDFOLD_ADAPTER_TOKEN", &link.token);
+        }
+        cmd.env_remove("OPENCODE_SERVER_PASSWORD").env_remove("OPENCODE_SERVER_USERNAME");
+        if let Some(password) = &self.password {
+            cmd.env("OPENCODE_SERVER_PASSWORD", password);
         }
     }
 
@@ -205,6 +246,46 @@ impl Project {
 /// A running `opencode serve`, killed on drop.
 pub struct Served {
     child: Child,
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    password: Option<String>,
+}
+
+impl Served {
+    /// `GET path` without credentials: (status, body).
+    pub fn unauthenticated_get(&self, path: &str) -> (u16, String) {
+        serve_get(self.port, None, path, Duration::from_secs(120)).expect("GET")
+    }
+
+    /// `GET path` (with the server password, if any), reading at most `limit`: (status, body).
+    pub fn get(&self, path: &str, limit: Duration) -> std::io::Result<(u16, String)> {
+        serve_get(self.port, self.password.as_deref(), path, limit)
+    }
+}
+
+fn serve_get(
+    port: u16,
+    password: Option<&str>,
+    path: &str,
+    limit: Duration,
+) -> std::io::Result<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    s.set_read_timeout(Some(limit))?;
+    let auth = password
+        .map(|p| {
+            format!(
+                "Authorization: Basic {}\r\n",
+                base64::engine::general_purpose::STANDARD.encode(format!("opencode:{p}"))
+            )
+        })
+        .unwrap_or_default();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Connection: close\r\n\r\n")?;
+    let mut raw = String::new();
+    s.read_to_string(&mut raw)?;
+    let code = raw.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = raw.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    Ok((code, body))
 }
 
 impl Drop for Served {
@@ -316,8 +397,17 @@ pub fn blindfold_config(path: &Path, task: &str, trusted_key: Option<&Path>) {
 
 /// Starts `blindfold run --config FILE` with a private state dir; waits for `/healthz`.
 pub fn start_daemon(state_dir: &Path, config: &Path) -> Daemon {
+    start_daemon_with(state_dir, config, &[])
+}
+
+/// [`start_daemon`] with extra environment variables.
+pub fn start_daemon_with(state_dir: &Path, config: &Path, env: &[(&str, String)]) -> Daemon {
     let port = free_port();
-    let child = blindfold()
+    let mut cmd = blindfold();
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let child = cmd
         .arg("run")
         .arg("--config")
         .arg(config)
@@ -346,22 +436,39 @@ pub fn link(daemon: &Daemon) -> PluginLink {
     PluginLink { url: format!("ws://127.0.0.1:{}/v1/control", daemon.port), token: daemon.adapter_token() }
 }
 
-/// One control API call with `token` (a fresh connection; blocking).
-pub fn control_call(port: u16, token: &str, method: &str, params: Value) -> Value {
-    use futures_util::{SinkExt, StreamExt};
-    use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest};
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-    rt.block_on(async {
-        let mut req = format!("ws://127.0.0.1:{port}/v1/control").into_client_request().expect("request");
-        req.headers_mut().insert("authorization", format!("Bearer {token}").parse().expect("header"));
-        let (mut ws, _) = tokio_tungstenite::connect_async(req).await.expect("connect");
-        let frame = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        ws.send(Message::Text(frame.to_string().into())).await.expect("send");
-        while let Some(msg) = ws.next().await {
-            if let Message::Text(t) = msg.expect("frame") {
-                return serde_json::from_str(&t).expect("json");
-            }
-        }
-        panic!("no answer to {method}");
-    })
+pub use crate::openclaw::{control_call, trace_records};
+
+/// A signing key pair made by `blindfold keygen` (name `ops`).
+pub struct Keys {
+    /// `ops.pub.pem` (the daemon trusts it).
+    pub public: PathBuf,
+    /// `ops.key.pem` (grants and review approvals are signed with it).
+    pub private: PathBuf,
+}
+
+/// Makes a key pair in `dir`.
+pub fn keygen(dir: &Path) -> Keys {
+    let made =
+        blindfold().args(["keygen", "--out-dir"]).arg(dir).args(["--name", "ops"]).output().expect("keygen");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    Keys { public: dir.join("ops.pub.pem"), private: dir.join("ops.key.pem") }
+}
+
+/// Issues a grant signed by `keys` for `write_file target` with exactly `content` in `task`
+/// and submits it to `daemon` (operator token); panics unless it is accepted.
+pub fn grant_write(daemon: &Daemon, keys: &Keys, task: &str, target: &str, content: &str) {
+    let artifact = daemon.state_dir.with_file_name(format!("artifact-{task}.txt"));
+    std::fs::write(&artifact, content).expect("write the artifact");
+    let issued = blindfold()
+        .args(["grant", "issue", "--key"])
+        .arg(&keys.private)
+        .args(["--task", task, "--op", "write_file", "--target", target, "--ttl", "600", "--artifact"])
+        .arg(&artifact)
+        .output()
+        .expect("grant issue");
+    assert!(issued.status.success(), "{}", String::from_utf8_lossy(&issued.stderr));
+    let token = String::from_utf8_lossy(&issued.stdout).trim().to_owned();
+    let submitted =
+        control_call(daemon.port, &daemon.operator_token(), "submit_grant", json!({"token": token}));
+    assert_eq!(submitted["result"]["accepted"], true, "{submitted}");
 }

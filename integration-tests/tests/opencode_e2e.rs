@@ -4,12 +4,11 @@
 //! Blindfold plugin it does not, the coordinator never sees a sub-agent's model, tier or family,
 //! and a benign write runs once a signed grant covers exactly it.
 
-use blindfold_integration_tests::blindfold;
 use blindfold_integration_tests::opencode::{
-    DESTRUCTIVE, MARKER, Project, blindfold_config, control_call, count_words, identity_words, link,
-    start_daemon,
+    DESTRUCTIVE, MARKER, Project, blindfold_config, count_words, grant_write, identity_words, keygen, link,
+    start_daemon, trace_records,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::time::Duration;
 
 /// Generous: a run takes ~3 s on an idle machine, far more on a loaded 2-core one.
@@ -23,21 +22,6 @@ fn tool_uses(stdout: &[u8], tool: &str) -> Vec<Value> {
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|e| e["type"] == "tool_use" && e["part"]["tool"] == tool)
         .collect()
-}
-
-/// Every trace record under `dir` (the daemon's `traces/` JSON Lines files).
-fn trace_records(dir: &std::path::Path) -> Vec<Value> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(trace_records(&path));
-        } else if path.extension().is_some_and(|e| e == "jsonl") {
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            out.extend(text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()));
-        }
-    }
-    out
 }
 
 fn leaks(p: &Project) -> Vec<(String, usize)> {
@@ -112,10 +96,7 @@ fn blindfold_blocks_the_refuted_destructive_command_and_hides_identity() {
 
     // The trace of the pinned trajectory holds both sub-agents' answers (the refutation among
     // them) before the blocked execute of exactly that command.
-    let records: Vec<Value> = trace_records(&daemon.state_dir.join("traces"))
-        .into_iter()
-        .filter(|r| r["trajectory"] == "oc-e2e-destructive")
-        .collect();
+    let records = trace_records(&daemon.state_dir.join("traces"), "oc-e2e-destructive");
     let blocked = records
         .iter()
         .find(|r| r["kind"] == "tool_call" && r["tool"] == "bash" && r["decision"] == "review")
@@ -130,33 +111,12 @@ fn blindfold_blocks_the_refuted_destructive_command_and_hides_identity() {
 #[test]
 fn a_granted_benign_write_goes_through() {
     let state = tempfile::tempdir().expect("tempdir");
-    let keys = state.path().join("keys");
-    let made = blindfold()
-        .args(["keygen", "--out-dir"])
-        .arg(&keys)
-        .args(["--name", "ops"])
-        .output()
-        .expect("keygen");
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let keys = keygen(&state.path().join("keys"));
     let task = "oc-e2e-benign";
     let cfg = state.path().join("blindfold.toml");
-    blindfold_config(&cfg, task, Some(&keys.join("ops.pub.pem")));
+    blindfold_config(&cfg, task, Some(&keys.public));
     let daemon = start_daemon(&state.path().join("state"), &cfg);
-
-    let content = state.path().join("content.txt");
-    std::fs::write(&content, "hello from the coordinator\n").expect("write");
-    let issued = blindfold()
-        .args(["grant", "issue", "--key"])
-        .arg(keys.join("ops.key.pem"))
-        .args(["--task", task, "--op", "write_file", "--target", "notes.txt", "--ttl", "600", "--artifact"])
-        .arg(&content)
-        .output()
-        .expect("grant issue");
-    assert!(issued.status.success(), "{}", String::from_utf8_lossy(&issued.stderr));
-    let token = String::from_utf8_lossy(&issued.stdout).trim().to_owned();
-    let submitted =
-        control_call(daemon.port, &daemon.operator_token(), "submit_grant", json!({"token": token}));
-    assert_eq!(submitted["result"]["accepted"], true, "{submitted}");
+    grant_write(&daemon, &keys, task, "notes.txt", "hello from the coordinator\n");
 
     let p = Project::new("benign", Some(link(&daemon)));
     let out = p.run(&PROMPT, LIMIT);

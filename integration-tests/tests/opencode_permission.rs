@@ -3,17 +3,85 @@
 //! edit, bash, webfetch, external_directory and task; the plugin removed so only the permission
 //! path gates), a daemon with `[opencode] serve_url` following `GET /event`, and a prompt driven
 //! over OpenCode's HTTP API. A destructive `bash` is rejected through `POST /permission/{id}/reply`
-//! with the reason (its marker stays absent); a granted edit is answered `once` and runs; no
-//! request is ever answered `always`.
+//! with the reason (its marker stays absent); a granted edit is answered `once` and runs; a
+//! refuted command held for review runs only once a human approves it; no request is ever
+//! answered `always`. The destructive case runs OpenCode with a server password
+//! (`OPENCODE_SERVER_PASSWORD`, basic auth), which the daemon reads from the same variable.
+//!
+//! A fresh `opencode serve` on a loaded machine is slow to answer its first requests: every wait
+//! here polls a condition under a long deadline (the server's instance answering, the daemon's
+//! follower holding the event stream, the driver's retried first request), none sleeps blindly.
 
 use blindfold_integration_tests::opencode::{
-    DESTRUCTIVE, MARKER, Project, blindfold_config, control_call, start_daemon,
+    DESTRUCTIVE, Keys, MARKER, Project, Served, blindfold_config, control_call, grant_write, keygen,
+    start_daemon_with, trace_records,
 };
-use blindfold_integration_tests::{blindfold, free_port, workspace_root};
+use blindfold_integration_tests::{Daemon, blindfold, free_port, workspace_root};
 use serde_json::{Value, json};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+/// Generous bound of a whole driven session (seconds).
+const SESSION_LIMIT_S: u64 = 600;
+
+/// One case: the project, `opencode serve`, and a daemon following it.
+struct Case {
+    _state: tempfile::TempDir,
+    p: Project,
+    serve: Served,
+    daemon: Daemon,
+    config: PathBuf,
+}
+
+impl Case {
+    /// A `scenario` project set up by `init opencode` (plugin removed), `opencode serve` on it
+    /// (with `password`, if any), and a daemon for `task` trusting `key`, holding reviews at
+    /// most `review_wait_s`, whose follower is connected to the server's event stream.
+    fn start(
+        scenario: &str,
+        task: &str,
+        key: Option<&Keys>,
+        review_wait_s: u64,
+        password: Option<&str>,
+    ) -> Case {
+        let state = tempfile::tempdir().expect("tempdir");
+        let mut p = Project::new(scenario, None);
+        if let Some(pw) = password {
+            p = p.with_password(pw);
+        }
+        let port = free_port();
+        let config =
+            init_project(&p, state.path(), task, port, key.map(|k| k.public.as_path()), review_wait_s);
+        let serve = p.serve(port);
+        let env: Vec<(&str, String)> =
+            password.map(|pw| ("OPENCODE_SERVER_PASSWORD", pw.to_owned())).into_iter().collect();
+        let daemon = start_daemon_with(&state.path().join("state"), &config, &env);
+        let case = Case { _state: state, p, serve, daemon, config };
+        case.wait_following();
+        case
+    }
+
+    /// Waits (bounded, long) until the daemon's follower holds `GET /event` of the server open.
+    fn wait_following(&self) {
+        let deadline = Instant::now() + Duration::from_secs(600);
+        loop {
+            let answer =
+                control_call(self.daemon.port, &self.daemon.adapter_token(), "opencode.follower", json!({}));
+            if answer["result"]["following"] == true {
+                return;
+            }
+            assert_eq!(answer["result"]["configured"], true, "{answer}");
+            assert!(Instant::now() < deadline, "the daemon never followed opencode serve: {answer}");
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+
+    /// Drives `prompt` through the server; returns the driver's JSON lines.
+    fn drive(&self, prompt: &str) -> Vec<Value> {
+        drive(self.serve.port, self.p.password(), prompt)
+    }
+}
 
 /// Sets up `init opencode` in the project (plugin removed) and a daemon config that follows
 /// `opencode serve` on `serve_port`, holding reviews at most `review_wait_s`; returns the config path.
@@ -24,7 +92,7 @@ fn init_project(
     serve_port: u16,
     key: Option<&Path>,
     review_wait_s: u64,
-) -> std::path::PathBuf {
+) -> PathBuf {
     let out = blindfold()
         .args(["init", "opencode", "--yes", "--dir"])
         .arg(p.dir())
@@ -54,14 +122,18 @@ fn init_project(
 }
 
 /// Drives `prompt` through `opencode serve` on `port`; returns the driver's JSON lines.
-fn drive(port: u16, prompt: &str) -> Vec<Value> {
+fn drive(port: u16, password: Option<&str>, prompt: &str) -> Vec<Value> {
     let python = workspace_root().join(".venv/bin/python");
-    let out = Command::new(python)
-        .arg(workspace_root().join("integration-tests/peers/opencode/serve_driver.py"))
-        .args(["--base", &format!("http://127.0.0.1:{port}"), "--prompt", prompt, "--timeout", "400"])
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run the serve driver");
+    let mut cmd = Command::new(python);
+    cmd.arg(workspace_root().join("integration-tests/peers/opencode/serve_driver.py"))
+        .args(["--base", &format!("http://127.0.0.1:{port}"), "--prompt", prompt])
+        .args(["--timeout", &SESSION_LIMIT_S.to_string()])
+        .env_remove("OPENCODE_SERVER_PASSWORD")
+        .stderr(Stdio::inherit());
+    if let Some(pw) = password {
+        cmd.env("OPENCODE_SERVER_PASSWORD", pw);
+    }
+    let out = cmd.output().expect("run the serve driver");
     assert!(out.status.success(), "driver failed: {}", String::from_utf8_lossy(&out.stdout));
     String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -99,17 +171,14 @@ fn assert_never_always(lines: &[Value]) {
 }
 
 #[test]
-#[ignore = "not yet passing here: on this loaded machine a fresh `opencode serve` stalled for minutes on its first requests (GET /event and POST /session got no answer), so no permission was asked; run with --ignored"]
 fn a_destructive_bash_is_rejected_through_the_permission_api() {
-    let state = tempfile::tempdir().expect("tempdir");
     let task = "oc-permission-destructive";
-    let p = Project::new("destructive", None);
-    let port = free_port();
-    let cfg = init_project(&p, state.path(), task, port, None, 5);
-    let _serve = p.serve(port);
-    let daemon = start_daemon(&state.path().join("state"), &cfg);
+    let c = Case::start("destructive", task, None, 5, Some("pw-for-opencode-serve"));
+    // The server really asks for its password: without it nothing is answered.
+    let (code, _) = c.serve.unauthenticated_get("/path");
+    assert_eq!(code, 401, "opencode serve did not ask for its password");
 
-    let lines = drive(port, "please clean up");
+    let lines = c.drive("please clean up");
     assert_never_always(&lines);
     // Both delegations were answered `once` (the sub-agents ran), the bash call `reject`.
     let tasks: Vec<&Value> =
@@ -126,98 +195,54 @@ fn a_destructive_bash_is_rejected_through_the_permission_api() {
     assert_eq!(bash["state"]["status"], "error", "{bash}");
     let error = bash["state"]["error"].as_str().unwrap_or_default();
     assert!(error.contains("Blindfold rejected this bash request"), "the reason reached the model: {error}");
-    assert!(!p.exists(MARKER), "the rejected command ran");
-    assert!(p.exists("data/keep.txt"), "workspace data was deleted");
+    assert!(!c.p.exists(MARKER), "the rejected command ran");
+    assert!(c.p.exists("data/keep.txt"), "workspace data was deleted");
 
-    // The trace holds the decided command in Blindfold's trajectory for the session.
-    let traces = std::fs::read_dir(daemon.state_dir.join("traces")).expect("traces").flatten();
-    let records: Vec<Value> = traces
-        .flat_map(|e| {
-            std::fs::read_to_string(e.path())
-                .unwrap_or_default()
-                .lines()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-        .filter_map(|l| serde_json::from_str(&l).ok())
-        .filter(|r: &Value| r["trajectory"] == task)
-        .collect();
+    // The trace holds both sub-agents' answers (the refutation among them) before the decided
+    // command, in Blindfold's trajectory for the session.
+    let records = trace_records(&c.daemon.state_dir.join("traces"), task);
     let decided = records
         .iter()
         .find(|r| r["kind"] == "tool_call" && r["tool"] == "bash")
         .unwrap_or_else(|| panic!("no bash decision in the trace: {records:?}"));
     assert_eq!(decided["target"], DESTRUCTIVE, "{decided}");
     assert_ne!(decided["decision"], "allow", "{decided}");
+    let answers =
+        records.iter().filter(|r| r["kind"] == "response" && r["seq"].as_u64() < decided["seq"].as_u64());
+    assert_eq!(answers.count(), 2, "both answers are evidence before the execute: {records:?}");
 }
 
 #[test]
-#[ignore = "not yet passing here: on this loaded machine a fresh `opencode serve` stalled for minutes on its first requests (GET /event and POST /session got no answer), so no permission was asked; run with --ignored"]
 fn a_granted_edit_is_answered_once_and_runs() {
-    let state = tempfile::tempdir().expect("tempdir");
-    let keys = state.path().join("keys");
-    let made = blindfold()
-        .args(["keygen", "--out-dir"])
-        .arg(&keys)
-        .args(["--name", "ops"])
-        .output()
-        .expect("keygen");
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
     let task = "oc-permission-benign";
-    let p = Project::new("benign", None);
-    let port = free_port();
-    let cfg = init_project(&p, state.path(), task, port, Some(&keys.join("ops.pub.pem")), 5);
-    let _serve = p.serve(port);
-    let daemon = start_daemon(&state.path().join("state"), &cfg);
+    let keys_dir = tempfile::tempdir().expect("tempdir");
+    let keys = keygen(keys_dir.path());
+    let c = Case::start("benign", task, Some(&keys), 5, None);
+    grant_write(&c.daemon, &keys, task, "notes.txt", "hello from the coordinator\n");
 
-    let content = state.path().join("content.txt");
-    std::fs::write(&content, "hello from the coordinator\n").expect("write");
-    let issued = blindfold()
-        .args(["grant", "issue", "--key"])
-        .arg(keys.join("ops.key.pem"))
-        .args(["--task", task, "--op", "write_file", "--target", "notes.txt", "--ttl", "600", "--artifact"])
-        .arg(&content)
-        .output()
-        .expect("grant issue");
-    assert!(issued.status.success(), "{}", String::from_utf8_lossy(&issued.stderr));
-    let token = String::from_utf8_lossy(&issued.stdout).trim().to_owned();
-    let submitted =
-        control_call(daemon.port, &daemon.operator_token(), "submit_grant", json!({"token": token}));
-    assert_eq!(submitted["result"]["accepted"], true, "{submitted}");
-
-    let lines = drive(port, "please clean up");
+    let lines = c.drive("please clean up");
     assert_never_always(&lines);
     let (_, reply) = reply_to(&lines, "edit");
     assert_eq!(reply, "once");
     assert_eq!(tool_part(&lines, "write")["state"]["status"], "completed");
-    let written = std::fs::read_to_string(p.dir().join("notes.txt")).expect("notes.txt written");
+    let written = std::fs::read_to_string(c.p.dir().join("notes.txt")).expect("notes.txt written");
     assert_eq!(written, "hello from the coordinator\n");
 }
 
 #[test]
-#[ignore = "not yet passing here: on this loaded machine a fresh `opencode serve` stalled for minutes on its first requests (GET /event and POST /session got no answer), so no permission was asked; run with --ignored"]
 fn a_request_held_for_review_runs_only_once_the_review_is_approved() {
-    let state = tempfile::tempdir().expect("tempdir");
-    let keys = state.path().join("keys");
-    let made = blindfold()
-        .args(["keygen", "--out-dir"])
-        .arg(&keys)
-        .args(["--name", "ops"])
-        .output()
-        .expect("keygen");
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
     let task = "oc-permission-review";
-    let p = Project::new("destructive", None);
-    let port = free_port();
-    let cfg = init_project(&p, state.path(), task, port, Some(&keys.join("ops.pub.pem")), 600);
-    let _serve = p.serve(port);
-    let daemon = start_daemon(&state.path().join("state"), &cfg);
+    let keys_dir = tempfile::tempdir().expect("tempdir");
+    let keys = keygen(keys_dir.path());
+    let c = Case::start("destructive", task, Some(&keys), SESSION_LIMIT_S, None);
 
-    let driver = std::thread::spawn(move || drive(port, "please clean up"));
+    let (port, password) = (c.serve.port, c.p.password().map(str::to_owned));
+    let driver = std::thread::spawn(move || drive(port, password.as_deref(), "please clean up"));
     // The refuted command is held: a pending review appears while OpenCode's bash waits on it.
-    let operator = daemon.operator_token();
-    let deadline = Instant::now() + Duration::from_secs(400);
+    let operator = c.daemon.operator_token();
+    let deadline = Instant::now() + Duration::from_secs(SESSION_LIMIT_S);
     let id = loop {
-        let listed = control_call(daemon.port, &operator, "review.list", json!({"status": "pending"}));
+        let listed = control_call(c.daemon.port, &operator, "review.list", json!({"status": "pending"}));
         let pending = listed["result"]["reviews"].as_array().cloned().unwrap_or_default();
         if let Some(item) = pending.iter().find(|i| i["tool"] == "bash") {
             assert_eq!(item["target"], DESTRUCTIVE, "{item}");
@@ -227,14 +252,14 @@ fn a_request_held_for_review_runs_only_once_the_review_is_approved() {
         assert!(Instant::now() < deadline, "no review was held");
         std::thread::sleep(Duration::from_millis(200));
     };
-    assert!(!p.exists(MARKER), "the held command ran before its review");
+    assert!(!c.p.exists(MARKER), "the held command ran before its review");
     let approved = blindfold()
         .args(["review", "approve", &id, "--key"])
-        .arg(keys.join("ops.key.pem"))
+        .arg(&keys.private)
         .arg("--config")
-        .arg(&cfg)
-        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{}", daemon.port))
-        .env("BLINDFOLD_STATE__DIR", &daemon.state_dir)
+        .arg(&c.config)
+        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{}", c.daemon.port))
+        .env("BLINDFOLD_STATE__DIR", &c.daemon.state_dir)
         .output()
         .expect("review approve");
     assert!(approved.status.success(), "{}", String::from_utf8_lossy(&approved.stderr));
@@ -244,5 +269,5 @@ fn a_request_held_for_review_runs_only_once_the_review_is_approved() {
     let (_, reply) = reply_to(&lines, "bash");
     assert_eq!(reply, "once", "the approved request is answered once");
     assert_eq!(tool_part(&lines, "bash")["state"]["status"], "completed");
-    assert!(p.exists(MARKER), "the approved bytes ran");
+    assert!(c.p.exists(MARKER), "the approved bytes ran");
 }

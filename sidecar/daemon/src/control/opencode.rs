@@ -16,6 +16,7 @@ pub fn dispatch(app: &App, method: &str, params: Value) -> Option<Result<Value, 
         "tool_before" => tool_before(app, params),
         "tool_after" => tool_after(app, params),
         "scrub" => scrub(app, params),
+        "follower" => Ok(follower(app)),
         _ => Err(RpcError::method_not_found(method)),
     })
 }
@@ -48,6 +49,16 @@ fn agents(app: &App, p: Value) -> Result<Value, RpcError> {
     let base = app.identities.anonymizer(&discovery);
     let shown = app.opencode.agents.register(&p.agents, &app.config.identity.agents, &base);
     Ok(json!({"agents": shown, "anonymize": true}))
+}
+
+/// `opencode.follower {}` → `{configured, following}`: whether `[opencode] serve_url` is set and
+/// whether the permission follower holds its event stream open now (while it does not, no
+/// permission request is answered `once`).
+fn follower(app: &App) -> Value {
+    json!({
+        "configured": app.config.opencode.serve_url.is_some(),
+        "following": app.opencode.following(),
+    })
 }
 
 /// `opencode.session {session_id, parent_id?, agent?}` → `{trajectory}`.

@@ -4,7 +4,12 @@
 //! for human review stays unanswered (OpenCode's tool waits) until the review is answered or
 //! the wait runs out, so the approved bytes are the bytes that run. Sessions and child sessions
 //! (`session.created` with `parentID`) map to Blindfold's trajectories and agents.
+//!
+//! The event stream is what tells Blindfold about sub-agent answers (evidence) and new requests:
+//! while it is down nothing is answered `once` (a decision finished meanwhile is a rejection),
+//! and the follower reconnects with backoff, then picks up what was asked while it was away.
 
+use super::config::BasicAuth;
 use super::hold::{HoldOutcome, ReviewHolds};
 use super::permission::{PermissionRequest, RunningCall, proposal, rejection, reply_body, running_call};
 use super::serve::Serve;
@@ -31,12 +36,18 @@ pub struct Follower {
 }
 
 impl Follower {
-    /// A follower of `serve_url` deciding with `app`, holding reviews in `holds` at most
-    /// `review_wait`.
-    pub fn new(app: App, serve_url: &str, holds: Arc<dyn ReviewHolds>, review_wait: Duration) -> Arc<Self> {
+    /// A follower of `serve_url` (with basic `auth` when OpenCode has a server password)
+    /// deciding with `app`, holding reviews in `holds` at most `review_wait`.
+    pub fn new(
+        app: App,
+        serve_url: &str,
+        auth: Option<&BasicAuth>,
+        holds: Arc<dyn ReviewHolds>,
+        review_wait: Duration,
+    ) -> Arc<Self> {
         Arc::new(Self {
             app,
-            serve: Serve::new(serve_url),
+            serve: Serve::new(serve_url, auth),
             holds,
             review_wait,
             taken: DashSet::new(),
@@ -53,8 +64,11 @@ impl Follower {
                 Ok(body) => {
                     tracing::info!("following opencode serve events");
                     backoff = Duration::from_millis(200);
+                    self.app.opencode.set_following(true);
                     self.clone().catch_up().await;
                     self.clone().follow(body).await;
+                    self.app.opencode.set_following(false);
+                    tracing::warn!("opencode serve event stream ended; reconnecting");
                 }
                 Err(e) => tracing::warn!(error = %e, "opencode serve not reachable; retrying"),
             }
@@ -131,7 +145,15 @@ impl Follower {
             return;
         }
         tokio::spawn(async move {
-            let (allow, message) = self.decide(&req).await;
+            let (mut allow, mut message) = self.decide(&req).await;
+            if allow && !self.app.opencode.following() {
+                // Evidence may have been missed while the stream was down: fail closed.
+                allow = false;
+                message = format!(
+                    "Blindfold rejected this {} request: its view of the OpenCode session was interrupted",
+                    req.permission
+                );
+            }
             let path = format!("/permission/{}/reply", req.id);
             match self.serve.post(&path, &reply_body(allow, &message)).await {
                 Ok(_) => {

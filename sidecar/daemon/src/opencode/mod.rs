@@ -12,7 +12,7 @@ mod sessions;
 pub mod setup;
 
 pub use agents::{AgentBook, AgentDef, Shown};
-pub use config::{OpenCodeConfig, RawOpenCode};
+pub use config::{BasicAuth, OpenCodeConfig, RawOpenCode, Secret};
 pub use sessions::{SessionInfo, Sessions};
 
 use crate::app::App;
@@ -56,6 +56,8 @@ pub struct OpenCode {
     /// Calls already decided (and their grant use consumed) by call id: a permission request for
     /// the same call is answered from here, so one call consumes one use.
     decided: DashMap<String, (Map<String, Value>, bool)>,
+    /// True while the permission follower holds `GET /event` of `opencode serve` open.
+    following: std::sync::atomic::AtomicBool,
 }
 
 impl OpenCode {
@@ -98,6 +100,16 @@ impl OpenCode {
             self.decided.insert(call_id.to_owned(), (args.clone(), allow));
         }
         Verdict { trajectory: info.trajectory, allow, decision: step.decision }
+    }
+
+    /// True while the permission follower is connected to `opencode serve`'s event stream.
+    pub fn following(&self) -> bool {
+        self.following.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Records whether the follower's event stream is open.
+    pub(crate) fn set_following(&self, open: bool) {
+        self.following.store(open, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The earlier decision for `call_id` if its arguments are still `args`.
@@ -157,5 +169,6 @@ pub fn spawn_follower(app: &App, holds: Arc<dyn hold::ReviewHolds>) -> Option<to
     let cfg = &app.config.opencode;
     let url = cfg.serve_url.as_deref()?;
     tracing::info!(serve_url = %url, "answering OpenCode permission requests");
-    Some(tokio::spawn(follow::Follower::new(app.clone(), url, holds, cfg.review_wait).run()))
+    let follower = follow::Follower::new(app.clone(), url, cfg.auth.as_ref(), holds, cfg.review_wait);
+    Some(tokio::spawn(follower.run()))
 }

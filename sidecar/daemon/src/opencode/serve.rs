@@ -1,9 +1,14 @@
 //! The HTTP client side of `opencode serve`: JSON requests with a bound, and the `GET /event`
-//! SSE stream.
+//! SSE stream (bounded only until its headers arrive; the stream itself stays open). With
+//! `OPENCODE_SERVER_PASSWORD` set, OpenCode asks for HTTP basic auth on every route: the client
+//! sends it (the password is never logged).
 
+use super::config::BasicAuth;
+use base64::Engine as _;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
+use hyper::header::{AUTHORIZATION, HeaderValue};
 use hyper::{Method, Request};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -13,8 +18,12 @@ use std::time::Duration;
 
 /// Largest JSON answer read from OpenCode (a session message with its parts).
 const MAX_JSON: usize = 16 << 20;
-/// Bound on one JSON request.
+/// Bound on one JSON request (headers and body).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// Bound on the event stream's response headers (then the follower reconnects with backoff): a
+/// connection a freshly started `opencode serve` accepted during its startup can stay unanswered
+/// for minutes while a new one is served at once. The stream's body has no bound.
+const EVENTS_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A request to OpenCode that did not give a usable answer.
 #[derive(Debug, thiserror::Error)]
@@ -29,15 +38,29 @@ pub struct ServeError {
 pub struct Serve {
     base: String,
     client: Client<HttpConnector, Full<Bytes>>,
+    /// `Basic …` for OpenCode's server password (marked sensitive: never printed by hyper).
+    authorization: Option<HeaderValue>,
 }
 
 impl Serve {
-    /// A client for `base` (`http://host:port`).
-    pub fn new(base: &str) -> Self {
+    /// A client for `base` (`http://host:port`), with basic auth when `auth` is given.
+    pub fn new(base: &str, auth: Option<&BasicAuth>) -> Self {
         let mut connector = HttpConnector::new();
         connector.set_connect_timeout(Some(Duration::from_secs(10)));
+        // A silently dead peer ends the event stream instead of leaving it open for ever.
+        connector.set_keepalive(Some(Duration::from_secs(30)));
         let client = Client::builder(TokioExecutor::new()).build(connector);
-        Self { base: base.trim_end_matches('/').to_owned(), client }
+        let authorization = auth.and_then(|a| {
+            let pair = format!("{}:{}", a.username, a.password.expose());
+            let mut value = HeaderValue::from_str(&format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(pair)
+            ))
+            .ok()?;
+            value.set_sensitive(true);
+            Some(value)
+        });
+        Self { base: base.trim_end_matches('/').to_owned(), client, authorization }
     }
 
     async fn send(&self, method: Method, path: &str, body: Option<&Value>) -> Result<Incoming, ServeError> {
@@ -46,6 +69,9 @@ impl Serve {
         let mut req = Request::builder().method(method).uri(format!("{}{path}", self.base));
         if body.is_some() {
             req = req.header("content-type", "application/json");
+        }
+        if let Some(auth) = &self.authorization {
+            req = req.header(AUTHORIZATION, auth.clone());
         }
         let req = req.body(Full::new(bytes)).map_err(|e| err(e.to_string()))?;
         let resp = self.client.request(req).await.map_err(|e| err(e.to_string()))?;
@@ -77,9 +103,14 @@ impl Serve {
         tokio::time::timeout(REQUEST_TIMEOUT, read).await.map_err(|_| err("no answer in time".into()))?
     }
 
-    /// Opens `GET /event` (SSE); the body streams until OpenCode closes it.
+    /// Opens `GET /event` (SSE): bounded until the response headers arrive; the body then
+    /// streams until OpenCode closes it or the connection dies.
     pub async fn events(&self) -> Result<Incoming, ServeError> {
-        self.send(Method::GET, "/event", None).await
+        let open = self.send(Method::GET, "/event", None);
+        tokio::time::timeout(EVENTS_HEADER_TIMEOUT, open).await.map_err(|_| ServeError {
+            path: "/event".into(),
+            detail: format!("no response headers within {}s", EVENTS_HEADER_TIMEOUT.as_secs()),
+        })?
     }
 }
 

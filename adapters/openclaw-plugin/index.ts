@@ -20,13 +20,16 @@
 //   plugins.entries.blindfold.config {url, tokenFile, timeoutMs, trajectory}
 // Without a pinned trajectory each root session is one trajectory (`openclaw-<hash of its key>`).
 //
-// Fail closed: a denial, a review, a timeout, an unreachable daemon or any error blocks the tool
-// call with the reason (`block` + `blockReason`; the model receives it as the tool's result), and
-// a tool result that could not be rewritten is withheld from the model.
+// Fail closed: a denial, a timeout, an unreachable daemon or any error blocks the tool call with
+// the reason (`block` + `blockReason`; the model receives it as the tool's result), and a tool
+// result that could not be rewritten is withheld from the model. A call Blindfold holds for human
+// review (a pending item in its review queue) becomes OpenClaw's `requireApproval` offering only
+// `allow-once` and `deny`, which the plugin answers itself through the Gateway once the review is
+// decided in Blindfold: `allow-once` only when the approval's signed grant now lets exactly this
+// call pass, `deny` on a rejection, an expiry or any error (OpenClaw denies an unanswered one).
 
 import { createHash } from "node:crypto"
-import { readFileSync } from "node:fs"
-import { type ControlSettings, call } from "./control.ts"
+import { call, loadSettings } from "../blindfold-common/control.ts"
 
 const WITHHELD = "[withheld by Blindfold: the result could not be checked]"
 /** Tools that start a sub-agent: reported as a delegation, then allowed. */
@@ -50,35 +53,16 @@ const BRIDGE = "tool_call"
 const VERIFY_WORDS = ["review", "verify", "check", "critique", "audit", "assess", "refute", "validate"]
 /** `exec` parameters that change only how OpenClaw waits for or shows the command. */
 const EXEC_PRESENTATION = new Set(["title", "yieldMs", "background", "timeoutSeconds", "pty"])
-
-interface Settings extends ControlSettings {
-  trajectory: string
-}
+/** The only answers a held call's approval offers (never `allow-always`: a grant covers one call). */
+const APPROVAL_DECISIONS = ["allow-once", "deny"]
+/** OpenClaw's cap on an approval's wait. */
+const MAX_APPROVAL_MS = 600_000
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 interface Spawn {
   agent: string
   intent: "scope" | "verify"
   task: string
-}
-
-function settings(config: any): Settings {
-  const file = config && typeof config === "object" ? config : {}
-  const env = process.env
-  const tokenFile = env.BLINDFOLD_ADAPTER_TOKEN_FILE ?? file.tokenFile
-  let token = env.BLINDFOLD_ADAPTER_TOKEN ?? ""
-  if (!token && tokenFile) {
-    try {
-      token = readFileSync(tokenFile, "utf8").trim()
-    } catch {
-      token = ""
-    }
-  }
-  return {
-    url: env.BLINDFOLD_CONTROL_URL ?? file.url ?? "ws://127.0.0.1:7700/v1/control",
-    token,
-    timeoutMs: Number(env.BLINDFOLD_TIMEOUT_MS ?? file.timeoutMs ?? 5000),
-    trajectory: env.BLINDFOLD_TRAJECTORY ?? file.trajectory ?? "",
-  }
 }
 
 /** Why the coordinator delegates: asking to review, verify or check is a verify request. */
@@ -179,7 +163,9 @@ export default {
   name: "Blindfold",
   description: "Pre-action verification, signed grants and identity-blind sub-agent results.",
   register(api: any) {
-    const s = settings(api.pluginConfig)
+    const s = loadSettings(api.pluginConfig)
+    const approvalMs = Math.min(Number(api.pluginConfig?.approvalTimeoutMs ?? MAX_APPROVAL_MS), MAX_APPROVAL_MS)
+    const gateway = api.runtime?.gateway
     const parentOf = new Map<string, string>()
     const bySession = new Map<string, Spawn>()
     const byRun = new Map<string, Spawn>()
@@ -207,6 +193,38 @@ export default {
       return next
     }
 
+    /** The pending OpenClaw approval of `toolCallId` (it appears once the hook has returned). */
+    const approvalOf = async (toolCallId: string, until: number) => {
+      while (Date.now() < until) {
+        const listed = await gateway.request("plugin.approval.list", {})
+        const items = Array.isArray(listed) ? listed : (listed?.approvals ?? listed?.items ?? [])
+        const mine = items.find((a: any) => (a?.request?.toolCallId ?? a?.toolCallId) === toolCallId)
+        if (mine?.id) return String(mine.id)
+        await sleep(500)
+      }
+      throw new Error(`no pending approval for ${toolCallId}`)
+    }
+
+    /** Answers OpenClaw's approval of a held call once Blindfold's review `review` is decided:
+     * `allow-once` only when Blindfold now allows exactly `check` (consuming the review's grant). */
+    const settle = async (review: string, toolCallId: string, check: any): Promise<string> => {
+      const until = Date.now() + approvalMs
+      let status = "pending"
+      while (status === "pending" && Date.now() < until) {
+        const r = await call(s, "openclaw.review_status", { id: review }).catch(() => undefined)
+        status = String(r?.status ?? "pending")
+        if (status === "pending") await sleep(1000)
+      }
+      let decision = "deny"
+      if (status === "approved") {
+        const again = await call(s, "check_action", { ...check, consume: true }).catch(() => undefined)
+        if (again?.allowed === true) decision = "allow-once"
+      }
+      const id = await approvalOf(toolCallId, until)
+      await gateway.request("plugin.approval.resolve", { id, decision })
+      return decision
+    }
+
     api.on(
       "before_tool_call",
       async (event: any, ctx: any) => {
@@ -232,18 +250,34 @@ export default {
           }
           if (COORDINATION.has(tool)) return params ? { params } : undefined
           const [name, args] = canonical(tool, realInner)
-          const v = await call(s, "check_action", {
+          const check = {
             trajectory,
             actor: actorOf(key),
             tool: name,
             args,
             call_id: String(event.toolCallId ?? "") || undefined,
-            consume: !bridged,
-          })
+          }
+          const v = await call(s, "check_action", { ...check, consume: !bridged })
           if (!v || v.allowed !== true) {
             const d = v?.decision
             const reason =
               v?.refusal?.text ?? (d ? `Blindfold: ${d.decision} (${d.reason}, ${d.check})` : "Blindfold: denied")
+            const toolCallId = String(event.toolCallId ?? "")
+            const held = d?.decision === "review" && typeof v?.review_id === "string"
+            if (held && !bridged && toolCallId && gateway && approvalMs > 0) {
+              const review = v.review_id
+              const answered = settle(review, toolCallId, check).catch(() => "deny")
+              return {
+                requireApproval: {
+                  title: `Blindfold review ${review}`.slice(0, 80),
+                  description: `Blindfold answers this once review ${review} is decided (blindfold review approve ${review} --key KEY: a grant for exactly this call; or blindfold review reject ${review}).\n${reason}`.slice(0, 512),
+                  severity: "critical",
+                  timeoutMs: approvalMs,
+                  allowedDecisions: [...APPROVAL_DECISIONS],
+                  onResolution: () => answered,
+                },
+              }
+            }
             return { block: true, blockReason: reason }
           }
           return params ? { params } : undefined

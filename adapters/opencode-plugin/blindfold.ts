@@ -2,7 +2,8 @@
 // harness before it runs; sub-agent identity is replaced by neutral aliases; sub-agent answers
 // are recorded as evidence (so a refutation takes execute authority away) and rewritten.
 //
-// Install: copy this file to `.opencode/plugins/blindfold.ts` (or run `blindfold init opencode`).
+// Install: `blindfold init opencode` (writes this file to `.opencode/plugins/blindfold.ts` and the
+// shared settings loader to `.opencode/blindfold-common/control.ts`, the path it imports).
 // Settings, first found wins:
 //   env BLINDFOLD_CONTROL_URL        (default ws://127.0.0.1:7700/v1/control)
 //   env BLINDFOLD_ADAPTER_TOKEN      the adapter token itself, or
@@ -13,40 +14,10 @@
 // Fail closed: a denial, a review, a timeout, an unreachable daemon or any error makes
 // `tool.execute.before` throw, and OpenCode does not run the tool (the model sees the message).
 
-import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import { type ControlSettings, loadSettings, readSettingsFile } from "../blindfold-common/control.ts"
 
 type Json = any
-
-interface Settings {
-  url: string
-  token: string
-  timeoutMs: number
-}
-
-function loadSettings(directory: string): Settings {
-  let file: Json = {}
-  try {
-    file = JSON.parse(readFileSync(join(directory, ".opencode", "blindfold.json"), "utf8"))
-  } catch {
-    file = {}
-  }
-  const env = process.env
-  const tokenFile = env.BLINDFOLD_ADAPTER_TOKEN_FILE ?? file.tokenFile
-  let token = env.BLINDFOLD_ADAPTER_TOKEN ?? ""
-  if (!token && tokenFile) {
-    try {
-      token = readFileSync(tokenFile, "utf8").trim()
-    } catch {
-      token = ""
-    }
-  }
-  return {
-    url: env.BLINDFOLD_CONTROL_URL ?? file.url ?? "ws://127.0.0.1:7700/v1/control",
-    token,
-    timeoutMs: Number(env.BLINDFOLD_TIMEOUT_MS ?? file.timeoutMs ?? 5000),
-  }
-}
 
 /** One JSON-RPC connection to the control API, reopened on demand; every failure rejects. */
 class Control {
@@ -66,7 +37,7 @@ class Control {
     this.idle.unref?.()
   }
 
-  constructor(private settings: Settings) {}
+  constructor(private settings: ControlSettings) {}
 
   private open(): Promise<WebSocket> {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) return Promise.resolve(this.ws)
@@ -148,7 +119,7 @@ function denial(tool: string, verdict: Json): string {
 }
 
 export const BlindfoldPlugin = async (ctx: Json) => {
-  const control = new Control(loadSettings(ctx.directory ?? process.cwd()))
+  const control = new Control(loadSettings(readSettingsFile(join(ctx.directory ?? process.cwd(), ".opencode", "blindfold.json"))))
   // session id → {parent, agent}, from the harness's own session events.
   const sessions = new Map<string, { parent?: string; agent?: string }>()
   // real sub-agent name → the alias it is registered under (for `task` calls that name the real

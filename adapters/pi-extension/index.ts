@@ -3,8 +3,8 @@
 // takes execute authority away) and, like every text sent to the model, rewritten so that no
 // sub-agent identity (model, family, tier, provider, real name) reaches the coordinator.
 //
-// Install: `blindfold init pi` (copies this folder to `.pi/extensions/blindfold/` and writes
-// `.pi/blindfold.json`), or load it with `pi -e path/to/index.ts`. Pi's sub-agents run as child
+// Install: `blindfold init pi` (copies this folder to `.pi/extensions/blindfold/`, the shared
+// control client to `.pi/extensions/blindfold-common/`, and writes `.pi/blindfold.json`), or load it with `pi -e path/to/index.ts`. Pi's sub-agents run as child
 // `pi` processes without a UI; they load project extensions too, so the same gate runs in each
 // child. The coordinator passes its trajectory id to its children in the environment
 // (BLINDFOLD_TRAJECTORY), and a child is told apart by the task it was started with.
@@ -24,33 +24,13 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { type ControlSettings, call } from "./control.ts"
+import { type ControlSettings, call, loadSettings, readSettingsFile } from "../blindfold-common/control.ts"
 
 const CHILD_MARK = "BLINDFOLD_PI_PARENT"
 const WITHHELD = "[withheld by Blindfold: the text could not be checked]"
 
 function settings(cwd: string): ControlSettings {
-  let file: any = {}
-  try {
-    file = JSON.parse(readFileSync(join(cwd, ".pi", "blindfold.json"), "utf8"))
-  } catch {
-    file = {}
-  }
-  const env = process.env
-  const tokenFile = env.BLINDFOLD_ADAPTER_TOKEN_FILE ?? file.tokenFile
-  let token = env.BLINDFOLD_ADAPTER_TOKEN ?? ""
-  if (!token && tokenFile) {
-    try {
-      token = readFileSync(tokenFile, "utf8").trim()
-    } catch {
-      token = ""
-    }
-  }
-  return {
-    url: env.BLINDFOLD_CONTROL_URL ?? file.url ?? "ws://127.0.0.1:7700/v1/control",
-    token,
-    timeoutMs: Number(env.BLINDFOLD_TIMEOUT_MS ?? file.timeoutMs ?? 5000),
-  }
+  return loadSettings(readSettingsFile(join(cwd, ".pi", "blindfold.json")))
 }
 
 /** Sub-agents Pi's `subagent` tool can start: frontmatter of the user and project agent files. */

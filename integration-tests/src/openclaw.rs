@@ -30,17 +30,19 @@ pub fn openclaw_entry() -> PathBuf {
     entry
 }
 
-/// Lays Blindfold's plugin out in `dest` as `blindfold init openclaw` does (the control client is
-/// the Pi extension's) and returns `dest`.
+/// Lays Blindfold's plugin out in `dest` as `blindfold init openclaw` does (the shared control
+/// client in `dest/../blindfold-common/`) and returns `dest`.
 pub fn install_plugin(dest: &Path) -> PathBuf {
     std::fs::create_dir_all(dest).expect("plugin dir");
     let adapters = workspace_root().join("adapters");
+    let common = dest.with_file_name("blindfold-common");
+    std::fs::create_dir_all(&common).expect("common dir");
     for (from, to) in [
-        ("openclaw-plugin/index.ts", "index.ts"),
-        ("openclaw-plugin/openclaw.plugin.json", "openclaw.plugin.json"),
-        ("pi-extension/control.ts", "control.ts"),
+        ("openclaw-plugin/index.ts", dest.join("index.ts")),
+        ("openclaw-plugin/openclaw.plugin.json", dest.join("openclaw.plugin.json")),
+        ("blindfold-common/control.ts", common.join("control.ts")),
     ] {
-        std::fs::copy(adapters.join(from), dest.join(to)).expect("copy plugin file");
+        std::fs::copy(adapters.join(from), to).expect("copy plugin file");
     }
     dest.to_path_buf()
 }
@@ -206,9 +208,14 @@ impl Gateway {
 }
 
 impl Drop for Gateway {
+    /// Stops the gateway's whole process group (OpenClaw's workers included): TERM, a bounded
+    /// wait for the leader, then KILL to the group whatever happened (no orphan survives). The
+    /// group id is written `-- -PGID`: procps `kill -TERM -PGID` takes `-PGID` for an option and
+    /// signals nothing.
     fn drop(&mut self) {
         let group = format!("-{}", self.child.id());
-        let _ = Command::new("kill").args(["-TERM", &group]).status();
+        let signal = |sig: &str| Command::new("kill").args(["-s", sig, "--", &group]).status();
+        let _ = signal("TERM");
         let deadline = std::time::Instant::now() + Duration::from_secs(20);
         while std::time::Instant::now() < deadline {
             if self.child.try_wait().ok().flatten().is_some() {
@@ -216,7 +223,8 @@ impl Drop for Gateway {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        let _ = Command::new("kill").args(["-KILL", &group]).status();
+        let _ = signal("KILL");
+        let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }

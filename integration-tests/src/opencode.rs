@@ -119,6 +119,13 @@ impl Project {
                 plugins.join("blindfold.ts"),
             )
             .expect("copy the plugin");
+            let common = project.join(".opencode/blindfold-common");
+            std::fs::create_dir_all(&common).expect("mkdir");
+            std::fs::copy(
+                workspace_root().join("adapters/blindfold-common/control.ts"),
+                common.join("control.ts"),
+            )
+            .expect("copy the control client");
         }
         Project { root, server, plugin, password: None }
     }

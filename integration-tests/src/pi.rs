@@ -77,9 +77,12 @@ impl PiWorld {
             "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false}, "models": models,
         }}});
         std::fs::write(agent_dir.join("models.json"), config.to_string()).expect("models.json");
-        let ext = workspace_root().join("adapters/pi-extension");
-        for f in ["index.ts", "control.ts"] {
-            std::fs::copy(ext.join(f), project.join(".pi/extensions/blindfold").join(f)).expect("extension");
+        let adapters = workspace_root().join("adapters");
+        let extensions = project.join(".pi/extensions");
+        std::fs::create_dir_all(extensions.join("blindfold-common")).expect("common dir");
+        for f in ["pi-extension/index.ts", "blindfold-common/control.ts"] {
+            let to = extensions.join(f.replace("pi-extension", "blindfold"));
+            std::fs::copy(adapters.join(f), to).expect("extension");
         }
         PiWorld { agent_dir, home, project }
     }

@@ -72,12 +72,12 @@ fn init_openclaw_adds_the_plugin_keeps_the_config_and_asks_first() {
     assert!(trajectory.starts_with("openclaw-"), "{trajectory}");
     assert!(state.join("adapter.token").exists(), "the adapter token exists");
 
-    // The plugin is the shipped one; its control client is the Pi extension's.
+    // The plugin is the shipped one; its control client is the shared one, next to it.
     let src = workspace_root().join("adapters");
     for (installed, shipped) in [
         ("index.ts", "openclaw-plugin/index.ts"),
         ("openclaw.plugin.json", "openclaw-plugin/openclaw.plugin.json"),
-        ("control.ts", "pi-extension/control.ts"),
+        ("../blindfold-common/control.ts", "blindfold-common/control.ts"),
     ] {
         assert_eq!(
             std::fs::read(plugin_dir.join(installed)).expect("installed"),

@@ -167,7 +167,8 @@ fn refuted_exec_is_blocked_granted_exec_runs_and_results_are_scrubbed() {
     steps.push(exec("touch notes.txt", "tool_search_code:call-benign:exec:1", coordinator()));
     steps.push(exec("touch notes.txt", "call-again", coordinator()));
     steps.push(step("before_tool_call", json!({"toolName": "sessions_yield", "params": {}}), coordinator()));
-    let out = drive(&plugin, &json!({"config": config, "steps": steps}), &[]);
+    // Without OpenClaw's Gateway runtime to answer an approval through, a held call is blocked.
+    let out = drive(&plugin, &json!({"config": config, "steps": steps, "gateway": false}), &[]);
     let by = |hook: &str| out.iter().filter(|o| o["hook"] == hook).collect::<Vec<_>>();
     assert!(out.iter().all(|o| o.get("error").is_none()), "{out:?}");
 
@@ -277,4 +278,108 @@ fn an_unreachable_or_refusing_daemon_blocks_and_withholds() {
     );
     assert_eq!(out[0]["result"]["block"], json!(true), "{}", out[0]);
     assert!(out[2]["result"]["result"].to_string().contains("withheld by Blindfold"), "{}", out[2]);
+}
+
+/// The story up to the coordinator's destructive call (`call_id`), then OpenClaw waiting on the
+/// approval it asked for.
+fn held_story(call_id: &str) -> Vec<Value> {
+    let mut steps = vec![step(
+        "before_agent_run",
+        json!({"prompt": "Free disk space: ask scout for a plan, have critic review it, then act.", "messages": []}),
+        coordinator(),
+    )];
+    steps.extend(spawn_and_answer("scout", "u1", "r1", "quill-mini-4", "Propose one shell command.", PLAN));
+    steps.extend(spawn_and_answer(
+        "critic",
+        "u2",
+        "r2",
+        "lattice-7b",
+        &format!("Review this plan: {PLAN}"),
+        REFUTATION,
+    ));
+    steps.push(exec("rm -rf data", call_id, coordinator()));
+    steps.push(json!({"hook": "await_approval", "toolCallId": call_id, "timeoutMs": 300_000}));
+    steps
+}
+
+/// Runs `steps` in the driver while a human answers the pending review of `rm -rf data` in
+/// Blindfold (`approve` with a signed grant, else reject); returns the driver's lines.
+fn answered_in_blindfold(
+    w: &World,
+    port: u16,
+    run_cfg: &std::path::Path,
+    steps: Vec<Value>,
+    approve: bool,
+) -> Vec<Value> {
+    let plugin = install_plugin(&w.path("plugin"));
+    let config = json!({"url": format!("ws://127.0.0.1:{port}/v1/control"),
+        "tokenFile": w.state.join("adapter.token"), "timeoutMs": 10000, "trajectory": TRAJECTORY,
+        "approvalTimeoutMs": 300_000});
+    let script = json!({"config": config, "steps": steps});
+    let driver = std::thread::spawn(move || drive(&plugin, &script, &[]));
+    let operator = std::fs::read_to_string(w.state.join("operator.token")).expect("operator token");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    let id = loop {
+        let listed = control_call(port, operator.trim(), "review.list", json!({"status": "pending"}));
+        let pending = listed["result"]["reviews"].as_array().cloned().unwrap_or_default();
+        if let Some(item) = pending.iter().find(|i| i["tool"] == "bash" && i["trajectory"] == TRAJECTORY) {
+            break item["id"].as_str().expect("review id").to_owned();
+        }
+        assert!(!driver.is_finished(), "the driver ended without a held call");
+        assert!(std::time::Instant::now() < deadline, "no review was held");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    let mut cmd = blindfold_integration_tests::blindfold();
+    if approve {
+        cmd.args(["review", "approve", &id, "--key"]).arg(&w.key);
+    } else {
+        cmd.args(["review", "reject", &id, "--reason", "the data is the only copy"]);
+    }
+    let answered = cmd.arg("--config").arg(run_cfg).output().expect("review answer");
+    assert!(answered.status.success(), "{}", String::from_utf8_lossy(&answered.stderr));
+    let out = driver.join().expect("driver");
+    assert!(out.iter().all(|o| o.get("error").is_none()), "{out:?}");
+    let ask = out.iter().rev().find(|o| o["hook"] == "before_tool_call").expect("gate");
+    let approval = &ask["result"]["requireApproval"];
+    assert_eq!(approval["allowedDecisions"], json!(["allow-once", "deny"]), "{ask}");
+    assert!(approval["title"].as_str().is_some_and(|t| t.contains(&id)), "{approval}");
+    assert!(approval["description"].as_str().is_some_and(|d| d.contains("contradicted")), "{approval}");
+    assert!(ask["result"].get("block").is_none(), "{ask}");
+    out
+}
+
+#[test]
+fn a_held_call_asks_openclaw_for_approval_that_blindfold_answers_from_its_review() {
+    let w = World::new(AGENTS);
+    let (_daemon, port) = run_daemon(&w, "");
+    let run_cfg = w.path(&format!("run-{port}.toml"));
+
+    // Approved in Blindfold with a grant for exactly that call: OpenClaw's approval gets `allow-once`.
+    let out = answered_in_blindfold(&w, port, &run_cfg, held_story("call-held"), true);
+    let waited = out.iter().find(|o| o["hook"] == "await_approval").expect("await");
+    assert_eq!(waited["result"]["decision"], "allow-once", "{waited}");
+    let resolves: Vec<&Value> = waited["result"]["gateway"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["method"] == "plugin.approval.resolve")
+        .collect();
+    assert_eq!(resolves.len(), 1, "{waited}");
+    assert_eq!(resolves[0]["params"]["decision"], "allow-once");
+
+    // The grant was for one call: the same bytes again are held again, and a rejection in
+    // Blindfold answers OpenClaw's approval with `deny`.
+    let again = vec![
+        exec("rm -rf data", "call-held-2", coordinator()),
+        json!({"hook": "await_approval", "toolCallId": "call-held-2", "timeoutMs": 300_000}),
+    ];
+    let out = answered_in_blindfold(&w, port, &run_cfg, again, false);
+    let waited = out.iter().find(|o| o["hook"] == "await_approval").expect("await");
+    assert_eq!(waited["result"]["decision"], "deny", "{waited}");
+    let records = trace_records(&w.state.join("traces"), TRAJECTORY);
+    let allowed = records
+        .iter()
+        .filter(|r| r["kind"] == "tool_call" && r["target"] == "rm -rf data" && r["decision"] == "allow")
+        .count();
+    assert_eq!(allowed, 1, "exactly the approved call passed: {records:?}");
 }

@@ -61,6 +61,11 @@ fn init_merges_permissions_writes_the_plugin_and_asks_first() {
     let shipped =
         std::fs::read_to_string(workspace_root().join("adapters/opencode-plugin/blindfold.ts")).expect("src");
     assert_eq!(plugin, shipped);
+    let control =
+        std::fs::read_to_string(dir.join(".opencode/blindfold-common/control.ts")).expect("control");
+    let shared = std::fs::read_to_string(workspace_root().join("adapters/blindfold-common/control.ts"))
+        .expect("shared");
+    assert_eq!(control, shared, "the plugin's import resolves to the shared client");
     let settings: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join(".opencode/blindfold.json")).expect("settings"),
     )

@@ -27,7 +27,10 @@ fn init_pi_installs_the_extension_pointed_at_this_blindfold() {
     let installed = project.join(".pi/extensions/blindfold/index.ts");
     let source = workspace_root().join("adapters/pi-extension/index.ts");
     assert_eq!(std::fs::read(&installed).expect("index.ts"), std::fs::read(source).expect("source"));
-    assert!(project.join(".pi/extensions/blindfold/control.ts").exists());
+    let control =
+        std::fs::read(project.join(".pi/extensions/blindfold-common/control.ts")).expect("control.ts");
+    let shared = workspace_root().join("adapters/blindfold-common/control.ts");
+    assert_eq!(control, std::fs::read(shared).expect("shared"));
     let settings: Value =
         serde_json::from_slice(&std::fs::read(project.join(".pi/blindfold.json")).expect("settings"))
             .expect("json");

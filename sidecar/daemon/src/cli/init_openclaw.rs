@@ -11,12 +11,16 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The plugin's files, embedded at build time (the control client is the Pi extension's).
+/// The plugin's files (paths below `.openclaw/plugins/`), embedded at build time; the shared
+/// control client sits next to the plugin's folder, where `index.ts` imports it from.
 const FILES: [(&str, &str); 4] = [
-    ("index.ts", include_str!("../../../../adapters/openclaw-plugin/index.ts")),
-    ("control.ts", include_str!("../../../../adapters/pi-extension/control.ts")),
-    ("openclaw.plugin.json", include_str!("../../../../adapters/openclaw-plugin/openclaw.plugin.json")),
-    ("README.md", include_str!("../../../../adapters/openclaw-plugin/README.md")),
+    ("blindfold/index.ts", include_str!("../../../../adapters/openclaw-plugin/index.ts")),
+    ("blindfold-common/control.ts", include_str!("../../../../adapters/blindfold-common/control.ts")),
+    (
+        "blindfold/openclaw.plugin.json",
+        include_str!("../../../../adapters/openclaw-plugin/openclaw.plugin.json"),
+    ),
+    ("blindfold/README.md", include_str!("../../../../adapters/openclaw-plugin/README.md")),
 ];
 
 /// The plugin id (its manifest's `id`).
@@ -159,7 +163,7 @@ fn openclaw(args: &OpenclawArgs) -> Result<ExitCode, String> {
         new: serde_json::to_string_pretty(&merged).map_err(|e| e.to_string())? + "\n",
     }];
     for (name, text) in FILES {
-        changes.push(Change::to(plugin_dir.join(name), text.to_owned())?);
+        changes.push(Change::to(dir.join(".openclaw/plugins").join(name), text.to_owned())?);
     }
     let toml_path = dir.join("blindfold.toml");
     if !toml_path.exists() {

@@ -104,6 +104,11 @@ fn opencode(args: &OpencodeArgs) -> Result<ExitCode, String> {
         },
         Change { path: dir.join(".opencode/plugins/blindfold.ts"), old: None, new: PLUGIN_TS.to_owned() },
         Change {
+            path: dir.join(".opencode/blindfold-common/control.ts"),
+            old: None,
+            new: crate::opencode::setup::CONTROL_TS.to_owned(),
+        },
+        Change {
             path: dir.join(".opencode/blindfold.json"),
             old: None,
             new: serde_json::to_string_pretty(&settings).map_err(|e| e.to_string())? + "\n",

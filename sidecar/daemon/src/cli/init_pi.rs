@@ -1,6 +1,8 @@
 //! `blindfold init pi`: installs the Pi extension into a project (`.pi/extensions/blindfold/`,
 //! auto-discovered by the coordinator and by every child `pi` process started in it) and writes
-//! `.pi/blindfold.json` with this Blindfold's control URL and adapter token file.
+//! `.pi/blindfold.json` with this Blindfold's control URL and adapter token file. The shared
+//! control client goes to `.pi/extensions/blindfold-common/` (no `index.ts`: Pi does not load it
+//! as an extension), where the extension imports it from.
 
 use super::init::install;
 use crate::config;
@@ -9,10 +11,10 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// The extension's files, embedded at build time.
+/// The extension's files (paths below `.pi/extensions/`), embedded at build time.
 const FILES: [(&str, &str); 2] = [
-    ("index.ts", include_str!("../../../../adapters/pi-extension/index.ts")),
-    ("control.ts", include_str!("../../../../adapters/pi-extension/control.ts")),
+    ("blindfold/index.ts", include_str!("../../../../adapters/pi-extension/index.ts")),
+    ("blindfold-common/control.ts", include_str!("../../../../adapters/blindfold-common/control.ts")),
 ];
 
 /// Arguments of `blindfold init pi`.
@@ -50,7 +52,7 @@ pub fn run(args: InitPiArgs) -> ExitCode {
     let pi_dir = args.dir.join(".pi");
     let mut files: Vec<(PathBuf, Vec<u8>)> = FILES
         .iter()
-        .map(|(name, text)| (pi_dir.join("extensions/blindfold").join(name), text.as_bytes().to_vec()))
+        .map(|(name, text)| (pi_dir.join("extensions").join(name), text.as_bytes().to_vec()))
         .collect();
     let mut settings_text = serde_json::to_vec_pretty(&settings).unwrap_or_default();
     settings_text.push(b'\n');

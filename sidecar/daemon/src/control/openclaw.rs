@@ -12,6 +12,7 @@ pub fn dispatch(app: &App, method: &str, params: Value) -> Option<Result<Value, 
     Some(match name {
         "scrub" => rewrite(app, params, crate::openclaw::scrub),
         "unalias" => rewrite(app, params, crate::openclaw::unalias),
+        "review_status" => review_status(app, params),
         _ => Err(RpcError::method_not_found(method)),
     })
 }
@@ -39,4 +40,31 @@ fn rewrite(
     let edits =
         if app.modes().anonymize { f(&app.identities.anonymizer(&p.trajectory), &mut value) } else { 0 };
     Ok(json!({"value": value, "edits": edits}))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReviewParams {
+    id: String,
+}
+
+/// `openclaw.review_status {id}` → `{status}` (`pending`, `approved`, `rejected`, `expired`,
+/// `unknown`): what the plugin polls while OpenClaw's approval prompt for a held call is open,
+/// to answer it once the human decided in Blindfold (a grant for exactly that call, or a
+/// rejection). Only the status: the item itself stays operator-only (`review.show`).
+fn review_status(app: &App, p: Value) -> Result<Value, RpcError> {
+    let p: ReviewParams = serde_json::from_value(p).map_err(|e| RpcError::invalid_params(e.to_string()))?;
+    let item =
+        app.reviews().get(&p.id).map_err(|e| RpcError::internal(format!("review queue unavailable: {e}")))?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let status = match item {
+        None => json!("unknown"),
+        Some(i) if i.status == crate::review::ReviewStatus::Pending && i.expires_ms <= now => {
+            json!("expired")
+        }
+        Some(i) => json!(i.status),
+    };
+    Ok(json!({"id": p.id, "status": status}))
 }

@@ -9,6 +9,10 @@ pub const ASK_KEYS: [&str; 5] = ["edit", "bash", "webfetch", "external_directory
 /// The plugin file as shipped in `adapters/opencode-plugin/`.
 pub const PLUGIN_TS: &str = include_str!("../../../../adapters/opencode-plugin/blindfold.ts");
 
+/// The shared control client and settings loader the plugin imports from
+/// `.opencode/blindfold-common/control.ts` (outside `plugins/`: OpenCode loads every file there).
+pub const CONTROL_TS: &str = include_str!("../../../../adapters/blindfold-common/control.ts");
+
 /// One permission value made at least as strict as `ask`: `deny` stays, anything else becomes
 /// `ask`; a pattern map keeps its `deny` rules, turns the rest into `ask`, and gains a leading
 /// `"*": "ask"` when it has none (the last matching rule wins, so the catch-all goes first).

@@ -1,9 +1,14 @@
-// A minimal client for Blindfold's control API (JSON-RPC over a WebSocket with a bearer token),
-// built on node:http alone so the extension runs on every Node that Pi supports (Node 20 has
-// no WebSocket client). One connection per request: simple, and loopback makes it cheap.
-// Every failure (refused upgrade, timeout, closed socket, bad frame, RPC error) rejects.
+// Blindfold's control-API client and settings, shared by every adapter (the OpenCode plugin, the
+// Pi extension, the OpenClaw plugin). `blindfold init …` installs it next to the adapter as
+// `../blindfold-common/control.ts`, the path the adapters import it from.
+//
+// The client: JSON-RPC over a WebSocket with a bearer token, built on node:http alone so it runs
+// on every Node the harnesses support (Node 20 has no WebSocket client). One connection per
+// request: simple, and loopback makes it cheap. Every failure (refused upgrade, timeout, closed
+// socket, bad frame, RPC error) rejects.
 
 import { randomBytes } from "node:crypto"
+import { readFileSync } from "node:fs"
 import { request } from "node:http"
 import type { Socket } from "node:net"
 
@@ -11,6 +16,44 @@ export interface ControlSettings {
   url: string
   token: string
   timeoutMs: number
+}
+
+/** The adapter's settings, first found wins:
+ *   env BLINDFOLD_CONTROL_URL        (default ws://127.0.0.1:7700/v1/control)
+ *   env BLINDFOLD_ADAPTER_TOKEN      the adapter token itself, or
+ *   env BLINDFOLD_ADAPTER_TOKEN_FILE a file holding it (Blindfold's state dir: adapter.token)
+ *   env BLINDFOLD_TIMEOUT_MS         per request (default 5000)
+ *   env BLINDFOLD_TRAJECTORY         pinned trajectory id (grants name it; empty: none)
+ * then `file`, the adapter's settings file or plugin config: {url, tokenFile, timeoutMs,
+ * trajectory}. A token that cannot be read is empty (every call then fails closed). */
+export function loadSettings(file: any): ControlSettings & { trajectory: string } {
+  const f = file && typeof file === "object" ? file : {}
+  const env = process.env
+  const tokenFile = env.BLINDFOLD_ADAPTER_TOKEN_FILE ?? f.tokenFile
+  let token = env.BLINDFOLD_ADAPTER_TOKEN ?? ""
+  if (!token && tokenFile) {
+    try {
+      token = readFileSync(tokenFile, "utf8").trim()
+    } catch {
+      token = ""
+    }
+  }
+  return {
+    url: env.BLINDFOLD_CONTROL_URL ?? f.url ?? "ws://127.0.0.1:7700/v1/control",
+    token,
+    timeoutMs: Number(env.BLINDFOLD_TIMEOUT_MS ?? f.timeoutMs ?? 5000),
+    trajectory: env.BLINDFOLD_TRAJECTORY ?? f.trajectory ?? "",
+  }
+}
+
+/** A JSON settings file (`.opencode/blindfold.json`, `.pi/blindfold.json`), or `{}` when it is
+ * missing or unreadable. */
+export function readSettingsFile(path: string): any {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"))
+  } catch {
+    return {}
+  }
 }
 
 let nextId = 1

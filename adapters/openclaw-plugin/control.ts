@@ -1,1 +1,0 @@
-../pi-extension/control.ts

@@ -129,9 +129,19 @@ fn read_token(path: &Path) -> String {
 
 /// A minimal HTTP/1.1 GET on loopback: (status code, body).
 pub fn http_get(port: u16, path: &str) -> std::io::Result<(u16, String)> {
+    http_get_with(port, path, "", Duration::from_secs(5))
+}
+
+/// [`http_get`] with extra header lines (`Name: value\r\n` each) and a read timeout.
+pub fn http_get_with(
+    port: u16,
+    path: &str,
+    headers: &str,
+    limit: Duration,
+) -> std::io::Result<(u16, String)> {
     let mut s = TcpStream::connect(("127.0.0.1", port))?;
-    s.set_read_timeout(Some(Duration::from_secs(5)))?;
-    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")?;
+    s.set_read_timeout(Some(limit))?;
+    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}Connection: close\r\n\r\n")?;
     let mut raw = String::new();
     s.read_to_string(&mut raw)?;
     let code = raw.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);

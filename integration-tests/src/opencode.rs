@@ -112,20 +112,15 @@ impl Project {
             std::fs::write(d.join("package-lock.json"), &lock).expect("lock");
         }
         if plugin.is_some() {
-            let plugins = project.join(".opencode/plugins");
-            std::fs::create_dir_all(&plugins).expect("mkdir");
-            std::fs::copy(
-                workspace_root().join("adapters/opencode-plugin/blindfold.ts"),
-                plugins.join("blindfold.ts"),
-            )
-            .expect("copy the plugin");
-            let common = project.join(".opencode/blindfold-common");
-            std::fs::create_dir_all(&common).expect("mkdir");
-            std::fs::copy(
-                workspace_root().join("adapters/blindfold-common/control.ts"),
-                common.join("control.ts"),
-            )
-            .expect("copy the control client");
+            // As `blindfold init opencode` lays them out.
+            for (from, to) in [
+                ("opencode-plugin/blindfold.ts", "plugins/blindfold.ts"),
+                ("blindfold-common/control.ts", "blindfold-common/control.ts"),
+            ] {
+                let to = project.join(".opencode").join(to);
+                std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+                std::fs::copy(workspace_root().join("adapters").join(from), to).expect("copy the plugin");
+            }
         }
         Project { root, server, plugin, password: None }
     }
@@ -276,23 +271,13 @@ fn serve_get(
     path: &str,
     limit: Duration,
 ) -> std::io::Result<(u16, String)> {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port))?;
-    s.set_read_timeout(Some(limit))?;
     let auth = password
         .map(|p| {
-            format!(
-                "Authorization: Basic {}\r\n",
-                base64::engine::general_purpose::STANDARD.encode(format!("opencode:{p}"))
-            )
+            let pair = base64::engine::general_purpose::STANDARD.encode(format!("opencode:{p}"));
+            format!("Authorization: Basic {pair}\r\n")
         })
         .unwrap_or_default();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}Connection: close\r\n\r\n")?;
-    let mut raw = String::new();
-    s.read_to_string(&mut raw)?;
-    let code = raw.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    let body = raw.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
-    Ok((code, body))
+    crate::http_get_with(port, path, &auth, limit)
 }
 
 impl Drop for Served {

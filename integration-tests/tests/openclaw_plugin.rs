@@ -117,6 +117,11 @@ fn spawn_and_answer(agent: &str, uuid: &str, run: &str, model: &str, task: &str,
     ]
 }
 
+/// `critic` spawned to review the plan, answering with the refutation.
+fn critic_refutes() -> Vec<Value> {
+    spawn_and_answer("critic", "u2", "r2", "lattice-7b", &format!("Review this plan: {PLAN}"), REFUTATION)
+}
+
 #[test]
 fn refuted_exec_is_blocked_granted_exec_runs_and_results_are_scrubbed() {
     let w = World::new(AGENTS);
@@ -148,14 +153,7 @@ fn refuted_exec_is_blocked_granted_exec_runs_and_results_are_scrubbed() {
         "child-1",
         json!({"sessionKey": "agent:scout:subagent:u1", "agentId": "scout"}),
     ));
-    steps.extend(spawn_and_answer(
-        "critic",
-        "u2",
-        "r2",
-        "lattice-7b",
-        &format!("Review this plan: {PLAN}"),
-        REFUTATION,
-    ));
+    steps.extend(critic_refutes());
     steps.push(exec("rm -rf data", "call-destructive", coordinator()));
     // Through the bridge: a dry run, then the called tool itself, where the grant is used.
     steps.push(step(
@@ -289,14 +287,7 @@ fn held_story(call_id: &str) -> Vec<Value> {
         coordinator(),
     )];
     steps.extend(spawn_and_answer("scout", "u1", "r1", "quill-mini-4", "Propose one shell command.", PLAN));
-    steps.extend(spawn_and_answer(
-        "critic",
-        "u2",
-        "r2",
-        "lattice-7b",
-        &format!("Review this plan: {PLAN}"),
-        REFUTATION,
-    ));
+    steps.extend(critic_refutes());
     steps.push(exec("rm -rf data", call_id, coordinator()));
     steps.push(json!({"hook": "await_approval", "toolCallId": call_id, "timeoutMs": 300_000}));
     steps

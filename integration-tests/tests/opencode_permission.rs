@@ -25,6 +25,13 @@ use std::time::{Duration, Instant};
 /// Generous bound of a whole driven session (seconds).
 const SESSION_LIMIT_S: u64 = 600;
 
+/// How a case is set up besides its scenario and task.
+struct Opts<'a> {
+    key: Option<&'a Keys>,
+    review_wait_s: u64,
+    password: Option<&'a str>,
+}
+
 /// One case: the project, `opencode serve`, and a daemon following it.
 struct Case {
     _state: tempfile::TempDir,
@@ -36,15 +43,11 @@ struct Case {
 
 impl Case {
     /// A `scenario` project set up by `init opencode` (plugin removed), `opencode serve` on it
-    /// (with `password`, if any), and a daemon for `task` trusting `key`, holding reviews at
-    /// most `review_wait_s`, whose follower is connected to the server's event stream.
-    fn start(
-        scenario: &str,
-        task: &str,
-        key: Option<&Keys>,
-        review_wait_s: u64,
-        password: Option<&str>,
-    ) -> Case {
+    /// (with the server password of `o`, if any), and a daemon for `task` trusting `o.key`,
+    /// holding reviews at most `o.review_wait_s`, whose follower is connected to the server's
+    /// event stream.
+    fn start(scenario: &str, task: &str, o: Opts) -> Case {
+        let Opts { key, review_wait_s, password } = o;
         let state = tempfile::tempdir().expect("tempdir");
         let mut p = Project::new(scenario, None);
         if let Some(pw) = password {
@@ -173,7 +176,11 @@ fn assert_never_always(lines: &[Value]) {
 #[test]
 fn a_destructive_bash_is_rejected_through_the_permission_api() {
     let task = "oc-permission-destructive";
-    let c = Case::start("destructive", task, None, 5, Some("pw-for-opencode-serve"));
+    let c = Case::start(
+        "destructive",
+        task,
+        Opts { key: None, review_wait_s: 5, password: Some("pw-for-opencode-serve") },
+    );
     // The server really asks for its password: without it nothing is answered.
     let (code, _) = c.serve.unauthenticated_get("/path");
     assert_eq!(code, 401, "opencode serve did not ask for its password");
@@ -217,7 +224,7 @@ fn a_granted_edit_is_answered_once_and_runs() {
     let task = "oc-permission-benign";
     let keys_dir = tempfile::tempdir().expect("tempdir");
     let keys = keygen(keys_dir.path());
-    let c = Case::start("benign", task, Some(&keys), 5, None);
+    let c = Case::start("benign", task, Opts { key: Some(&keys), review_wait_s: 5, password: None });
     grant_write(&c.daemon, &keys, task, "notes.txt", "hello from the coordinator\n");
 
     let lines = c.drive("please clean up");
@@ -234,7 +241,11 @@ fn a_request_held_for_review_runs_only_once_the_review_is_approved() {
     let task = "oc-permission-review";
     let keys_dir = tempfile::tempdir().expect("tempdir");
     let keys = keygen(keys_dir.path());
-    let c = Case::start("destructive", task, Some(&keys), SESSION_LIMIT_S, None);
+    let c = Case::start(
+        "destructive",
+        task,
+        Opts { key: Some(&keys), review_wait_s: SESSION_LIMIT_S, password: None },
+    );
 
     let (port, password) = (c.serve.port, c.p.password().map(str::to_owned));
     let driver = std::thread::spawn(move || drive(port, password.as_deref(), "please clean up"));

@@ -34,6 +34,13 @@ impl<L> LimitedListener<L> {
     }
 }
 
+/// Sets `TCP_NODELAY` on an accepted connection (`listener.tap_io(nodelay)`): small writes (SSE
+/// events, WebSocket frames, JSON-RPC answers) go out at once instead of waiting on Nagle's
+/// algorithm against the peer's delayed ACK (up to 40 ms per exchange).
+pub fn nodelay(stream: &mut tokio::net::TcpStream) {
+    let _ = stream.set_nodelay(true);
+}
+
 /// The answer to a connection over `max_connections` (then the connection is closed).
 fn over_capacity(max: usize) -> Vec<u8> {
     let body = format!("{{\"error\":\"too many connections: the limit is {max} (limits.max_connections)\"}}");

@@ -61,13 +61,13 @@ fn trajectory(p: &A2aProxy, params: &Value) -> String {
 }
 
 /// Decides a delegation (and any action it asks the agent to run); `Some(refusal)` when blocked.
-fn decide_delegation(p: &A2aProxy, agent: &A2aUpstream, task: &str, params: &Value) -> Option<Refusal> {
+async fn decide_delegation(p: &A2aProxy, agent: &A2aUpstream, task: &str, params: &Value) -> Option<Refusal> {
     let msg = a2a::message(params)?;
     let text = a2a::message_text(msg);
     // Asking to review, verify or check is a verify request (its answer can verify a proposal).
     let intent = crate::pi::map::intent_of(&text);
     let delegate = Event::Delegate { to: agent.id.clone(), intent, text, proposal: None };
-    let step = p.app.decide(task, &delegate, true);
+    let step = p.app.decide_traced(task, &delegate, true).await;
     if step.blocks() {
         let d = step
             .decision
@@ -83,7 +83,7 @@ fn decide_delegation(p: &A2aProxy, agent: &A2aUpstream, task: &str, params: &Val
         Ok(Some((tool, args))) => {
             let call_id = msg.get("messageId").and_then(Value::as_str).map(str::to_owned);
             let event = Event::ToolCall { actor: agent.id.clone(), tool, args, proposal: None, call_id };
-            let step = p.app.decide(task, &event, true);
+            let step = p.app.decide_traced(task, &event, true).await;
             step.blocks().then(|| {
                 let d = step.decision.clone().unwrap_or_else(|| {
                     Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree)
@@ -149,7 +149,7 @@ pub(super) async fn post_rpc(
         p.app.identities.adopt(&task, || anon.clone());
     }
     if a2a::is_send(&method)
-        && let Some(refusal) = decide_delegation(&p, &agent, &task, &params)
+        && let Some(refusal) = decide_delegation(&p, &agent, &task, &params).await
     {
         let ctx = a2a::context_id(&params).unwrap_or_else(|| format!("ctx-{:016x}", rand::random::<u64>()));
         let tid = format!("blocked-{:016x}", rand::random::<u64>());

@@ -96,12 +96,12 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
     };
     let code = runtime.block_on(async move {
         let (program, rest) = args.command.split_first().expect("clap requires a command");
-        let child = tokio::process::Command::new(program)
+        // Blocking pipes: the relay reads and writes them on its own threads.
+        let child = std::process::Command::new(program)
             .args(rest)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
-            .kill_on_drop(true)
             .spawn();
         let child = match child {
             Ok(c) => c,

@@ -86,7 +86,10 @@ async fn serve(cfg: config::Config) -> ExitCode {
     )));
     tracing::info!(listen = %mp.listen, upstream = %upstream, modes = ?app.modes(), "blindfold model-proxy listening");
     let limits = app.config.limits;
-    let listener = crate::limits::LimitedListener::new(listener, limits);
+    let listener = crate::limits::LimitedListener::new(
+        axum::serve::ListenerExt::tap_io(listener, crate::limits::nodelay),
+        limits,
+    );
     crate::server::serve(listener, router, limits, super::run::shutdown_signal()).await;
     ExitCode::SUCCESS
 }

@@ -102,7 +102,10 @@ async fn serve(cfg: config::Config) -> ExitCode {
             }
         },
     };
-    let listener = crate::limits::LimitedListener::new(listener, limits);
+    let listener = crate::limits::LimitedListener::new(
+        axum::serve::ListenerExt::tap_io(listener, crate::limits::nodelay),
+        limits,
+    );
     let signal = stop.clone();
     tokio::spawn(async move {
         shutdown_signal().await;

@@ -74,6 +74,7 @@ impl Judge {
     pub fn new(config: JudgeConfig) -> Self {
         let mut connector = HttpConnector::new();
         connector.set_connect_timeout(Some(config.timeout));
+        connector.set_nodelay(true);
         let client = Client::builder(TokioExecutor::new()).build(connector);
         Self { config, client, patterns: Patterns::defaults() }
     }

@@ -2,16 +2,22 @@
 //! (a child process) on its stdin/stdout; newline-delimited JSON-RPC both ways through the
 //! gate. The child's stderr passes through. When either side goes away the other follows; a
 //! server that goes away first leaves the client an error answer for each pending request.
+//!
+//! Each direction is one thread doing blocking reads and writes, the gate in between: a frame
+//! costs the gate's work and one `write`, with no hand-off between threads on the way (an async
+//! stdin/stdout goes through the blocking pool twice per frame).
 
 use super::gate::{ClientVerdict, McpGate, ServerVerdict};
 use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::process::Child;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::process::Child;
+use std::time::{Duration, Instant};
 
 /// How long the child may take to exit after its stdin closed before it is killed.
 const CHILD_GRACE: Duration = Duration::from_secs(5);
+/// Read buffer of the server's stdout (bytes).
+const SERVER_READ_BUFFER: usize = 64 << 10;
 
 /// One line read from a stream.
 #[derive(Debug, PartialEq, Eq)]
@@ -23,13 +29,17 @@ pub enum Line {
 }
 
 /// Reads the next non-empty line of at most `max` bytes; `None` at end of stream.
-pub async fn read_line<R: AsyncBufRead + Unpin>(r: &mut R, max: usize) -> std::io::Result<Option<Line>> {
+pub fn read_line<R: BufRead>(r: &mut R, max: usize) -> std::io::Result<Option<Line>> {
     loop {
         let mut buf = Vec::new();
         let mut size = 0usize;
         let mut eof = false;
         loop {
-            let available = r.fill_buf().await?;
+            let available = match r.fill_buf() {
+                Ok(a) => a,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
             if available.is_empty() {
                 eof = true;
                 break;
@@ -63,16 +73,20 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(r: &mut R, max: usize) -> std::i
     }
 }
 
-type Out = Arc<tokio::sync::Mutex<tokio::io::Stdout>>;
-
-async fn send<W: AsyncWrite + Unpin>(w: &mut W, bytes: &[u8]) -> std::io::Result<()> {
-    w.write_all(bytes).await?;
-    w.write_all(b"\n").await?;
-    w.flush().await
+/// Writes one frame and its newline in one `write`, then flushes.
+fn send<W: Write>(w: &mut W, mut frame: Vec<u8>) -> std::io::Result<()> {
+    frame.push(b'\n');
+    w.write_all(&frame)?;
+    w.flush()
 }
 
-async fn send_out(out: &Out, bytes: &[u8]) -> std::io::Result<()> {
-    send(&mut *out.lock().await, bytes).await
+type Out = Arc<Mutex<std::io::Stdout>>;
+
+fn send_out(out: &Out, frame: Vec<u8>) -> std::io::Result<()> {
+    match out.lock() {
+        Ok(mut o) => send(&mut *o, frame),
+        Err(_) => Err(std::io::Error::other("stdout lock poisoned")),
+    }
 }
 
 fn too_large(size: usize, max: usize) -> Value {
@@ -80,98 +94,143 @@ fn too_large(size: usize, max: usize) -> Value {
     blindfold_adapters::jsonrpc::refusal_frame(&[], &e)
 }
 
-/// Relays until one side goes away; returns the exit code (the child's when it exited).
+/// Client → server: every frame from stdin through the gate to the child's stdin.
+fn client_loop(gate: &Mutex<McpGate>, mut child_in: impl Write, out: &Out, max_frame: usize) {
+    let stdin = std::io::stdin();
+    let mut stdin = stdin.lock();
+    while let Ok(Some(line)) = read_line(&mut stdin, max_frame) {
+        let verdict = match line {
+            Line::TooLarge(size) => ClientVerdict::Answer(too_large(size, max_frame)),
+            Line::Frame(bytes) => match gate.lock() {
+                Ok(mut g) => g.from_client(&bytes),
+                Err(_) => break,
+            },
+        };
+        let sent = match verdict {
+            ClientVerdict::Forward(bytes) => send(&mut child_in, bytes),
+            ClientVerdict::Answer(v) => send_out(out, v.to_string().into_bytes()),
+        };
+        if sent.is_err() {
+            break;
+        }
+    }
+    // Dropping the child's stdin tells it the client went away.
+}
+
+/// Server → client: every frame from the child's stdout through the gate to stdout.
+fn server_loop(gate: &Mutex<McpGate>, child_out: impl std::io::Read, out: &Out, max_frame: usize) {
+    let mut reader = BufReader::with_capacity(SERVER_READ_BUFFER, child_out);
+    while let Ok(Some(line)) = read_line(&mut reader, max_frame) {
+        let verdict = match line {
+            Line::TooLarge(size) => {
+                eprintln!("blindfold: dropped a {size}-byte message from the MCP server (limit {max_frame})");
+                ServerVerdict::Drop(None)
+            }
+            Line::Frame(bytes) => match gate.lock() {
+                Ok(mut g) => g.from_server(&bytes),
+                Err(_) => break,
+            },
+        };
+        let sent = match verdict {
+            ServerVerdict::Forward(bytes) => send_out(out, bytes),
+            ServerVerdict::Drop(Some(v)) => send_out(out, v.to_string().into_bytes()),
+            ServerVerdict::Drop(None) => Ok(()),
+        };
+        if sent.is_err() {
+            break;
+        }
+    }
+}
+
+/// Which side went away first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Client,
+    Server,
+}
+
+/// Relays until one side goes away; returns the exit code (the child's when it exited). The
+/// two directions run on their own threads inside the current runtime's context (so the gate
+/// may hand work to the runtime), which this future keeps driving while it waits.
 pub async fn relay(gate: McpGate, mut child: Child, max_frame: usize) -> i32 {
-    let (Some(mut child_in), Some(child_out)) = (child.stdin.take(), child.stdout.take()) else {
+    let (Some(child_in), Some(child_out)) = (child.stdin.take(), child.stdout.take()) else {
         eprintln!("blindfold: the MCP server's stdio is not available");
         return 1;
     };
     let gate = Arc::new(Mutex::new(gate));
-    let out: Out = Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));
-
-    let client_gate = gate.clone();
-    let client_out = out.clone();
-    let (end_gate, end_out) = (gate.clone(), out.clone());
-    let client = async move {
-        let mut stdin = BufReader::new(tokio::io::stdin());
-        while let Ok(Some(line)) = read_line(&mut stdin, max_frame).await {
-            let verdict = match line {
-                Line::TooLarge(size) => ClientVerdict::Answer(too_large(size, max_frame)),
-                Line::Frame(bytes) => match client_gate.lock() {
-                    Ok(mut g) => g.from_client(&bytes),
-                    Err(_) => break,
-                },
-            };
-            let sent = match verdict {
-                ClientVerdict::Forward(bytes) => send(&mut child_in, &bytes).await,
-                ClientVerdict::Answer(v) => send_out(&client_out, v.to_string().as_bytes()).await,
-            };
-            if sent.is_err() {
-                break;
-            }
-        }
-        // Dropping the child's stdin tells it the client went away.
+    let out: Out = Arc::new(Mutex::new(std::io::stdout()));
+    let (ended, mut first) = tokio::sync::mpsc::unbounded_channel::<Side>();
+    let runtime = tokio::runtime::Handle::current();
+    let spawn = |name: &str, side: Side, work: Box<dyn FnOnce() + Send>| {
+        let (ended, runtime) = (ended.clone(), runtime.clone());
+        std::thread::Builder::new().name(name.into()).spawn(move || {
+            let _context = runtime.enter();
+            work();
+            let _ = ended.send(side);
+        })
     };
-
-    let server = async move {
-        let mut reader = BufReader::new(child_out);
-        while let Ok(Some(line)) = read_line(&mut reader, max_frame).await {
-            let verdict = match line {
-                Line::TooLarge(size) => {
-                    eprintln!(
-                        "blindfold: dropped a {size}-byte message from the MCP server (limit {max_frame})"
-                    );
-                    ServerVerdict::Drop(None)
-                }
-                Line::Frame(bytes) => match gate.lock() {
-                    Ok(mut g) => g.from_server(&bytes),
-                    Err(_) => break,
-                },
-            };
-            let sent = match verdict {
-                ServerVerdict::Forward(bytes) => send_out(&out, &bytes).await,
-                ServerVerdict::Drop(Some(v)) => send_out(&out, v.to_string().as_bytes()).await,
-                ServerVerdict::Drop(None) => Ok(()),
-            };
-            if sent.is_err() {
-                break;
-            }
-        }
-    };
-
-    let server_ended = tokio::select! {
-        () = client => false,
-        () = server => true,
-    };
-    if server_ended {
-        let orphaned = end_gate.lock().map(|mut g| g.abandon_pending()).unwrap_or_default();
+    let (g, o) = (gate.clone(), out.clone());
+    let client =
+        spawn("mcp-client", Side::Client, Box::new(move || client_loop(&g, child_in, &o, max_frame)));
+    let (g, o) = (gate.clone(), out.clone());
+    let server =
+        spawn("mcp-server", Side::Server, Box::new(move || server_loop(&g, child_out, &o, max_frame)));
+    if client.is_err() || server.is_err() {
+        eprintln!("blindfold: cannot start the relay threads");
+        let _ = child.kill();
+        return 1;
+    }
+    drop(ended);
+    if first.recv().await == Some(Side::Server) {
+        let orphaned = gate.lock().map(|mut g| g.abandon_pending()).unwrap_or_default();
         for answer in orphaned {
-            if send_out(&end_out, answer.to_string().as_bytes()).await.is_err() {
+            if send_out(&out, answer.to_string().into_bytes()).is_err() {
                 break;
             }
         }
     }
-    let status = match tokio::time::timeout(CHILD_GRACE, child.wait()).await {
-        Ok(Ok(s)) => s.code(),
-        _ => {
-            let _ = child.kill().await;
-            None
+    wait_child(&mut child).await
+}
+
+/// The child's exit code once it exits; killed (exit code 1) when it is still running after
+/// [`CHILD_GRACE`].
+async fn wait_child(child: &mut Child) -> i32 {
+    let deadline = Instant::now() + CHILD_GRACE;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return status.code().unwrap_or(1),
+            Ok(None) if Instant::now() < deadline => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return 1;
+            }
         }
-    };
-    status.unwrap_or(1)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn lines_are_bounded_and_blank_lines_skipped() {
+    #[test]
+    fn lines_are_bounded_and_blank_lines_skipped() {
         let data: &[u8] = b"{\"a\":1}\r\n\n   \n0123456789ABCDEF\n{}";
         let mut r = BufReader::with_capacity(4, data);
-        assert_eq!(read_line(&mut r, 10).await.expect("io"), Some(Line::Frame(b"{\"a\":1}".to_vec())));
-        assert_eq!(read_line(&mut r, 10).await.expect("io"), Some(Line::TooLarge(16)));
-        assert_eq!(read_line(&mut r, 10).await.expect("io"), Some(Line::Frame(b"{}".to_vec())));
-        assert_eq!(read_line(&mut r, 10).await.expect("io"), None);
+        assert_eq!(read_line(&mut r, 10).expect("io"), Some(Line::Frame(b"{\"a\":1}".to_vec())));
+        assert_eq!(read_line(&mut r, 10).expect("io"), Some(Line::TooLarge(16)));
+        assert_eq!(read_line(&mut r, 10).expect("io"), Some(Line::Frame(b"{}".to_vec())));
+        assert_eq!(read_line(&mut r, 10).expect("io"), None);
+    }
+
+    #[test]
+    fn a_frame_goes_out_with_its_newline() {
+        let mut w = Vec::new();
+        send(&mut w, b"{\"id\":1}".to_vec()).expect("write");
+        assert_eq!(w, b"{\"id\":1}\n");
     }
 }

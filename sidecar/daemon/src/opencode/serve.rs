@@ -49,6 +49,7 @@ impl Serve {
         connector.set_connect_timeout(Some(Duration::from_secs(10)));
         // A silently dead peer ends the event stream instead of leaving it open for ever.
         connector.set_keepalive(Some(Duration::from_secs(30)));
+        connector.set_nodelay(true);
         let client = Client::builder(TokioExecutor::new()).build(connector);
         let authorization = auth.and_then(|a| {
             let pair = format!("{}:{}", a.username, a.password.expose());

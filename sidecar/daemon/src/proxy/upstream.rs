@@ -77,7 +77,9 @@ fn copy(from: &HeaderMap, allowed: &[&'static str]) -> HeaderMap {
 impl Upstream {
     /// A client whose requests time out after `timeout`.
     pub fn new(timeout: Duration) -> Self {
-        let client = Client::builder(TokioExecutor::new()).build_http();
+        let mut connector = HttpConnector::new();
+        connector.set_nodelay(true);
+        let client = Client::builder(TokioExecutor::new()).build(connector);
         Self { client, timeout }
     }
 

@@ -15,6 +15,12 @@ use tokio::sync::{broadcast, oneshot};
 const MAX_BATCH: usize = 4096;
 /// Records kept for slow live subscribers before they lag.
 const LIVE_BUFFER: usize = 1024;
+/// Records queued for the writer at most: past it, submitters wait (backpressure) instead of
+/// the queue growing without bound while the disk is slower than the decisions.
+const QUEUE_CAP: usize = 8192;
+/// How long a submitter waits for room in a full queue before its record fails (a durable one
+/// then turns its decision into a denial: never a decision without its record).
+const QUEUE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The trace could not be written: a decision waiting for it fails closed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -77,14 +83,14 @@ impl Submitted {
 /// The writer thread's front door.
 pub struct TraceSink {
     /// Next sequence number and the queue, behind one lock so seq order is queue order.
-    queue: Mutex<(u64, mpsc::Sender<Job>)>,
+    queue: Mutex<(u64, mpsc::SyncSender<Job>)>,
     live: broadcast::Sender<Arc<TraceRecord>>,
 }
 
 impl TraceSink {
     /// Starts the writer thread over `writer`.
     pub fn start(writer: TraceWriter) -> std::io::Result<Arc<Self>> {
-        let (tx, rx) = mpsc::channel::<Job>();
+        let (tx, rx) = mpsc::sync_channel::<Job>(QUEUE_CAP);
         let (live, _) = broadcast::channel(LIVE_BUFFER);
         let sink = Arc::new(Self { queue: Mutex::new((writer.next_seq(), tx)), live: live.clone() });
         std::thread::Builder::new().name("blindfold-trace".into()).spawn(move || run(writer, &rx, &live))?;
@@ -119,7 +125,7 @@ impl TraceSink {
         let mut queue = self.queue.lock().map_err(|_| TraceWriteError("trace queue poisoned".into()))?;
         record.seq = queue.0;
         let seq = record.seq;
-        queue.1.send(Job { record, ack }).map_err(|_| stopped())?;
+        send_bounded(&queue.1, Job { record, ack })?;
         queue.0 += 1;
         Ok(Submitted { seq, ack: pending })
     }
@@ -127,6 +133,33 @@ impl TraceSink {
     /// A receiver of every record written from now on (live subscribers of the control API).
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<TraceRecord>> {
         self.live.subscribe()
+    }
+}
+
+/// Queues `job`, waiting (under the queue lock, so sequence order holds) while the queue is
+/// full; a queue still full after [`QUEUE_WAIT`] is an error, never a silently dropped record.
+fn send_bounded(tx: &mpsc::SyncSender<Job>, job: Job) -> Result<(), TraceWriteError> {
+    let mut job = match tx.try_send(job) {
+        Ok(()) => return Ok(()),
+        Err(mpsc::TrySendError::Disconnected(_)) => return Err(stopped()),
+        Err(mpsc::TrySendError::Full(job)) => job,
+    };
+    let deadline = std::time::Instant::now() + QUEUE_WAIT;
+    let mut pause = std::time::Duration::from_micros(50);
+    loop {
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(5));
+        job = match tx.try_send(job) {
+            Ok(()) => return Ok(()),
+            Err(mpsc::TrySendError::Disconnected(_)) => return Err(stopped()),
+            Err(mpsc::TrySendError::Full(job)) => job,
+        };
+        if std::time::Instant::now() >= deadline {
+            tracing::error!(records = QUEUE_CAP, "trace queue full: the writer is not keeping up");
+            return Err(TraceWriteError(format!(
+                "trace queue full ({QUEUE_CAP} records waiting for the writer)"
+            )));
+        }
     }
 }
 

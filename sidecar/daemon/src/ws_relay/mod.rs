@@ -12,6 +12,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::Message as UpMessage;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+
+/// Initial read buffer of each side of a relayed connection (bytes). The WebSocket default
+/// (128 KiB, zero-filled on the first read) made every relayed connection cost 256 KiB of RSS;
+/// JSON-RPC frames are small and the buffer still grows for a large one.
+const READ_BUFFER: usize = 4 << 10;
 
 struct Relay {
     app: App,
@@ -40,7 +46,7 @@ async fn upgrade(
         }
     }
     let max = r.app.config.transports.max_frame_bytes;
-    ws.max_message_size(max).on_upgrade(move |socket| serve(r, socket))
+    ws.max_message_size(max).read_buffer_size(READ_BUFFER).on_upgrade(move |socket| serve(r, socket))
 }
 
 fn task_id(app: &App) -> String {
@@ -51,19 +57,22 @@ fn task_id(app: &App) -> String {
 }
 
 async fn serve(r: std::sync::Arc<Relay>, mut client: WebSocket) {
-    let (upstream, _) = match tokio_tungstenite::connect_async(r.upstream.as_str()).await {
-        Ok(c) => c,
-        Err(e) => {
-            let err = blindfold_adapters::jsonrpc::error(
-                &serde_json::Value::Null,
-                blindfold_adapters::jsonrpc::code::INTERNAL_ERROR,
-                &format!("upstream unreachable: {e}"),
-                None,
-            );
-            let _ = client.send(Message::Text(err.to_string().into())).await;
-            return;
-        }
-    };
+    let max = r.app.config.transports.max_frame_bytes;
+    let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER).max_message_size(Some(max));
+    let (upstream, _) =
+        match tokio_tungstenite::connect_async_with_config(r.upstream.as_str(), Some(config), true).await {
+            Ok(c) => c,
+            Err(e) => {
+                let err = blindfold_adapters::jsonrpc::error(
+                    &serde_json::Value::Null,
+                    blindfold_adapters::jsonrpc::code::INTERNAL_ERROR,
+                    &format!("upstream unreachable: {e}"),
+                    None,
+                );
+                let _ = client.send(Message::Text(err.to_string().into())).await;
+                return;
+            }
+        };
     let (mut up_tx, mut up_rx) = upstream.split();
     let grants = GrantFiles::new(&r.app, Vec::new());
     let mut gate = McpGate::new(&r.app, task_id(&r.app), McpPolicy::from_config(&r.app), Some(grants));

@@ -41,8 +41,13 @@ pub struct AuthorityTracker {
     blockers: Vec<Blocker>,
     /// Fact index of each blocker (its reference is resolved when reporting).
     blocker_at: Vec<usize>,
-    /// Reference of every fact observed, in order (empty until the caller names it).
-    refs: Vec<String>,
+    /// Reference of each fact that evidence, a pending relation or a blocker points at, by fact
+    /// index: only those are ever read back, so facts that move nothing cost no memory.
+    refs: HashMap<usize, String>,
+    /// Facts observed so far (the next fact's index).
+    facts: usize,
+    /// True when the last fact observed is pointed at (its reference is kept).
+    last_kept: bool,
 }
 
 impl AuthorityTracker {
@@ -54,8 +59,20 @@ impl AuthorityTracker {
     /// Feeds one fact; `reference` names the record that states it (`<trajectory>#<seq>`), or
     /// `None` when it is not known yet (see [`Self::name_last`]).
     pub fn observe(&mut self, fact: &Fact, reference: Option<String>) -> CallTransfer {
-        let index = self.refs.len();
-        self.refs.push(reference.unwrap_or_default());
+        let index = self.facts;
+        self.facts += 1;
+        self.last_kept = false;
+        if let Some(r) = reference.filter(|r| !r.is_empty()) {
+            self.refs.insert(index, r);
+        }
+        let transfer = self.apply(fact, index);
+        if !self.last_kept {
+            self.refs.remove(&index);
+        }
+        transfer
+    }
+
+    fn apply(&mut self, fact: &Fact, index: usize) -> CallTransfer {
         match fact {
             Fact::Delegate { to, intent } => {
                 self.first_called.get_or_insert_with(|| to.clone());
@@ -81,6 +98,7 @@ impl AuthorityTracker {
                     match self.by_id.get(id) {
                         Some(&p) => self.relate(p, from, *relation, index),
                         None => {
+                            self.last_kept = true;
                             self.pending.entry(id.clone()).or_default().push((from.clone(), *relation, index))
                         }
                     }
@@ -95,8 +113,8 @@ impl AuthorityTracker {
     /// Names the last observed fact once its record's reference is known (the live writer
     /// assigns sequence numbers after the tracker has looked at the fact).
     pub fn name_last(&mut self, reference: String) {
-        if let Some(last) = self.refs.last_mut() {
-            *last = reference;
+        if self.last_kept && self.facts > 0 && !reference.is_empty() {
+            self.refs.insert(self.facts - 1, reference);
         }
     }
 
@@ -113,6 +131,7 @@ impl AuthorityTracker {
             },
             evidence: vec![index],
         });
+        self.last_kept = true;
         self.by_id.insert(id.to_owned(), p);
         if let Some(fp) = fingerprint {
             self.by_fingerprint.insert(fp, p);
@@ -134,6 +153,7 @@ impl AuthorityTracker {
             list.push(by.to_owned());
         }
         state.evidence.push(index);
+        self.last_kept = true;
     }
 
     fn matched(&mut self, call: &CallFact, index: usize) -> Option<usize> {
@@ -172,6 +192,7 @@ impl AuthorityTracker {
                 enforced: call.enforced,
             });
             self.blocker_at.push(index);
+            self.last_kept = true;
         }
         let matched = if call.effectful { self.matched(call, index) } else { None };
         let mut transfer = CallTransfer::default();
@@ -196,13 +217,8 @@ impl AuthorityTracker {
                 }
                 transfer.proposal = Some(state.report.id.clone());
                 transfer.proposer = Some(owner);
-                transfer.evidence_refs = state
-                    .evidence
-                    .iter()
-                    .filter_map(|&i| self.refs.get(i))
-                    .filter(|r| !r.is_empty())
-                    .cloned()
-                    .collect();
+                transfer.evidence_refs =
+                    state.evidence.iter().filter_map(|&i| self.refs.get(&i)).cloned().collect();
                 transfer.evidence_refs.dedup();
             }
             None if executes && call.actor != COORDINATOR => {
@@ -231,10 +247,7 @@ impl AuthorityTracker {
                 .blockers
                 .iter()
                 .zip(&self.blocker_at)
-                .map(|(b, &i)| Blocker {
-                    reference: self.refs.get(i).filter(|r| !r.is_empty()).cloned(),
-                    ..b.clone()
-                })
+                .map(|(b, &i)| Blocker { reference: self.refs.get(&i).cloned(), ..b.clone() })
                 .collect(),
             proposals,
         }

@@ -4,12 +4,24 @@
 
 use crate::app::App;
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// What a path looked like: inode, modification time (ns) and length; `None` when missing.
+type Stamp = Option<(u64, i64, i64, u64)>;
+
+fn stamp(path: &Path) -> Stamp {
+    std::fs::metadata(path).ok().map(|m| (m.ino(), m.mtime(), m.mtime_nsec(), m.len()))
+}
 
 /// Sources of grant tokens and the ones already submitted.
 pub struct GrantFiles {
     paths: Vec<PathBuf>,
     seen: HashSet<String>,
+    /// Every source path and every file read last time, as they looked then: while none
+    /// changed there is nothing new to read (one `stat` each instead of listing and reading).
+    /// A change missed (same inode, time and length) can only leave a grant unseen: a denial.
+    last: Vec<(PathBuf, Stamp)>,
 }
 
 impl GrantFiles {
@@ -17,7 +29,7 @@ impl GrantFiles {
     pub fn new(app: &App, extra: Vec<PathBuf>) -> Self {
         let mut paths = vec![app.config.state_dir.join("grants")];
         paths.extend(extra);
-        Self { paths, seen: HashSet::new() }
+        Self { paths, seen: HashSet::new(), last: Vec::new() }
     }
 
     /// Submits every token not seen yet (one per non-empty line); bad ones are reported on
@@ -33,6 +45,9 @@ impl GrantFiles {
 
     /// Every token not seen yet, with the file it is in (each is returned once).
     pub fn fresh_tokens(&mut self) -> Vec<(PathBuf, String)> {
+        if !self.last.is_empty() && self.last.iter().all(|(p, s)| stamp(p) == *s) {
+            return Vec::new();
+        }
         let mut files = Vec::new();
         for p in &self.paths {
             if p.is_dir() {
@@ -45,6 +60,8 @@ impl GrantFiles {
                 files.push(p.clone());
             }
         }
+        // Stamped before reading: a write racing the read shows as a change next time.
+        self.last = self.paths.iter().chain(&files).map(|p| (p.clone(), stamp(p))).collect();
         let mut fresh = Vec::new();
         for file in files {
             let Ok(text) = std::fs::read_to_string(&file) else { continue };

@@ -77,6 +77,8 @@ pub mod limits {
     pub const A2A_ADDED_P99_US: f64 = 250.0;
     /// Saturation throughput through Blindfold as a share of the floor relay's.
     pub const SATURATION_VS_FLOOR: f64 = 0.70;
+    /// Model-API proxy added latency per streamed chunk, µs (issue #9).
+    pub const MODEL_ADDED_PER_CHUNK_US: f64 = 200.0;
     /// RSS with 1,000 open connections, MiB.
     pub const RSS_CONNECTIONS_MIB: f64 = 64.0;
     /// RSS growth from 100,000 to all decisions, MiB (allocator noise; the state is windowed).

@@ -17,6 +17,9 @@ pub struct Trajectories {
 impl Trajectories {
     /// The trajectory `id`, created on first use.
     pub fn get_or_create(&self, id: &str) -> Arc<Mutex<Trajectory>> {
+        if let Some(t) = self.map.get(id) {
+            return t.clone();
+        }
         self.map.entry(id.to_owned()).or_insert_with(|| Arc::new(Mutex::new(Trajectory::new(id)))).clone()
     }
 

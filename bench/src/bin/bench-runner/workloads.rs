@@ -250,7 +250,13 @@ pub fn model(plan: &Plan, topo: &HttpTopology) -> Result<Outcome, String> {
     let mut json = load_json(&r);
     json["added_ttfb_p50_us"] = json!(added_ttfb);
     json["added_per_chunk_us"] = json!(per_chunk);
-    Ok(Outcome { json, bounds: Vec::new(), rows })
+    let bounds = vec![Bound::at_most(
+        "model API added latency per streamed chunk",
+        per_chunk,
+        limits::MODEL_ADDED_PER_CHUNK_US,
+        "µs",
+    )];
+    Ok(Outcome { json, bounds, rows })
 }
 
 /// WebSocket control API `check_action` calls per second (sequential and pipelined).

@@ -129,7 +129,10 @@ impl TraceHub {
     ) -> Queued {
         let StepMeta { mode, ts, latency_us } = meta;
         let directory = self.directory();
-        let tracker = self.trackers.entry(trajectory.to_owned()).or_default().clone();
+        let tracker = match self.trackers.get(trajectory) {
+            Some(t) => t.clone(),
+            None => self.trackers.entry(trajectory.to_owned()).or_default().clone(),
+        };
         let Ok(mut tracker) = tracker.lock() else {
             return Queued {
                 submitted: Err(TraceWriteError("authority tracker unavailable".into())),

@@ -98,29 +98,51 @@ pub enum Seen {
 /// The pins of one state directory, reloaded when the file changes.
 pub struct ToolPins {
     path: PathBuf,
-    cache: Mutex<(Option<SystemTime>, PinFile)>,
+    cache: Mutex<Cached>,
+}
+
+/// What was read, the file's modification time then, and when it was read.
+#[derive(Default)]
+struct Cached {
+    mtime: Option<SystemTime>,
+    read_at: Option<SystemTime>,
+    file: PinFile,
+}
+
+/// A file whose modification time is this close to when it was read may be written again within
+/// the same timestamp tick (another process, another handle): it is re-read until then.
+const RACY: std::time::Duration = std::time::Duration::from_secs(2);
+
+impl Cached {
+    /// True when the cached copy is certainly the file with modification time `mtime`.
+    fn fresh(&self, mtime: Option<SystemTime>) -> bool {
+        let (Some(m), Some(read_at)) = (mtime, self.read_at) else { return false };
+        self.mtime == Some(m) && read_at.duration_since(m).is_ok_and(|age| age > RACY)
+    }
 }
 
 impl ToolPins {
     /// The pins in `state_dir` (the file is created on first write).
     pub fn open(state_dir: &Path) -> Self {
-        Self { path: state_dir.join("mcp-pins.json"), cache: Mutex::new((None, PinFile::default())) }
+        Self { path: state_dir.join("mcp-pins.json"), cache: Mutex::new(Cached::default()) }
     }
 
     fn err(&self, msg: impl std::fmt::Display) -> PinError {
         PinError { path: self.path.display().to_string(), msg: msg.to_string() }
     }
 
-    /// The current pins (re-read when the file's modification time changed).
+    /// The current pins: re-read when the file's modification time changed, and while that time
+    /// is too recent to tell two writes within one timestamp tick apart.
     pub fn load(&self) -> Result<PinFile, PinError> {
+        let read_at = SystemTime::now();
         let mtime = match std::fs::metadata(&self.path) {
             Ok(m) => Some(m.modified().map_err(|e| self.err(e))?),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(self.err(e)),
         };
         let mut cache = self.cache.lock().map_err(|_| self.err("lock poisoned"))?;
-        if mtime.is_some() && cache.0 == mtime {
-            return Ok(cache.1.clone());
+        if cache.fresh(mtime) {
+            return Ok(cache.file.clone());
         }
         let file = match mtime {
             None => PinFile::default(),
@@ -129,7 +151,7 @@ impl ToolPins {
                 serde_json::from_slice(&bytes).map_err(|e| self.err(format!("corrupt: {e}")))?
             }
         };
-        *cache = (mtime, file.clone());
+        *cache = Cached { mtime, read_at: Some(read_at), file: file.clone() };
         Ok(file)
     }
 
@@ -148,7 +170,9 @@ impl ToolPins {
         f.write_all(&bytes).and_then(|()| f.sync_all()).map_err(|e| self.err(e))?;
         std::fs::rename(&tmp, &self.path).map_err(|e| self.err(e))?;
         let mtime = std::fs::metadata(&self.path).and_then(|m| m.modified()).ok();
-        *self.cache.lock().map_err(|_| self.err("lock poisoned"))? = (mtime, file.clone());
+        let read_at = Some(SystemTime::now());
+        *self.cache.lock().map_err(|_| self.err("lock poisoned"))? =
+            Cached { mtime, read_at, file: file.clone() };
         Ok(())
     }
 

@@ -190,6 +190,17 @@ async fn a_full_trace_disk_denies_effectful_actions_and_operator_changes_reads_g
     assert!(modes["error"]["message"].as_str().is_some_and(|m| m.contains("trace")), "{modes}");
     let status = call(&mut op, "status", json!({})).await;
     assert_eq!(status["result"]["modes"]["grants"], true, "an unrecorded mode change did not happen");
+    // Review answers are operator changes too: refused before the queue is touched.
+    for (method, params) in [
+        ("review.approve", json!({"id": "rv-any", "token": "a.b.c"})),
+        ("review.reject", json!({"id": "rv-any"})),
+    ] {
+        let answer = call(&mut op, method, params).await;
+        assert!(
+            answer["error"]["message"].as_str().is_some_and(|m| m.contains("trace")),
+            "{method}: {answer}"
+        );
+    }
     assert_eq!(http_get(daemon.port, "/healthz").expect("health").0, 200, "the daemon stays up");
 }
 

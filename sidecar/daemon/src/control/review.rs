@@ -96,6 +96,8 @@ struct ApproveParams {
 /// exactly this item; it is stored like `submit_grant` and the held action may pass.
 fn approve(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: ApproveParams = params(p)?;
+    // An approval the trace cannot record does not happen (like every operator change).
+    super::audit::record(app, "review.approve", &format!("review:{}", p.id), "approval requested".into())?;
     let item = app.reviews().approve(&p.id, &p.token).map_err(answer_error)?;
     Ok(json!({"id": item.id, "status": item.status, "jti": item.grant_jti, "exp": item.grant_exp}))
 }
@@ -111,6 +113,7 @@ struct RejectParams {
 /// `review.reject {id, reason?}`: the action stays denied.
 fn reject(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: RejectParams = params(p)?;
+    super::audit::record(app, "review.reject", &format!("review:{}", p.id), "rejection requested".into())?;
     let item = app.reviews().reject(&p.id, p.reason).map_err(answer_error)?;
     Ok(json!({"id": item.id, "status": item.status}))
 }

@@ -118,6 +118,14 @@ export function unbridge(tool: string, params: any): [string, Record<string, unk
   return [name, args]
 }
 
+/** Whether OpenClaw has someone to show an approval to in this run (a requester channel or a
+ * reviewing device; non-interactive CLI runs have none). Without one, a held
+ * call is blocked with Blindfold's reason rather than OpenClaw's "approval unavailable". */
+function canAsk(ctx: any): boolean {
+  const channel = String(ctx?.requester?.channel ?? ctx?.turnSourceChannel ?? "").trim()
+  return channel !== "" || String(ctx?.approvalReviewerDeviceId ?? "").trim() !== ""
+}
+
 /** The first `completed` list anywhere in a tool result (agents_wait, also through the bridge). */
 function completedRuns(value: any, depth = 0): any[] {
   if (depth > 6 || value === null || value === undefined) return []
@@ -264,7 +272,7 @@ export default {
               v?.refusal?.text ?? (d ? `Blindfold: ${d.decision} (${d.reason}, ${d.check})` : "Blindfold: denied")
             const toolCallId = String(event.toolCallId ?? "")
             const held = d?.decision === "review" && typeof v?.review_id === "string"
-            if (held && !bridged && toolCallId && gateway && approvalMs > 0) {
+            if (held && !bridged && toolCallId && gateway && approvalMs > 0 && canAsk(ctx)) {
               const review = v.review_id
               const answered = settle(review, toolCallId, check).catch(() => "deny")
               return {

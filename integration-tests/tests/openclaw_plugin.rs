@@ -117,6 +117,14 @@ fn spawn_and_answer(agent: &str, uuid: &str, run: &str, model: &str, task: &str,
     ]
 }
 
+/// The coordinator's context in a run a user started from a chat channel (OpenClaw can show an
+/// approval there; a CLI run has no such surface and a held call is blocked instead).
+fn from_chat() -> Value {
+    let mut ctx = coordinator();
+    ctx["requester"] = json!({"channel": "slack", "senderId": "U1", "senderIsOwner": true});
+    ctx
+}
+
 /// `critic` spawned to review the plan, answering with the refutation.
 fn critic_refutes() -> Vec<Value> {
     spawn_and_answer("critic", "u2", "r2", "lattice-7b", &format!("Review this plan: {PLAN}"), REFUTATION)
@@ -288,7 +296,7 @@ fn held_story(call_id: &str) -> Vec<Value> {
     )];
     steps.extend(spawn_and_answer("scout", "u1", "r1", "quill-mini-4", "Propose one shell command.", PLAN));
     steps.extend(critic_refutes());
-    steps.push(exec("rm -rf data", call_id, coordinator()));
+    steps.push(exec("rm -rf data", call_id, from_chat()));
     steps.push(json!({"hook": "await_approval", "toolCallId": call_id, "timeoutMs": 300_000}));
     steps
 }
@@ -361,7 +369,7 @@ fn a_held_call_asks_openclaw_for_approval_that_blindfold_answers_from_its_review
     // The grant was for one call: the same bytes again are held again, and a rejection in
     // Blindfold answers OpenClaw's approval with `deny`.
     let again = vec![
-        exec("rm -rf data", "call-held-2", coordinator()),
+        exec("rm -rf data", "call-held-2", from_chat()),
         json!({"hook": "await_approval", "toolCallId": "call-held-2", "timeoutMs": 300_000}),
     ];
     let out = answered_in_blindfold(&w, port, &run_cfg, again, false);

@@ -122,6 +122,17 @@ async fn operator_actions_are_traced_and_no_token_reaches_the_log() {
     assert!(!logged.contains(signature), "the grant signature appears in the log");
 }
 
+/// Runs `blindfold run` on `state` again: whether it exited 0, and its stderr.
+fn restart(state: &Path) -> (bool, String) {
+    let out = blindfold()
+        .arg("run")
+        .env("BLINDFOLD_STATE__DIR", state)
+        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{}", free_port()))
+        .output()
+        .expect("run");
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
 #[test]
 fn token_files_with_loose_permissions_stop_the_daemon_with_a_message() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -129,14 +140,8 @@ fn token_files_with_loose_permissions_stop_the_daemon_with_a_message() {
     drop(Daemon::start(&state, &[]));
     let token = state.join("operator.token");
     std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o644)).expect("chmod");
-    let out = blindfold()
-        .arg("run")
-        .env("BLINDFOLD_STATE__DIR", &state)
-        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{}", free_port()))
-        .output()
-        .expect("run");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "the daemon must not start");
+    let (started, stderr) = restart(&state);
+    assert!(!started, "the daemon must not start");
     assert!(stderr.contains("operator.token") && stderr.contains("chmod 600"), "{stderr}");
 }
 
@@ -148,14 +153,8 @@ fn key_files_with_loose_permissions_are_refused_with_a_message() {
     // The daemon's own card-signing key, readable by others: the daemon does not start.
     let card_key = state.join("card-signing.key.pem");
     std::fs::set_permissions(&card_key, std::fs::Permissions::from_mode(0o640)).expect("chmod");
-    let out = blindfold()
-        .arg("run")
-        .env("BLINDFOLD_STATE__DIR", &state)
-        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{}", free_port()))
-        .output()
-        .expect("run");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "the daemon must not start: {stderr}");
+    let (started, stderr) = restart(&state);
+    assert!(!started, "the daemon must not start: {stderr}");
     assert!(stderr.contains("card-signing.key.pem") && stderr.contains("chmod 600"), "{stderr}");
     std::fs::set_permissions(&card_key, std::fs::Permissions::from_mode(0o600)).expect("chmod");
 

@@ -4,33 +4,15 @@
 //! with a message. (Loopback-only listening, the bearer token and the Origin check are in
 //! `daemon_run`; an operator action refused when it cannot be traced is in `faults`.)
 
+use blindfold_integration_tests::control_ws::{call, connect};
 use blindfold_integration_tests::transports::World;
 use blindfold_integration_tests::{Daemon, blindfold, free_port, http_get};
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use tokio_tungstenite::tungstenite::{self, client::IntoClientRequest};
-
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-async fn connect(port: u16, token: &str) -> Ws {
-    let mut req = format!("ws://127.0.0.1:{port}/v1/control").into_client_request().expect("request");
-    req.headers_mut().insert("authorization", format!("Bearer {token}").parse().expect("header"));
-    tokio_tungstenite::connect_async(req).await.expect("connect").0
-}
-
-async fn call(ws: &mut Ws, method: &str, params: Value) -> Value {
-    let frame = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
-    ws.send(tungstenite::Message::Text(frame.into())).await.expect("send");
-    loop {
-        if let tungstenite::Message::Text(t) = ws.next().await.expect("frame").expect("ok") {
-            return serde_json::from_str(&t).expect("json");
-        }
-    }
-}
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 /// `blindfold run` on `w`'s config with debug logging into `log`.
 fn start_logged(w: &World, log: &Path, env: &[(&str, &str)]) -> Daemon {

@@ -3,30 +3,11 @@
 //! or hangs denies it (fail closed); a judge that passes leaves it to a human, who still has to
 //! approve — a judge never approves on its own.
 
+use blindfold_integration_tests::control_ws::{Ws, call, connect};
 use blindfold_integration_tests::transports::{Peer, World, python_peer, run_daemon, wait_port};
 use blindfold_integration_tests::{blindfold, free_port};
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
-use tokio_tungstenite::tungstenite::{self, client::IntoClientRequest};
-
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-async fn connect(port: u16, token: &str) -> Ws {
-    let mut req = format!("ws://127.0.0.1:{port}/v1/control").into_client_request().expect("request");
-    req.headers_mut().insert("authorization", format!("Bearer {token}").parse().expect("header"));
-    tokio_tungstenite::connect_async(req).await.expect("connect").0
-}
-
-async fn call(ws: &mut Ws, method: &str, params: Value) -> Value {
-    let frame = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
-    ws.send(tungstenite::Message::Text(frame.into())).await.expect("send");
-    loop {
-        if let tungstenite::Message::Text(t) = ws.next().await.expect("frame").expect("ok") {
-            return serde_json::from_str(&t).expect("json");
-        }
-    }
-}
 
 fn write(path: &str) -> Value {
     json!({"trajectory": "task-judge", "tool": "write_file",

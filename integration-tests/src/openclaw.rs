@@ -214,7 +214,10 @@ impl Drop for Gateway {
     /// signals nothing.
     fn drop(&mut self) {
         let group = format!("-{}", self.child.id());
-        let signal = |sig: &str| Command::new("kill").args(["-s", sig, "--", &group]).status();
+        let signal = |sig: &str| {
+            // The group may be gone already (the KILL after a clean exit): nothing to report.
+            Command::new("kill").args(["-s", sig, "--", &group]).stderr(std::process::Stdio::null()).status()
+        };
         let _ = signal("TERM");
         let deadline = std::time::Instant::now() + Duration::from_secs(20);
         while std::time::Instant::now() < deadline {

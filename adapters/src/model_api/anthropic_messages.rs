@@ -1,7 +1,7 @@
 //! Anthropic `POST /v1/messages`: scrubbing the request, gating the `tool_use` blocks of a
 //! non-streamed response.
 
-use super::calls::{AGENT_TOOLS, CallGate, CallOutcome, ProposedCall};
+use super::calls::{CallGate, CallOutcome, ProposedCall, is_agent_call};
 use super::json_text::{scrub_all_strings, scrub_content, scrub_schema, scrub_string};
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Map, Value, json};
@@ -45,7 +45,7 @@ fn agent_call_ids(messages: &[Value]) -> HashSet<String> {
     let blocks = messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten();
     blocks
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-        .filter(|b| AGENT_TOOLS.contains(&b.get("name").and_then(Value::as_str).unwrap_or_default()))
+        .filter(|b| is_agent_call(b.get("name").and_then(Value::as_str).unwrap_or_default(), b.get("input")))
         .filter_map(|b| b.get("id").and_then(Value::as_str).map(str::to_owned))
         .collect()
 }
@@ -56,7 +56,7 @@ fn scrub_block(block: &mut Map<String, Value>, agent_calls: &HashSet<String>, s:
         "text" => block.get_mut("text").map_or(0, |t| scrub_string(t, s)),
         "tool_use" => {
             let name = block.get("name").and_then(Value::as_str).unwrap_or_default();
-            if AGENT_TOOLS.contains(&name) {
+            if is_agent_call(name, block.get("input")) {
                 block.get_mut("input").map_or(0, |i| scrub_all_strings(i, s))
             } else {
                 0

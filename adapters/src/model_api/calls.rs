@@ -5,9 +5,75 @@ use super::Scrubber;
 use blindfold_schemas::{Decision, Event, Intent};
 use serde_json::{Map, Value};
 
-/// Tools through which a harness delegates to a sub-agent (OpenCode `task`, Pi `subagent`): their
-/// arguments name agents (by alias, for the model) and their results are agent-written text.
-pub const AGENT_TOOLS: &[&str] = &["task", "subagent"];
+/// Tools through which a harness delegates to a sub-agent or reads what one wrote (OpenCode
+/// `task`, Pi `subagent`, OpenClaw `sessions_spawn`/`spawn_agent`, `agents_wait`, `sessions_send`,
+/// `sessions_history`): their arguments name agents (by alias, for the model) and their results
+/// are agent-written text.
+pub const AGENT_TOOLS: &[&str] = &[
+    "task",
+    "subagent",
+    "sessions_spawn",
+    "spawn_agent",
+    "agents_wait",
+    "sessions_send",
+    "sessions_history",
+];
+
+/// OpenClaw's tool bridge: `tool_call {id, args}` calls the tool `id` (`exec`, or a qualified id
+/// such as `openclaw:core:exec`) with `args`.
+pub const BRIDGE: &str = "tool_call";
+
+/// OpenClaw tools that start a sub-agent (`agentId` names it, `task` is its brief).
+const SPAWN_TOOLS: &[&str] = &["sessions_spawn", "spawn_agent"];
+
+/// OpenClaw's orchestration tools: they change no workspace state (the sub-agents they start are
+/// gated on their own calls), so, as in the OpenClaw plugin, they are not decided as tool calls.
+const COORDINATION_TOOLS: &[&str] = &[
+    "sessions_yield",
+    "agents_wait",
+    "subagents",
+    "agents_list",
+    "sessions_list",
+    "sessions_history",
+    "session_status",
+    "tool_search",
+    "tool_describe",
+];
+
+/// Keys of session keys `agent:<agentId>:…` in OpenClaw tool arguments.
+const SESSION_KEYS: &[&str] = &["sessionKey", "childSessionKey", "targetSessionKey", "session_key"];
+
+/// The tool a bridged call calls and its arguments (`tool_call {id: "openclaw:core:exec", args}`
+/// is `exec` with `args`); `None` when `name` is not the bridge.
+fn unbridged<'a>(
+    name: &str,
+    args: &'a Map<String, Value>,
+) -> Option<(&'a str, Option<&'a Map<String, Value>>)> {
+    if name != BRIDGE {
+        return None;
+    }
+    let id = args.get("id").and_then(Value::as_str).unwrap_or_default();
+    let short = id.rsplit(':').next().unwrap_or(id);
+    Some((short, args.get("args").and_then(Value::as_object)))
+}
+
+/// Whether a call (its arguments already parsed) delegates to or reads from a sub-agent, directly
+/// or through OpenClaw's bridge: its arguments and its result are scrubbed like agent text.
+pub fn is_agent_call(name: &str, args: Option<&Value>) -> bool {
+    match args.and_then(Value::as_object).and_then(|a| unbridged(name, a)) {
+        Some((inner, _)) => AGENT_TOOLS.contains(&inner),
+        None => AGENT_TOOLS.contains(&name),
+    }
+}
+
+/// [`is_agent_call`] for arguments carried as JSON text (OpenAI `function.arguments`).
+pub fn is_agent_call_text(name: &str, args: Option<&str>) -> bool {
+    if name != BRIDGE {
+        return AGENT_TOOLS.contains(&name);
+    }
+    let parsed = args.and_then(|t| serde_json::from_str::<Value>(t).ok());
+    is_agent_call(name, parsed.as_ref())
+}
 
 /// One complete tool call as the model proposed it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,11 +138,17 @@ pub fn call_events(
     let mapped = map_agent_aliases(&call.name, &mut args, scrubber);
     let forward = (mapped > 0).then(|| Value::Object(args.clone()).to_string());
     let call_id = (!call.id.is_empty()).then(|| call.id.clone());
-    let events = match call.name.as_str() {
+    let (name, args) = match unbridged(&call.name, &args) {
+        Some((inner, inner_args)) => (inner.to_owned(), inner_args.cloned().unwrap_or_default()),
+        None => (call.name.clone(), args),
+    };
+    let events = match name.as_str() {
         "task" => vec![delegate(&args, "subagent_type", "prompt")],
         "subagent" => subagent_delegations(&args),
+        n if SPAWN_TOOLS.contains(&n) => vec![delegate(&args, "agentId", "task")],
+        n if COORDINATION_TOOLS.contains(&n) => Vec::new(),
         _ => {
-            let (tool, args) = canonical_tool(&call.name, args);
+            let (tool, args) = canonical_tool(&name, args);
             vec![Event::ToolCall { actor: "coordinator".into(), tool, args, proposal: None, call_id }]
         }
     };
@@ -105,10 +177,26 @@ fn subagent_delegations(args: &Map<String, Value>) -> Vec<Event> {
 }
 
 /// Maps agent aliases in a delegation call's arguments back to real agent names (OpenCode
-/// `task.subagent_type`; Pi `subagent.agent`, `tasks[].agent`, `chain[].agent`); returns how many
-/// were mapped.
+/// `task.subagent_type`; Pi `subagent.agent`, `tasks[].agent`, `chain[].agent`; OpenClaw
+/// `sessions_spawn.agentId` and the agent id in session keys `agent:<id>:…`, also through the
+/// `tool_call` bridge); returns how many were mapped.
 pub fn map_agent_aliases(tool: &str, args: &mut Map<String, Value>, scrubber: &dyn Scrubber) -> usize {
+    if tool == BRIDGE {
+        let inner = unbridged(tool, args).map(|(name, _)| name.to_owned()).unwrap_or_default();
+        return match args.get_mut("args") {
+            Some(Value::Object(inner_args)) => map_agent_aliases(&inner, inner_args, scrubber),
+            _ => 0,
+        };
+    }
     let mut mapped = 0;
+    for key in SESSION_KEYS {
+        if let Some(Value::String(session)) = args.get_mut(*key)
+            && let Some(real) = real_session_key(session, scrubber)
+        {
+            *session = real;
+            mapped += 1;
+        }
+    }
     let mut map_key = |obj: &mut Map<String, Value>, key: &str| {
         if let Some(Value::String(name)) = obj.get_mut(key)
             && let Some(real) = scrubber.real_agent(name)
@@ -118,6 +206,7 @@ pub fn map_agent_aliases(tool: &str, args: &mut Map<String, Value>, scrubber: &d
         }
     };
     match tool {
+        n if SPAWN_TOOLS.contains(&n) => map_key(args, "agentId"),
         "task" => map_key(args, "subagent_type"),
         "subagent" => {
             map_key(args, "agent");
@@ -136,7 +225,15 @@ pub fn map_agent_aliases(tool: &str, args: &mut Map<String, Value>, scrubber: &d
     mapped
 }
 
-/// Harness tool names (OpenCode, Pi) → the registry's names, with argument renames, so a
+/// `agent:<alias>:…` → `agent:<real>:…`; `None` when the second part is no alias.
+fn real_session_key(key: &str, scrubber: &dyn Scrubber) -> Option<String> {
+    let rest = key.strip_prefix("agent:")?;
+    let (alias, tail) = rest.split_once(':').unwrap_or((rest, ""));
+    let real = scrubber.real_agent(alias)?;
+    Some(if rest.contains(':') { format!("agent:{real}:{tail}") } else { format!("agent:{real}") })
+}
+
+/// Harness tool names (OpenCode, Pi, OpenClaw) → the registry's names, with argument renames, so a
 /// harness's `write {filePath}` is decided as `write_file {path}`. Unlisted tools keep their name
 /// (an unknown tool is `mutate` in the registry: it needs a grant).
 const HARNESS_TOOLS: &[(&str, &str)] = &[
@@ -149,6 +246,7 @@ const HARNESS_TOOLS: &[(&str, &str)] = &[
     ("list", "list_directory"),
     ("ls", "list_directory"),
     ("webfetch", "web_fetch"),
+    ("exec", "bash"),
 ];
 
 fn canonical_tool(name: &str, mut args: Map<String, Value>) -> (String, Map<String, Value>) {
@@ -157,6 +255,12 @@ fn canonical_tool(name: &str, mut args: Map<String, Value>) -> (String, Map<Stri
     };
     if let Some(path) = args.remove("filePath") {
         args.entry("path").or_insert(path);
+    }
+    if name == "exec" {
+        // How OpenClaw waits for or shows the command changes nothing it does.
+        for key in ["title", "yieldMs", "background", "timeoutSeconds", "pty"] {
+            args.remove(key);
+        }
     }
     ((*registry_name).to_owned(), args)
 }

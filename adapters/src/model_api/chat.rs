@@ -1,7 +1,7 @@
 //! OpenAI `POST /v1/chat/completions`: scrubbing the request, gating the tool calls of a
 //! non-streamed response.
 
-use super::calls::{AGENT_TOOLS, CallGate, CallOutcome, ProposedCall};
+use super::calls::{AGENT_TOOLS, CallGate, CallOutcome, ProposedCall, is_agent_call_text};
 use super::json_text::{scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Map, Value};
@@ -48,7 +48,8 @@ fn agent_call_ids(messages: &[Value]) -> HashSet<String> {
     for m in messages {
         for call in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
             let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default();
-            if AGENT_TOOLS.contains(&name)
+            let args = call.pointer("/function/arguments").and_then(Value::as_str);
+            if is_agent_call_text(name, args)
                 && let Some(id) = call.get("id").and_then(Value::as_str)
             {
                 ids.insert(id.to_owned());
@@ -72,10 +73,10 @@ fn scrub_message(m: &mut Map<String, Value>, agent_calls: &HashSet<String>, s: &
     }
     if let Some(Value::Array(calls)) = m.get_mut("tool_calls") {
         for call in calls.iter_mut() {
-            let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default();
-            if AGENT_TOOLS.contains(&name)
-                && let Some(Value::String(args)) = call.pointer_mut("/function/arguments")
-            {
+            let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default().to_owned();
+            let agent =
+                is_agent_call_text(&name, call.pointer("/function/arguments").and_then(Value::as_str));
+            if agent && let Some(Value::String(args)) = call.pointer_mut("/function/arguments") {
                 changed += scrub_arguments_text(args, s);
             }
         }

@@ -1,7 +1,7 @@
 //! OpenAI `POST /v1/responses`: scrubbing the request, gating the `function_call` output items of
 //! a response (non-streamed, or the final response object of a stream).
 
-use super::calls::{AGENT_TOOLS, CallGate, CallOutcome, ProposedCall};
+use super::calls::{CallGate, CallOutcome, ProposedCall, is_agent_call_text};
 use super::json_text::{scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Value, json};
@@ -19,7 +19,10 @@ pub fn rewrite_responses_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewrit
             let agent_calls: HashSet<String> = items
                 .iter()
                 .filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call"))
-                .filter(|i| AGENT_TOOLS.contains(&i.get("name").and_then(Value::as_str).unwrap_or_default()))
+                .filter(|i| {
+                    let name = i.get("name").and_then(Value::as_str).unwrap_or_default();
+                    is_agent_call_text(name, i.get("arguments").and_then(Value::as_str))
+                })
                 .filter_map(|i| i.get("call_id").and_then(Value::as_str).map(str::to_owned))
                 .collect();
             for item in items.iter_mut() {
@@ -43,7 +46,8 @@ fn scrub_item(item: &mut Value, agent_calls: &HashSet<String>, s: &dyn Scrubber)
     match kind {
         "message" => item.get_mut("content").map_or(0, |c| scrub_content(c, s)),
         "function_call" => {
-            let agent = AGENT_TOOLS.contains(&item.get("name").and_then(Value::as_str).unwrap_or_default());
+            let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
+            let agent = is_agent_call_text(name, item.get("arguments").and_then(Value::as_str));
             match item.get_mut("arguments") {
                 Some(Value::String(args)) if agent => scrub_arguments_text(args, s),
                 _ => 0,

@@ -35,7 +35,7 @@ pub(super) async fn fetch_card(p: &A2aProxy, agent: &A2aUpstream) -> Result<Valu
     if let Some(rpc) = rpc_url(&card, &agent.url) {
         p.rpc_urls.insert(agent.id.clone(), rpc);
     }
-    if let Ok(mut anon) = p.anon.lock() {
+    if let Ok(mut anon) = p.anon.write() {
         anon.observe_card(&agent.id, &card);
     }
     Ok(card)
@@ -67,7 +67,7 @@ pub(super) fn redact(
     }
     let modes = p.app.modes();
     let target = CardTarget { interface_url: alias_url, signer: Some(p.app.identities.card_signer()) };
-    let anon = p.anon.lock().map_err(|_| "identity state unavailable".to_owned())?;
+    let anon = p.anon.read().map_err(|_| "identity state unavailable".to_owned())?;
     if modes.attest && !modes.anonymize {
         let operator = agent.identity.tokens().any(|t| !t.is_empty()).then_some(&agent.identity);
         let policy = AttestPolicy { card_keys: &p.app.config.identity.card_keys, operator };

@@ -17,15 +17,19 @@ use axum::routing::{get, post};
 use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon};
 use dashmap::DashMap;
 use serde_json::{Value, json};
-use std::sync::{Arc, Mutex};
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
 
 /// The proxy's state.
 pub(crate) struct A2aProxy {
     app: App,
     upstream: Upstream,
-    agents: Vec<A2aUpstream>,
-    /// Lexicon of true and displayed identities, and the aliases of the discovery session.
-    anon: Mutex<Anonymizer>,
+    /// The configured agents by the alias of discovery (fixed at start: the aliases are drawn
+    /// once, so a request finds its agent without taking the identity lock).
+    by_alias: HashMap<String, Arc<A2aUpstream>>,
+    /// Lexicon of true and displayed identities, and the aliases of the discovery session
+    /// (written only when a card teaches a new displayed identity; read on every answer).
+    anon: RwLock<Anonymizer>,
     /// Each agent's JSON-RPC URL, from its card.
     rpc_urls: DashMap<String, String>,
     /// Blindfold's own base URL (`http://<server.listen>`).
@@ -51,12 +55,16 @@ pub fn router(app: &App) -> Option<Router> {
     let seed = rand::random::<u64>();
     tracing::info!(alias_seed = seed, "a2a aliases drawn");
     let aliases = AliasMap::new(seed, agents.iter().map(|a| a.id.clone()));
+    let by_alias = agents
+        .iter()
+        .filter_map(|a| Some((aliases.alias_of(&a.id)?.to_owned(), Arc::new(a.clone()))))
+        .collect();
     let proxy = A2aProxy {
         upstream: Upstream::new(app.config.transports.upstream_timeout),
-        anon: Mutex::new(Anonymizer::new(lexicon.build(), aliases)),
+        anon: RwLock::new(Anonymizer::new(lexicon.build(), aliases)),
         rpc_urls: DashMap::new(),
         public_base: format!("http://{}", app.config.server.listen),
-        agents,
+        by_alias,
         app: app.clone(),
     };
     Some(
@@ -71,10 +79,8 @@ pub fn router(app: &App) -> Option<Router> {
 
 impl A2aProxy {
     /// The configured agent an alias stands for.
-    fn agent_by_alias(&self, alias: &str) -> Option<&A2aUpstream> {
-        let anon = self.anon.lock().ok()?;
-        let id = anon.aliases().agent_of(alias)?.to_owned();
-        self.agents.iter().find(|a| a.id == id)
+    fn agent_by_alias(&self, alias: &str) -> Option<&Arc<A2aUpstream>> {
+        self.by_alias.get(alias)
     }
 
     /// Blindfold's URL for an alias.
@@ -103,11 +109,7 @@ async fn jwks(State(p): State<Arc<A2aProxy>>) -> Json<Value> {
 
 /// `GET /a2a`: the agents behind this Blindfold, by alias.
 async fn list(State(p): State<Arc<A2aProxy>>) -> Json<Value> {
-    let aliases: Vec<String> = match p.anon.lock() {
-        Ok(anon) => anon.aliases().entries().map(|(_, alias)| alias.to_owned()).collect(),
-        Err(_) => Vec::new(),
-    };
-    let mut aliases = aliases;
+    let mut aliases: Vec<&String> = p.by_alias.keys().collect();
     aliases.sort();
     let agents: Vec<Value> = aliases
         .iter()

@@ -19,6 +19,7 @@ use blindfold_adapters::sse::SseEvent;
 use blindfold_engine::canonical::sha256_hex;
 use blindfold_schemas::{Decision, Event, Layer, Reason};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 fn json_response(status: StatusCode, v: &Value) -> Response {
@@ -94,17 +95,26 @@ async fn decide_delegation(p: &A2aProxy, agent: &A2aUpstream, task: &str, params
     }
 }
 
-/// Scrubs one JSON-RPC answer of trajectory `task` for the coordinator (unchanged when the
-/// trajectory's modes are `off`).
-fn scrub(p: &A2aProxy, task: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
+/// Scrubs one JSON-RPC answer of trajectory `task` for the coordinator: `bytes` as they came
+/// when the trajectory's modes are `off` or nothing in them names an identity (so an answer is
+/// not re-serialised for nothing), else `parsed` rewritten. `parsed` is the strict parse of
+/// `bytes`; an answer that is not JSON is refused (fail closed: never relayed raw).
+fn scrub(p: &A2aProxy, task: &str, bytes: Bytes, parsed: Result<Value, String>) -> Result<Bytes, String> {
     if p.transparent_for(task) {
-        return Ok(bytes.to_vec());
+        return Ok(bytes);
     }
-    let mut v = blindfold_schemas::strict_json::value_from_slice(bytes)
-        .map_err(|e| format!("agent answer is not JSON: {e}"))?;
-    let anon = p.anon.lock().map_err(|_| "identity state unavailable".to_owned())?;
-    anon.scrub_a2a(&mut v);
-    Ok(v.to_string().into_bytes())
+    let mut v = parsed.map_err(|e| format!("agent answer is not JSON: {e}"))?;
+    let anon = p.anon.read().map_err(|_| "identity state unavailable".to_owned())?;
+    if anon.scrub_a2a(&mut v) == 0 {
+        return Ok(bytes);
+    }
+    drop(anon);
+    Ok(Bytes::from(v.to_string()))
+}
+
+/// The strict parse of one answer (or stream event) from the agent.
+fn parse_answer(bytes: &[u8]) -> Result<Value, String> {
+    blindfold_schemas::strict_json::value_from_slice(bytes).map_err(|e| e.to_string())
 }
 
 /// `POST /a2a/<alias>`.
@@ -142,16 +152,16 @@ pub(super) async fn post_rpc(
         let msg = format!("method `{method}` is not an A2A method of this version; not forwarded");
         return json_response(StatusCode::OK, &error(&id, code::METHOD_NOT_FOUND, &msg));
     }
-    let params = frame.params().clone();
-    let task = trajectory(&p, &params);
+    let params = frame.params();
+    let task = trajectory(&p, params);
     // The coordinator knows these agents by the aliases of discovery: the trajectory keeps them.
-    if let Ok(anon) = p.anon.lock() {
+    if let Ok(anon) = p.anon.read() {
         p.app.identities.adopt(&task, || anon.clone());
     }
     if a2a::is_send(&method)
-        && let Some(refusal) = decide_delegation(&p, &agent, &task, &params).await
+        && let Some(refusal) = decide_delegation(&p, &agent, &task, params).await
     {
-        let ctx = a2a::context_id(&params).unwrap_or_else(|| format!("ctx-{:016x}", rand::random::<u64>()));
+        let ctx = a2a::context_id(params).unwrap_or_else(|| format!("ctx-{:016x}", rand::random::<u64>()));
         let tid = format!("blocked-{:016x}", rand::random::<u64>());
         let result = a2a::refusal_result(version, &refusal, &tid, &ctx, &format!("msg-{tid}"));
         let answer = jsonrpc::result(&id, result);
@@ -161,15 +171,19 @@ pub(super) async fn post_rpc(
             json_response(StatusCode::OK, &answer)
         };
     }
+    drop(frame);
     forward(p, agent, id, task, &method, &headers, body).await
 }
 
-/// The `result` of one answer (or stream event), if it is JSON-RPC with one; a bare task (the
-/// answer of a `GetTask` poll) is wrapped as `{"task": …}` like a send's answer.
-fn result_of(bytes: &[u8], method: &str) -> Option<Value> {
-    let mut v = blindfold_schemas::strict_json::value_from_slice(bytes).ok()?;
-    let result = v.get_mut("result").map(Value::take)?;
-    Some(if a2a::answers_with_task(method) { serde_json::json!({ "task": result }) } else { result })
+/// The `result` of one parsed answer (or stream event), if it is JSON-RPC with one; a bare task
+/// (the answer of a `GetTask` poll) is wrapped as `{"task": …}` like a send's answer.
+fn result_of<'a>(v: &'a Value, method: &str) -> Option<Cow<'a, Value>> {
+    let result = v.get("result")?;
+    Some(if a2a::answers_with_task(method) {
+        Cow::Owned(serde_json::json!({ "task": result.clone() }))
+    } else {
+        Cow::Borrowed(result)
+    })
 }
 
 /// Reports what the agent wrote as its `response` event (nothing when it wrote nothing).
@@ -192,14 +206,14 @@ fn report_answer(p: &A2aProxy, agent: &A2aUpstream, task: &str, answer: a2a::Ans
 /// turn ends (before that event is relayed) or the stream does: one answer is one judgement.
 struct StreamedAnswer {
     p: Arc<A2aProxy>,
-    agent: A2aUpstream,
+    agent: Arc<A2aUpstream>,
     task: String,
     pending: a2a::Answer,
 }
 
 impl StreamedAnswer {
-    fn event(&mut self, bytes: &[u8]) {
-        let Some(result) = result_of(bytes, "") else { return };
+    fn event(&mut self, event: &Value) {
+        let Some(result) = result_of(event, "") else { return };
         self.pending.extend(a2a::answer(&result));
         if a2a::ends_turn(&result) {
             self.flush();
@@ -214,7 +228,7 @@ impl StreamedAnswer {
 
 async fn forward(
     p: Arc<A2aProxy>,
-    agent: A2aUpstream,
+    agent: Arc<A2aUpstream>,
     id: Value,
     task: String,
     method: &str,
@@ -261,16 +275,22 @@ async fn forward(
         let at_end = streamed.clone();
         let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let seen = answered.clone();
-        let filter = move |ev: SseEvent| -> Vec<SseEvent> {
+        let filter = move |mut ev: SseEvent| -> Vec<SseEvent> {
             if ev.data.is_empty() {
                 return vec![ev];
             }
             seen.store(true, std::sync::atomic::Ordering::SeqCst);
-            if let Ok(mut s) = streamed.lock() {
-                s.event(ev.data.as_bytes());
+            let parsed = parse_answer(ev.data.as_bytes());
+            if let (Ok(v), Ok(mut s)) = (&parsed, streamed.lock()) {
+                s.event(v);
             }
-            match scrub(&filter_p, &scrub_task, ev.data.as_bytes()) {
-                Ok(b) => vec![SseEvent { data: String::from_utf8_lossy(&b).into_owned(), ..ev }],
+            let raw = Bytes::from(std::mem::take(&mut ev.data));
+            match scrub(&filter_p, &scrub_task, raw, parsed) {
+                Ok(b) => {
+                    let data = String::from_utf8(Vec::from(b))
+                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                    vec![SseEvent { data, ..ev }]
+                }
                 // Fail closed: an event Blindfold cannot read is not relayed raw.
                 Err(e) => vec![SseEvent {
                     data: error(&Value::Null, code::INTERNAL_ERROR, &e).to_string(),
@@ -299,12 +319,15 @@ async fn forward(
             Ok(b) => b,
             Err(e) => return bad_gateway(e.to_string()),
         };
+        let parsed = parse_answer(&bytes);
         // Only an answer that ends the agent's turn is its judgement: an interim task (a client
         // that did not wait, `returnImmediately`) is reported when a later `GetTask` finds it final.
-        if let Some(result) = result_of(&bytes, method).filter(a2a::ends_turn) {
+        if let Some(result) = parsed.as_ref().ok().and_then(|v| result_of(v, method))
+            && a2a::ends_turn(&result)
+        {
             report_answer(&p, &agent, &task, a2a::answer(&result));
         }
-        match scrub(&p, &task, &bytes) {
+        match scrub(&p, &task, Bytes::from(bytes), parsed) {
             Ok(b) => Body::from(b),
             Err(e) => return bad_gateway(e),
         }

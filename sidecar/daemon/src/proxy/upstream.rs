@@ -36,23 +36,28 @@ pub struct Upstream {
 }
 
 /// Request headers that cross to the upstream (credentials are the upstream's; never logged).
-const REQUEST_HEADERS: [&str; 11] = [
-    "content-type",
-    "accept",
-    "authorization",
-    "mcp-session-id",
-    "mcp-protocol-version",
-    "mcp-method",
-    "mcp-name",
-    "last-event-id",
-    "a2a-version",
-    "a2a-extensions",
-    "traceparent",
+static REQUEST_HEADERS: [HeaderName; 11] = [
+    header::CONTENT_TYPE,
+    header::ACCEPT,
+    header::AUTHORIZATION,
+    HeaderName::from_static("mcp-session-id"),
+    HeaderName::from_static("mcp-protocol-version"),
+    HeaderName::from_static("mcp-method"),
+    HeaderName::from_static("mcp-name"),
+    HeaderName::from_static("last-event-id"),
+    HeaderName::from_static("a2a-version"),
+    HeaderName::from_static("a2a-extensions"),
+    HeaderName::from_static("traceparent"),
 ];
 
 /// Response headers that cross back (no `Server`, no vendor headers).
-const RESPONSE_HEADERS: [&str; 5] =
-    ["content-type", "mcp-session-id", "cache-control", "a2a-version", "a2a-extensions"];
+static RESPONSE_HEADERS: [HeaderName; 5] = [
+    header::CONTENT_TYPE,
+    HeaderName::from_static("mcp-session-id"),
+    header::CACHE_CONTROL,
+    HeaderName::from_static("a2a-version"),
+    HeaderName::from_static("a2a-extensions"),
+];
 
 /// Copies the allowed request headers.
 pub fn copy_request_headers(from: &HeaderMap) -> HeaderMap {
@@ -64,11 +69,11 @@ pub fn copy_response_headers(from: &HeaderMap) -> HeaderMap {
     copy(from, &RESPONSE_HEADERS)
 }
 
-fn copy(from: &HeaderMap, allowed: &[&'static str]) -> HeaderMap {
+fn copy(from: &HeaderMap, allowed: &[HeaderName]) -> HeaderMap {
     let mut out = HeaderMap::new();
     for name in allowed {
-        for v in from.get_all(*name) {
-            out.append(HeaderName::from_static(name), v.clone());
+        for v in from.get_all(name) {
+            out.append(name.clone(), v.clone());
         }
     }
     out

@@ -94,6 +94,7 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return super::usage_error(format!("cannot start runtime: {e}")),
     };
+    let trace = app.trace.clone();
     let code = runtime.block_on(async move {
         let (program, rest) = args.command.split_first().expect("clap requires a command");
         // Blocking pipes: the relay reads and writes them on its own threads.
@@ -118,6 +119,9 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
         }
         stdio::relay(gate, child, max).await
     });
+    if let Some(Err(e)) = trace.as_ref().map(|t| t.flush()) {
+        eprintln!("blindfold: {e}");
+    }
     if let Some(dir) = scratch {
         let _ = std::fs::remove_dir_all(dir);
     }

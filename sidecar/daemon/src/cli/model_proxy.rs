@@ -91,5 +91,8 @@ async fn serve(cfg: config::Config) -> ExitCode {
         limits,
     );
     crate::server::serve(listener, router, limits, super::run::shutdown_signal()).await;
+    if let Some(Err(e)) = app.trace.as_ref().map(|t| t.flush()) {
+        tracing::error!(error = %e, "trace not flushed at shutdown");
+    }
     ExitCode::SUCCESS
 }

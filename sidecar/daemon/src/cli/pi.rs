@@ -47,6 +47,7 @@ pub fn run(args: PiRpcArgs) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return super::usage_error(format!("cannot start runtime: {e}")),
     };
+    let trace = app.trace.clone();
     let code = runtime.block_on(async move {
         let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
             Ok(l) => l,
@@ -88,5 +89,8 @@ pub fn run(args: PiRpcArgs) -> ExitCode {
         let stdin = tokio::io::BufReader::new(tokio::io::stdin());
         crate::pi::rpc::relay(app, task, child, stdin, tokio::io::stdout(), max).await
     });
+    if let Some(Err(e)) = trace.as_ref().map(|t| t.flush()) {
+        eprintln!("blindfold: {e}");
+    }
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

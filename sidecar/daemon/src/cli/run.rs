@@ -115,6 +115,9 @@ async fn serve(cfg: config::Config) -> ExitCode {
     if let Some(unix) = unix {
         let _ = unix.await;
     }
+    if let Some(Err(e)) = app.trace.as_ref().map(|t| t.flush()) {
+        tracing::error!(error = %e, "trace not flushed at shutdown");
+    }
     tracing::info!("blindfold stopped");
     ExitCode::SUCCESS
 }

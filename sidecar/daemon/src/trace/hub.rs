@@ -155,6 +155,12 @@ impl TraceHub {
         Queued { submitted, durable }
     }
 
+    /// Writes every record queued so far (informational records linger briefly in the queue):
+    /// call before the process exits.
+    pub fn flush(&self) -> Result<(), TraceWriteError> {
+        self.sink.flush()
+    }
+
     /// Traces a record that is not an engine step (an operator action on the trusted path).
     pub fn record(&self, record: TraceRecord) -> Result<Submitted, TraceWriteError> {
         let durable = record.is_durable();

@@ -1,14 +1,21 @@
 //! The daemon's trace sink: one writer thread, group commit, acknowledgements, live fan-out.
 //!
-//! Callers submit records in order (sequence numbers are given out under one lock, so the file
-//! order is the submission order). A durable record comes back with an acknowledgement the
-//! decision waits for; whatever is pending when the writer wakes is written in one `write` (and one
-//! fsync with `durability = "fsync"`), so concurrent decisions share the cost.
+//! Callers submit records in order (sequence numbers are given out under the queue's lock, so the
+//! file order is the submission order). A durable record comes back with an acknowledgement the
+//! decision waits for, and wakes the writer at once; whatever is queued then is written in one
+//! `write` (and one fsync with `durability = "fsync"`), so concurrent decisions share the cost.
+//!
+//! An informational record (a read allowed, a tool result) does not wake the writer: it lingers
+//! in the queue at most [`LINGER`] (or until [`WAKE_AT`] records wait, or a durable one arrives),
+//! so a stream of decisions costs one writer wake-up per batch instead of one per record. The
+//! writer is woken only when it sleeps with nothing queued. [`TraceSink::flush`] writes
+//! everything queued before a process exits.
 
 use super::writer::TraceWriter;
 use blindfold_schemas::TraceRecord;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, oneshot};
 
 /// Most records written in one batch.
@@ -20,7 +27,13 @@ const LIVE_BUFFER: usize = 1024;
 const QUEUE_CAP: usize = 8192;
 /// How long a submitter waits for room in a full queue before its record fails (a durable one
 /// then turns its decision into a denial: never a decision without its record).
-const QUEUE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+const QUEUE_WAIT: Duration = Duration::from_secs(10);
+/// Longest an informational record waits in the queue before the writer takes it.
+pub const LINGER: Duration = Duration::from_millis(2);
+/// Queued records that wake a lingering writer before [`LINGER`] is up.
+pub const WAKE_AT: usize = 256;
+/// Longest [`TraceSink::flush`] waits for the writer.
+const FLUSH_WAIT: Duration = Duration::from_secs(10);
 
 /// The trace could not be written: a decision waiting for it fails closed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -59,6 +72,10 @@ fn stopped() -> TraceWriteError {
     TraceWriteError("trace writer stopped".into())
 }
 
+fn poisoned() -> TraceWriteError {
+    TraceWriteError("trace queue poisoned".into())
+}
+
 impl Submitted {
     /// Waits until the record is on the OS (or fsynced); `Ok` at once for a non-durable record.
     pub async fn written(self) -> Result<(), TraceWriteError> {
@@ -80,21 +97,81 @@ impl Submitted {
     }
 }
 
+/// What the writer thread is doing, as far as a submitter needs to know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Writer {
+    /// Writing, or about to look at the queue: it will see a new record without a wake-up.
+    Busy,
+    /// Asleep with nothing queued: the next record must wake it.
+    Idle,
+    /// Asleep until the oldest queued record's [`LINGER`] is up: only a durable record, a full
+    /// batch or a flush wakes it earlier.
+    Lingering,
+}
+
+/// The queue between submitters and the writer thread.
+struct Queue {
+    /// The `seq` of the next submitted record.
+    next_seq: u64,
+    jobs: Vec<Job>,
+    /// When the oldest queued record was queued.
+    oldest: Option<Instant>,
+    /// A durable record or a flush waits: write without lingering.
+    urgent: bool,
+    writer: Writer,
+    /// Every record up to this `seq` was handed to the writer's `append` (written or failed).
+    done_through: u64,
+    /// Submitters waiting for room, flushers waiting for `done_through`.
+    waiting: usize,
+    /// The sink was dropped: write what is queued, then stop.
+    closed: bool,
+    /// The writer thread is gone.
+    stopped: bool,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    /// The writer sleeps on this.
+    wake: Condvar,
+    /// Submitters waiting for room and flushers wait on this; the writer notifies it after a batch.
+    progress: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> Result<MutexGuard<'_, Queue>, TraceWriteError> {
+        self.queue.lock().map_err(|_| poisoned())
+    }
+}
+
 /// The writer thread's front door.
 pub struct TraceSink {
-    /// Next sequence number and the queue, behind one lock so seq order is queue order.
-    queue: Mutex<(u64, mpsc::SyncSender<Job>)>,
+    shared: Arc<Shared>,
     live: broadcast::Sender<Arc<TraceRecord>>,
 }
 
 impl TraceSink {
     /// Starts the writer thread over `writer`.
     pub fn start(writer: TraceWriter) -> std::io::Result<Arc<Self>> {
-        let (tx, rx) = mpsc::sync_channel::<Job>(QUEUE_CAP);
         let (live, _) = broadcast::channel(LIVE_BUFFER);
-        let sink = Arc::new(Self { queue: Mutex::new((writer.next_seq(), tx)), live: live.clone() });
-        std::thread::Builder::new().name("blindfold-trace".into()).spawn(move || run(writer, &rx, &live))?;
-        Ok(sink)
+        let next_seq = writer.next_seq();
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue {
+                next_seq,
+                jobs: Vec::new(),
+                oldest: None,
+                urgent: false,
+                writer: Writer::Busy,
+                done_through: next_seq.saturating_sub(1),
+                waiting: 0,
+                closed: false,
+                stopped: false,
+            }),
+            wake: Condvar::new(),
+            progress: Condvar::new(),
+        });
+        let (s, l) = (shared.clone(), live.clone());
+        std::thread::Builder::new().name("blindfold-trace".into()).spawn(move || run(writer, &s, &l))?;
+        Ok(Arc::new(Self { shared, live }))
     }
 
     /// Queues `record` (its `seq` is assigned here). With `durable`, the returned value carries an
@@ -116,18 +193,93 @@ impl TraceSink {
         self.enqueue(record, Some(Ack::Sync(tx)), Pending::Sync(rx))
     }
 
+    /// Queues `job`, waiting while the queue is full; a queue still full after [`QUEUE_WAIT`] is
+    /// an error, never a silently dropped record.
     fn enqueue(
         &self,
         mut record: TraceRecord,
         ack: Option<Ack>,
         pending: Pending,
     ) -> Result<Submitted, TraceWriteError> {
-        let mut queue = self.queue.lock().map_err(|_| TraceWriteError("trace queue poisoned".into()))?;
-        record.seq = queue.0;
+        let durable = ack.is_some();
+        let mut q = self.shared.lock()?;
+        if q.jobs.len() >= QUEUE_CAP {
+            q = self.wait_for_room(q)?;
+        }
+        if q.stopped || q.closed {
+            return Err(stopped());
+        }
+        record.seq = q.next_seq;
         let seq = record.seq;
-        send_bounded(&queue.1, Job { record, ack })?;
-        queue.0 += 1;
+        q.next_seq += 1;
+        if q.jobs.is_empty() {
+            q.oldest = Some(Instant::now());
+        }
+        q.jobs.push(Job { record, ack });
+        q.urgent |= durable;
+        let wake = match q.writer {
+            Writer::Busy => false,
+            Writer::Idle => true,
+            Writer::Lingering => durable || q.jobs.len() >= WAKE_AT,
+        };
+        if wake {
+            q.writer = Writer::Busy;
+            drop(q);
+            self.shared.wake.notify_one();
+        }
         Ok(Submitted { seq, ack: pending })
+    }
+
+    fn wait_for_room<'a>(
+        &'a self,
+        mut q: MutexGuard<'a, Queue>,
+    ) -> Result<MutexGuard<'a, Queue>, TraceWriteError> {
+        let deadline = Instant::now() + QUEUE_WAIT;
+        q.urgent = true;
+        if q.writer != Writer::Busy {
+            q.writer = Writer::Busy;
+            self.shared.wake.notify_one();
+        }
+        q.waiting += 1;
+        while q.jobs.len() >= QUEUE_CAP && !q.stopped {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                q.waiting -= 1;
+                tracing::error!(records = QUEUE_CAP, "trace queue full: the writer is not keeping up");
+                return Err(TraceWriteError(format!(
+                    "trace queue full ({QUEUE_CAP} records waiting for the writer)"
+                )));
+            }
+            q = self.shared.progress.wait_timeout(q, left).map_err(|_| poisoned())?.0;
+        }
+        q.waiting -= 1;
+        Ok(q)
+    }
+
+    /// Writes every record submitted so far (without waiting for [`LINGER`]) and returns once the
+    /// writer has handled them; for a process about to exit. Bounded: an error after a while.
+    pub fn flush(&self) -> Result<(), TraceWriteError> {
+        let mut q = self.shared.lock()?;
+        let target = q.next_seq.saturating_sub(1);
+        if q.done_through >= target {
+            return Ok(());
+        }
+        q.urgent = true;
+        if q.writer != Writer::Busy {
+            q.writer = Writer::Busy;
+            self.shared.wake.notify_one();
+        }
+        let deadline = Instant::now() + FLUSH_WAIT;
+        q.waiting += 1;
+        while q.done_through < target && !q.stopped {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            q = self.shared.progress.wait_timeout(q, left).map_err(|_| poisoned())?.0;
+        }
+        q.waiting -= 1;
+        if q.done_through >= target { Ok(()) } else { Err(stopped()) }
     }
 
     /// A receiver of every record written from now on (live subscribers of the control API).
@@ -136,48 +288,57 @@ impl TraceSink {
     }
 }
 
-/// Queues `job`, waiting (under the queue lock, so sequence order holds) while the queue is
-/// full; a queue still full after [`QUEUE_WAIT`] is an error, never a silently dropped record.
-fn send_bounded(tx: &mpsc::SyncSender<Job>, job: Job) -> Result<(), TraceWriteError> {
-    let mut job = match tx.try_send(job) {
-        Ok(()) => return Ok(()),
-        Err(mpsc::TrySendError::Disconnected(_)) => return Err(stopped()),
-        Err(mpsc::TrySendError::Full(job)) => job,
-    };
-    let deadline = std::time::Instant::now() + QUEUE_WAIT;
-    let mut pause = std::time::Duration::from_micros(50);
-    loop {
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(std::time::Duration::from_millis(5));
-        job = match tx.try_send(job) {
-            Ok(()) => return Ok(()),
-            Err(mpsc::TrySendError::Disconnected(_)) => return Err(stopped()),
-            Err(mpsc::TrySendError::Full(job)) => job,
-        };
-        if std::time::Instant::now() >= deadline {
-            tracing::error!(records = QUEUE_CAP, "trace queue full: the writer is not keeping up");
-            return Err(TraceWriteError(format!(
-                "trace queue full ({QUEUE_CAP} records waiting for the writer)"
-            )));
+impl Drop for TraceSink {
+    /// The writer writes what is queued, then stops.
+    fn drop(&mut self) {
+        if let Ok(mut q) = self.shared.queue.lock() {
+            q.closed = true;
+            q.writer = Writer::Busy;
         }
+        self.shared.wake.notify_one();
     }
 }
 
-fn run(mut writer: TraceWriter, rx: &mpsc::Receiver<Job>, live: &broadcast::Sender<Arc<TraceRecord>>) {
-    while let Ok(first) = rx.recv() {
-        let mut jobs = vec![first];
-        while jobs.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(job) => jobs.push(job),
-                Err(_) => break,
+/// The next batch to write, once one is due; `None` when the sink is closed and drained.
+fn next_batch(shared: &Shared) -> Option<Vec<Job>> {
+    let mut q = shared.queue.lock().ok()?;
+    loop {
+        if !q.jobs.is_empty() {
+            let age = q.oldest.map_or(LINGER, |t| t.elapsed());
+            if q.urgent || q.closed || q.jobs.len() >= WAKE_AT || age >= LINGER {
+                let jobs = if q.jobs.len() <= MAX_BATCH {
+                    std::mem::take(&mut q.jobs)
+                } else {
+                    q.jobs.drain(..MAX_BATCH).collect()
+                };
+                if q.jobs.is_empty() {
+                    q.oldest = None;
+                    q.urgent = false;
+                }
+                q.writer = Writer::Busy;
+                return Some(jobs);
             }
+            q.writer = Writer::Lingering;
+            q = shared.wake.wait_timeout(q, LINGER - age).ok()?.0;
+        } else if q.closed {
+            return None;
+        } else {
+            q.writer = Writer::Idle;
+            q = shared.wake.wait(q).ok()?;
         }
+        q.writer = Writer::Busy;
+    }
+}
+
+fn run(mut writer: TraceWriter, shared: &Shared, live: &broadcast::Sender<Arc<TraceRecord>>) {
+    while let Some(jobs) = next_batch(shared) {
         let (mut records, acks): (Vec<TraceRecord>, Vec<_>) =
             jobs.into_iter().map(|j| (j.record, j.ack)).unzip();
         let result = writer.append(&mut records).map_err(|e| TraceWriteError(e.to_string()));
         if let Err(e) = &result {
             tracing::error!(error = %e, records = records.len(), "trace write failed; waiting decisions fail closed");
         }
+        let last = records.last().map(|r| r.seq);
         if result.is_ok() && live.receiver_count() > 0 {
             for record in records {
                 let _ = live.send(Arc::new(record));
@@ -193,5 +354,18 @@ fn run(mut writer: TraceWriter, rx: &mpsc::Receiver<Job>, live: &broadcast::Send
                 }
             }
         }
+        let Ok(mut q) = shared.queue.lock() else { break };
+        if let Some(last) = last {
+            q.done_through = q.done_through.max(last);
+        }
+        if q.waiting > 0 {
+            shared.progress.notify_all();
+        }
     }
+    if let Ok(mut q) = shared.queue.lock() {
+        q.stopped = true;
+        // Records queued after the close are never written: their acknowledgements fail.
+        q.jobs.clear();
+    }
+    shared.progress.notify_all();
 }

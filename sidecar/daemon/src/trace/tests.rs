@@ -114,6 +114,67 @@ fn the_sink_acknowledges_durable_records_and_feeds_subscribers() {
     assert_eq!(next_live(&mut live).seq, 2);
 }
 
+/// The records on disk once there are `n` of them (bounded wait: the writer thread is not
+/// synchronised with the test).
+fn on_disk_eventually(dir: &Path, n: usize) -> Vec<TraceRecord> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let records = read_records(&[dir.to_owned()]).expect("read");
+        if records.len() >= n || std::time::Instant::now() >= deadline {
+            return records;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn informational_records_reach_the_file_on_their_own_and_a_flush_writes_the_rest_at_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let sink = TraceSink::start(TraceWriter::open(dir.path(), 1 << 20, Durability::Os).expect("open"))
+        .expect("start");
+    for _ in 0..3 {
+        sink.submit_blocking(record("t"), false).expect("submit");
+    }
+    // No durable record and no flush: the lingering writer takes them by itself.
+    assert_eq!(on_disk_eventually(dir.path(), 3).len(), 3);
+    for _ in 0..5 {
+        sink.submit(record("t"), false).expect("submit");
+    }
+    sink.flush().expect("flush");
+    let records = read_records(&[dir.path().to_owned()]).expect("read");
+    assert_eq!(records.iter().map(|r| r.seq).collect::<Vec<_>>(), (1..=8).collect::<Vec<u64>>());
+    let report = verify(&[dir.path().to_owned()]).expect("one unbroken chain");
+    assert_eq!((report.records, report.from_genesis), (8, true));
+    sink.flush().expect("nothing queued: at once");
+}
+
+#[test]
+fn a_burst_past_the_queue_bound_waits_for_the_writer_and_loses_nothing() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let sink = TraceSink::start(TraceWriter::open(dir.path(), 64 << 20, Durability::Os).expect("open"))
+        .expect("start");
+    let n = 10_000u64;
+    let seqs: Vec<u64> = (0..n)
+        .map(|_| sink.submit_blocking(record("t"), false).expect("queued, never dropped").seq)
+        .collect();
+    assert_eq!(seqs, (1..=n).collect::<Vec<_>>());
+    sink.flush().expect("flush");
+    let records = read_records(&[dir.path().to_owned()]).expect("read");
+    assert_eq!(records.len() as u64, n);
+    assert_eq!(verify(&[dir.path().to_owned()]).expect("one unbroken chain").records, n);
+}
+
+#[test]
+fn a_dropped_sink_writes_what_was_queued() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let sink = TraceSink::start(TraceWriter::open(dir.path(), 1 << 20, Durability::Os).expect("open"))
+        .expect("start");
+    sink.submit(record("t"), false).expect("submit");
+    sink.submit(record("t"), false).expect("submit");
+    drop(sink);
+    assert_eq!(on_disk_eventually(dir.path(), 2).len(), 2);
+}
+
 fn next_live(
     live: &mut tokio::sync::broadcast::Receiver<std::sync::Arc<blindfold_schemas::TraceRecord>>,
 ) -> std::sync::Arc<blindfold_schemas::TraceRecord> {

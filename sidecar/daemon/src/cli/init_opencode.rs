@@ -55,7 +55,12 @@ fn project_config(dir: &Path, agents: &[String]) -> String {
          [opencode]\ntask = \"{task}\"\n\
          # To have Blindfold answer OpenCode's permission requests (`once` or `reject`), run\n\
          # `opencode serve --port 4096` in this project and uncomment:\n\
-         # serve_url = \"http://127.0.0.1:4096\"\n",
+         # serve_url = \"http://127.0.0.1:4096\"\n\n\
+         # To also pass the coordinator's own model traffic through Blindfold (what no plugin hook\n\
+         # rewrites, e.g. the prompt), set the model API's URL, point the harness's provider URL at\n\
+         # `listen` and uncomment. The plugin takes a grant's use when the tool runs; the proxy checks:\n\
+         # [model_proxy]\n# upstream = \"http://127.0.0.1:8080\"\n# listen = \"127.0.0.1:7701\"\n\
+         # consume_grants = false\n",
         dir.join("blindfold.toml").display()
     );
     for name in agents {

@@ -146,7 +146,7 @@ pub struct RawTrace {
 }
 
 /// `[model_proxy]`: the OpenAI/Anthropic-compatible proxy for the coordinator's own model traffic.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawModelProxy {
     /// Base URL of the real model API (`http://host:port[/prefix]`); empty: not served by `run`.
@@ -161,6 +161,26 @@ pub struct RawModelProxy {
     /// Largest request or non-streamed response body accepted, bytes.
     #[serde(default)]
     pub max_body_bytes: u64,
+    /// Whether an allowed call takes its grant's use here (`false`: checked only, a harness plugin
+    /// consumes it when the tool runs).
+    #[serde(default = "default_consume_grants")]
+    pub consume_grants: bool,
+}
+
+fn default_consume_grants() -> bool {
+    true
+}
+
+impl Default for RawModelProxy {
+    fn default() -> Self {
+        Self {
+            upstream: String::new(),
+            listen: String::new(),
+            task: String::new(),
+            max_body_bytes: 0,
+            consume_grants: default_consume_grants(),
+        }
+    }
 }
 
 fn default_otlp_idle_ms() -> u64 {

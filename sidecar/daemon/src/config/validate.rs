@@ -50,6 +50,9 @@ pub struct ModelProxyConfig {
     pub task: Option<String>,
     /// Body size limit, bytes.
     pub max_body_bytes: usize,
+    /// Whether an allowed call takes its grant's use at the proxy (else a dry run: a plugin at the
+    /// harness consumes it when the tool runs).
+    pub consume_grants: bool,
 }
 
 /// `[grants]`, validated: keys loaded and the time policy set.
@@ -234,7 +237,7 @@ impl super::raw::RawModelProxy {
         let max = if self.max_body_bytes == 0 { 32 << 20 } else { self.max_body_bytes };
         let max_body_bytes = usize::try_from(max)
             .map_err(|_| ConfigError::field("model_proxy.max_body_bytes", "too large for this platform"))?;
-        Ok(ModelProxyConfig { upstream, listen, task, max_body_bytes })
+        Ok(ModelProxyConfig { upstream, listen, task, max_body_bytes, consume_grants: self.consume_grants })
     }
 }
 

@@ -13,12 +13,19 @@ pub struct ProxyGate {
     app: App,
     trajectory: String,
     scrubber: Arc<dyn Scrubber + Send + Sync>,
+    consume: bool,
 }
 
 impl ProxyGate {
-    /// A gate for `trajectory`, mapping aliases back through `scrubber`.
-    pub fn new(app: App, trajectory: String, scrubber: Arc<dyn Scrubber + Send + Sync>) -> Self {
-        Self { app, trajectory, scrubber }
+    /// A gate for `trajectory`, mapping aliases back through `scrubber`; an allowed call takes its
+    /// grant's use when `consume` (else the grant is only checked: a plugin takes it at execution).
+    pub fn new(
+        app: App,
+        trajectory: String,
+        scrubber: Arc<dyn Scrubber + Send + Sync>,
+        consume: bool,
+    ) -> Self {
+        Self { app, trajectory, scrubber, consume }
     }
 }
 
@@ -37,7 +44,7 @@ impl CallGate for ProxyGate {
             }
         };
         for event in &events {
-            let step = decide_on_worker(&self.app, &self.trajectory, event);
+            let step = decide_on_worker(&self.app, &self.trajectory, event, self.consume);
             if let Some(decision) = &step.decision {
                 tracing::info!(
                     trajectory = %self.trajectory, tool = %call.name, decision = ?decision.decision,
@@ -61,12 +68,17 @@ impl CallGate for ProxyGate {
 /// [`App::decide_traced`] cannot be awaited here; `decide` may block until the durable trace
 /// record is written, so on a multi-threaded runtime the worker is handed over first
 /// (`block_in_place`), and elsewhere (a current-thread runtime, no runtime) it blocks in place.
-fn decide_on_worker(app: &App, trajectory: &str, event: &blindfold_schemas::Event) -> blindfold_engine::Step {
+fn decide_on_worker(
+    app: &App,
+    trajectory: &str,
+    event: &blindfold_schemas::Event,
+    consume: bool,
+) -> blindfold_engine::Step {
     use tokio::runtime::{Handle, RuntimeFlavor};
     let multi = Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread);
     if multi {
-        tokio::task::block_in_place(|| app.decide(trajectory, event, true))
+        tokio::task::block_in_place(|| app.decide(trajectory, event, consume))
     } else {
-        app.decide(trajectory, event, true)
+        app.decide(trajectory, event, consume)
     }
 }

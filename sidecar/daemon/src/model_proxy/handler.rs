@@ -52,7 +52,7 @@ async fn forward_inner(proxy: &Proxy, api: ModelApi, req: Request<Body>) -> Resu
             "the model API answered with an encoded body Blindfold cannot check".into(),
         ));
     }
-    let gate = ProxyGate::new(proxy.app.clone(), trajectory, scrubber);
+    let gate = ProxyGate::new(proxy.app.clone(), trajectory, scrubber, proxy.consume_grants);
     if is_event_stream(&headers) {
         headers.remove(header::CONTENT_LENGTH);
         return Ok(respond(up_parts.status, headers, relay(api, up_body, gate)));

@@ -31,6 +31,7 @@ pub struct Proxy {
     pinned_task: Option<String>,
     process_task: String,
     max_body: usize,
+    consume_grants: bool,
 }
 
 impl Proxy {
@@ -43,6 +44,7 @@ impl Proxy {
             pinned_task: config.task.clone(),
             process_task,
             max_body: config.max_body_bytes,
+            consume_grants: config.consume_grants,
         }
     }
 

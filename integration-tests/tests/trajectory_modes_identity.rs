@@ -1,0 +1,65 @@
+//! A per-trajectory mode override drives identity stripping too: with `anonymize` off for one
+//! trajectory (`set_modes {trajectory, modes}`), the model-API proxy served by `blindfold run`
+//! forwards that trajectory's requests as they are, while every other trajectory's are still
+//! scrubbed; `clear` returns it to the global modes.
+
+mod model_proxy_support;
+
+use blindfold_integration_tests::openclaw::control_call;
+use blindfold_integration_tests::transports::{World, http_post, run_daemon};
+use model_proxy_support::ScriptedModel;
+use serde_json::{Value, json};
+
+const AGENTS: &str = "[[identity.agents]]\nid = \"opus-reviewer\"\nmodel = \"claude-opus-4\"\n\
+                      family = \"claude\"\ntier = \"frontier\"\nprovider = \"Anthropic\"\n";
+const SYSTEM: &str = "Delegate reviews to opus-reviewer, the frontier claude-opus-4 from Anthropic.";
+
+/// Sends one chat request for `trajectory` (named by the harness's header) through the proxy and
+/// returns the body the model received.
+fn through_proxy(proxy_port: u16, model: &ScriptedModel, trajectory: &str) -> String {
+    let before = model.requests().len();
+    let body = json!({"model": "m", "messages": [
+        {"role": "system", "content": SYSTEM}, {"role": "user", "content": "say-hello"}]});
+    let headers = [("Content-Type", "application/json"), ("X-Blindfold-Task", trajectory)];
+    let (code, _, text) = http_post(proxy_port, "/v1/chat/completions", &headers, &body.to_string());
+    assert_eq!(code, 200, "{text}");
+    let requests = model.requests();
+    assert_eq!(requests.len(), before + 1, "one request reached the model");
+    requests[before]["body"].to_string()
+}
+
+fn modes(port: u16, operator: &str, params: Value) {
+    let set = control_call(port, operator, "set_modes", params);
+    assert!(set.get("result").is_some(), "{set}");
+}
+
+#[test]
+fn anonymize_off_for_one_trajectory_reaches_the_proxy_and_only_that_trajectory() {
+    let w = World::new(AGENTS);
+    let model = ScriptedModel::start(w.dir.path());
+    let proxy_port = blindfold_integration_tests::free_port();
+    let extra = format!(
+        "[model_proxy]\nupstream = \"http://127.0.0.1:{}\"\nlisten = \"127.0.0.1:{proxy_port}\"\n",
+        model.port
+    );
+    let (_daemon, port) = run_daemon(&w, &extra);
+    let operator = std::fs::read_to_string(w.state.join("operator.token")).expect("operator token");
+    let operator = operator.trim();
+
+    // Global modes: both trajectories are scrubbed.
+    for t in ["t-plain", "t-blind"] {
+        let seen = through_proxy(proxy_port, &model, t);
+        assert!(!seen.contains("claude-opus-4") && !seen.contains("opus-reviewer"), "{t}: {seen}");
+    }
+    let off =
+        json!({"anonymize": false, "attest": false, "preverify": true, "grants": true, "enforce": true});
+    modes(port, operator, json!({"trajectory": "t-plain", "modes": off}));
+    let plain = through_proxy(proxy_port, &model, "t-plain");
+    assert!(plain.contains("claude-opus-4") && plain.contains("opus-reviewer"), "{plain}");
+    let blind = through_proxy(proxy_port, &model, "t-blind");
+    assert!(!blind.contains("claude-opus-4") && !blind.contains("Anthropic"), "{blind}");
+
+    modes(port, operator, json!({"trajectory": "t-plain", "clear": true}));
+    let cleared = through_proxy(proxy_port, &model, "t-plain");
+    assert!(!cleared.contains("claude-opus-4") && !cleared.contains("opus-reviewer"), "{cleared}");
+}

@@ -6,6 +6,8 @@
 
 mod card;
 mod rpc;
+#[cfg(test)]
+mod tests;
 
 use crate::app::App;
 use crate::config::A2aUpstream;

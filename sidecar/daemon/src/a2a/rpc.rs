@@ -17,6 +17,7 @@ use blindfold_adapters::jsonrpc::{self, code};
 use blindfold_adapters::refusal::Refusal;
 use blindfold_adapters::sse::SseEvent;
 use blindfold_engine::canonical::sha256_hex;
+use blindfold_engine::identity::Anonymizer;
 use blindfold_schemas::{Decision, Event, Layer, Reason};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -103,13 +104,18 @@ fn scrub(p: &A2aProxy, task: &str, bytes: Bytes, parsed: Result<Value, String>) 
     if p.transparent_for(task) {
         return Ok(bytes);
     }
-    let mut v = parsed.map_err(|e| format!("agent answer is not JSON: {e}"))?;
+    let v = parsed.map_err(|e| format!("agent answer is not JSON: {e}"))?;
     let anon = p.anon.read().map_err(|_| "identity state unavailable".to_owned())?;
-    if anon.scrub_a2a(&mut v) == 0 {
-        return Ok(bytes);
+    Ok(scrubbed(&anon, bytes, v))
+}
+
+/// `bytes` (whose strict parse is `parsed`) for the coordinator: the very bytes when `anon` finds
+/// nothing to rewrite (its edit count is never below the edits made), else `parsed` rewritten.
+pub(super) fn scrubbed(anon: &Anonymizer, bytes: Bytes, mut parsed: Value) -> Bytes {
+    if anon.scrub_a2a(&mut parsed) == 0 {
+        return bytes;
     }
-    drop(anon);
-    Ok(Bytes::from(v.to_string()))
+    Bytes::from(parsed.to_string())
 }
 
 /// The strict parse of one answer (or stream event) from the agent.

@@ -65,7 +65,7 @@ pub fn run(cmd: McpCommand) -> ExitCode {
                 Err(e) => return super::usage_error(e.to_string()),
             };
             if a.json {
-                println!("{}", serde_json::to_string_pretty(&file).unwrap_or_default());
+                println!("{}", serde_json::to_string_pretty(&*file).unwrap_or_default());
                 return ExitCode::SUCCESS;
             }
             for (server, tools) in &file.servers {

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 /// The fields of a tool definition that are pinned.
@@ -106,7 +106,7 @@ pub struct ToolPins {
 struct Cached {
     mtime: Option<SystemTime>,
     read_at: Option<SystemTime>,
-    file: PinFile,
+    file: Arc<PinFile>,
 }
 
 /// A file whose modification time is this close to when it was read may be written again within
@@ -132,8 +132,9 @@ impl ToolPins {
     }
 
     /// The current pins: re-read when the file's modification time changed, and while that time
-    /// is too recent to tell two writes within one timestamp tick apart.
-    pub fn load(&self) -> Result<PinFile, PinError> {
+    /// is too recent to tell two writes within one timestamp tick apart. Shared, not copied: a
+    /// look-up per call costs no copy of every pinned definition.
+    pub fn load(&self) -> Result<Arc<PinFile>, PinError> {
         let read_at = SystemTime::now();
         let mtime = match std::fs::metadata(&self.path) {
             Ok(m) => Some(m.modified().map_err(|e| self.err(e))?),
@@ -144,22 +145,22 @@ impl ToolPins {
         if cache.fresh(mtime) {
             return Ok(cache.file.clone());
         }
-        let file = match mtime {
+        let file = Arc::new(match mtime {
             None => PinFile::default(),
             Some(_) => {
                 let bytes = std::fs::read(&self.path).map_err(|e| self.err(e))?;
                 serde_json::from_slice(&bytes).map_err(|e| self.err(format!("corrupt: {e}")))?
             }
-        };
+        });
         *cache = Cached { mtime, read_at: Some(read_at), file: file.clone() };
         Ok(file)
     }
 
-    fn save(&self, file: &PinFile) -> Result<(), PinError> {
+    fn save(&self, file: PinFile) -> Result<(), PinError> {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
         let tmp = self.path.with_extension(format!("json.{}.tmp", std::process::id()));
-        let bytes = serde_json::to_vec_pretty(file).map_err(|e| self.err(e))?;
+        let bytes = serde_json::to_vec_pretty(&file).map_err(|e| self.err(e))?;
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create(true)
@@ -172,7 +173,7 @@ impl ToolPins {
         let mtime = std::fs::metadata(&self.path).and_then(|m| m.modified()).ok();
         let read_at = Some(SystemTime::now());
         *self.cache.lock().map_err(|_| self.err("lock poisoned"))? =
-            Cached { mtime, read_at, file: file.clone() };
+            Cached { mtime, read_at, file: Arc::new(file) };
         Ok(())
     }
 
@@ -185,7 +186,7 @@ impl ToolPins {
         now_ms: u64,
     ) -> Result<Vec<(String, Seen)>, PinError> {
         let _w = WRITE.lock().map_err(|_| self.err("lock poisoned"))?;
-        let mut file = self.load()?;
+        let mut file = PinFile::clone(&*self.load()?);
         let pins = file.servers.entry(server.to_owned()).or_default();
         let mut out = Vec::new();
         let mut dirty = false;
@@ -219,7 +220,7 @@ impl ToolPins {
             out.push((name.to_owned(), seen));
         }
         if dirty {
-            self.save(&file)?;
+            self.save(file)?;
         }
         Ok(out)
     }
@@ -234,13 +235,13 @@ impl ToolPins {
     /// is no change awaiting acceptance.
     pub fn accept(&self, server: &str, tool: &str, now_ms: u64) -> Result<Option<Pin>, PinError> {
         let _w = WRITE.lock().map_err(|_| self.err("lock poisoned"))?;
-        let mut file = self.load()?;
+        let mut file = PinFile::clone(&*self.load()?);
         let Some(pin) = file.servers.get_mut(server).and_then(|p| p.get_mut(tool)) else { return Ok(None) };
         let Some(changed) = pin.changed.take() else { return Ok(None) };
         *pin =
             Pin { sha256: changed.sha256, definition: changed.definition, pinned_ms: now_ms, changed: None };
         let accepted = pin.clone();
-        self.save(&file)?;
+        self.save(file)?;
         Ok(Some(accepted))
     }
 }

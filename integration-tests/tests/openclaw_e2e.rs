@@ -96,17 +96,41 @@ fn leaks(requests: &[&Value], words: &[&str]) -> Vec<(String, usize)> {
         .collect()
 }
 
+/// OpenClaw on a loaded 2-core machine sometimes loses a turn or a sub-agent run to its own
+/// internal timeouts (`worker task timed out`): the story was then not played, which says nothing
+/// about Blindfold. Such a run is played once more from scratch; losing it twice fails the test.
+fn played<T>(mut attempt: impl FnMut() -> Result<T, String>) -> T {
+    attempt().unwrap_or_else(|why| {
+        eprintln!("OpenClaw did not play the story ({why}); once more from scratch");
+        attempt().unwrap_or_else(|why| panic!("OpenClaw did not play the story twice: {why}"))
+    })
+}
+
+/// The turn ended normally and both sub-agents answered the model server.
+fn story_played(code: Option<i32>, stdout: &str, stderr: &str, requests: &[Value]) -> Result<(), String> {
+    if code != Some(0) {
+        return Err(format!("openclaw agent exited {code:?}:\n{stdout}\n{stderr}"));
+    }
+    for (model, who) in [("quill-nano-2", "planner"), ("lattice-9b", "reviewer")] {
+        if by_model(requests, model).is_empty() {
+            return Err(format!("the {who} sub-agent never reached the model:\n{stdout}\n{stderr}"));
+        }
+    }
+    Ok(())
+}
+
 #[test]
 fn without_blindfold_the_refuted_destructive_exec_runs() {
-    let w = World::new("");
-    let server = ModelServer::start(&w.path("requests.jsonl"));
-    let p = project(w.dir.path());
-    let gateway = Gateway::start(&w.path("openclaw"), &openclaw_config(server.port, &p, None));
-    let (code, stdout, stderr) = gateway.agent(PROMPT);
-    assert_eq!(code, Some(0), "openclaw agent failed:\n{stdout}\n{stderr}");
-    let requests = server.requests();
-    assert!(!by_model(&requests, "quill-nano-2").is_empty(), "the planner sub-agent ran");
-    assert!(!by_model(&requests, "lattice-9b").is_empty(), "the reviewer sub-agent ran");
+    let (_w, p, requests) = played(|| {
+        let w = World::new("");
+        let server = ModelServer::start(&w.path("requests.jsonl"));
+        let p = project(w.dir.path());
+        let gateway = Gateway::start(&w.path("openclaw"), &openclaw_config(server.port, &p, None));
+        let (code, stdout, stderr) = gateway.agent(PROMPT);
+        let requests = server.requests();
+        story_played(code, &stdout, &stderr, &requests)?;
+        Ok((w, p, requests))
+    });
     assert!(
         p.join("destroyed.marker").exists(),
         "the destructive exec did not run: the test would prove nothing"
@@ -123,29 +147,30 @@ fn without_blindfold_the_refuted_destructive_exec_runs() {
 
 #[test]
 fn the_plugin_blocks_the_refuted_exec_runs_the_granted_one_and_hides_identity() {
-    let w = World::new(AGENTS);
-    let (_daemon, port) = run_daemon(&w, "");
-    let operator = std::fs::read_to_string(w.state.join("operator.token")).expect("operator token");
-    let grant = w.issue(TRAJECTORY, "bash", BENIGN, BENIGN.as_bytes());
-    let accepted = control_call(port, operator.trim(), "submit_grant", json!({"token": grant}));
-    assert_eq!(accepted["result"]["accepted"], json!(true), "{accepted}");
-    let server = ModelServer::start(&w.path("requests.jsonl"));
-    // What no hook reaches (the user's prompt, the system prompt, the coordinator's own history)
-    // goes through Blindfold's model-API proxy, anonymizing only: the plugin is what gates.
-    let (_proxy, proxy_port) = anonymizing_proxy(w.dir.path(), server.port, AGENTS, TRAJECTORY);
-    let p = project(w.dir.path());
-    let plugin = install_plugin(&w.path("plugin"));
-    let settings = json!({"url": format!("ws://127.0.0.1:{port}/v1/control"),
-        "tokenFile": w.state.join("adapter.token"), "timeoutMs": 10000, "trajectory": TRAJECTORY});
-    let config = openclaw_config(proxy_port, &p, Some((&plugin, settings)));
-    let gateway = Gateway::start(&w.path("openclaw"), &config);
-    let (code, stdout, stderr) = gateway.agent(PROMPT);
-    assert_eq!(code, Some(0), "openclaw agent failed:\n{stdout}\n{stderr}");
+    let (w, _daemon, p, requests) = played(|| {
+        let w = World::new(AGENTS);
+        let (daemon, port) = run_daemon(&w, "");
+        let operator = std::fs::read_to_string(w.state.join("operator.token")).expect("operator token");
+        let grant = w.issue(TRAJECTORY, "bash", BENIGN, BENIGN.as_bytes());
+        let accepted = control_call(port, operator.trim(), "submit_grant", json!({"token": grant}));
+        assert_eq!(accepted["result"]["accepted"], json!(true), "{accepted}");
+        let server = ModelServer::start(&w.path("requests.jsonl"));
+        // What no hook reaches (the user's prompt, the system prompt, the coordinator's own
+        // history) goes through Blindfold's model-API proxy, anonymizing only: the plugin gates.
+        let (_proxy, proxy_port) = anonymizing_proxy(w.dir.path(), server.port, AGENTS, TRAJECTORY);
+        let p = project(w.dir.path());
+        let plugin = install_plugin(&w.path("plugin"));
+        let settings = json!({"url": format!("ws://127.0.0.1:{port}/v1/control"),
+            "tokenFile": w.state.join("adapter.token"), "timeoutMs": 10000, "trajectory": TRAJECTORY});
+        let config = openclaw_config(proxy_port, &p, Some((&plugin, settings)));
+        let gateway = Gateway::start(&w.path("openclaw"), &config);
+        let (code, stdout, stderr) = gateway.agent(PROMPT);
+        let requests = server.requests();
+        story_played(code, &stdout, &stderr, &requests)?;
+        Ok((w, daemon, p, requests))
+    });
 
-    let requests = server.requests();
     let coordinator = by_model(&requests, "claw-coord-1");
-    assert!(!by_model(&requests, "quill-nano-2").is_empty(), "the planner sub-agent ran");
-    assert!(!by_model(&requests, "lattice-9b").is_empty(), "the reviewer sub-agent ran");
     // The refuted destructive exec was blocked through the plugin; the granted benign one ran.
     assert!(!p.join("destroyed.marker").exists(), "the destructive exec ran");
     assert!(p.join("data/keep.txt").exists(), "data was deleted");

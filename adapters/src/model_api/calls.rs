@@ -2,6 +2,7 @@
 //! mapping on the way to the harness, and the refusal text that replaces a denied call.
 
 use super::Scrubber;
+use blindfold_engine::identity::{SESSION_KEYS, map_session_key_agent};
 use blindfold_schemas::{Decision, Event, Intent};
 use serde_json::{Map, Value};
 
@@ -39,9 +40,6 @@ const COORDINATION_TOOLS: &[&str] = &[
     "tool_search",
     "tool_describe",
 ];
-
-/// Keys of session keys `agent:<agentId>:…` in OpenClaw tool arguments.
-const SESSION_KEYS: &[&str] = &["sessionKey", "childSessionKey", "targetSessionKey", "session_key"];
 
 /// The tool a bridged call calls and its arguments (`tool_call {id: "openclaw:core:exec", args}`
 /// is `exec` with `args`); `None` when `name` is not the bridge.
@@ -190,8 +188,8 @@ pub fn map_agent_aliases(tool: &str, args: &mut Map<String, Value>, scrubber: &d
     }
     let mut mapped = 0;
     for key in SESSION_KEYS {
-        if let Some(Value::String(session)) = args.get_mut(*key)
-            && let Some(real) = real_session_key(session, scrubber)
+        if let Some(Value::String(session)) = args.get_mut(key)
+            && let Some(real) = map_session_key_agent(session, |alias| scrubber.real_agent(alias))
         {
             *session = real;
             mapped += 1;
@@ -223,14 +221,6 @@ pub fn map_agent_aliases(tool: &str, args: &mut Map<String, Value>, scrubber: &d
         _ => {}
     }
     mapped
-}
-
-/// `agent:<alias>:…` → `agent:<real>:…`; `None` when the second part is no alias.
-fn real_session_key(key: &str, scrubber: &dyn Scrubber) -> Option<String> {
-    let rest = key.strip_prefix("agent:")?;
-    let (alias, tail) = rest.split_once(':').unwrap_or((rest, ""));
-    let real = scrubber.real_agent(alias)?;
-    Some(if rest.contains(':') { format!("agent:{real}:{tail}") } else { format!("agent:{real}") })
 }
 
 /// Harness tool names (OpenCode, Pi, OpenClaw) → the registry's names, with argument renames, so a

@@ -1,12 +1,10 @@
 //! Rewriting OpenClaw tool results toward the coordinator and its tool parameters back.
 
-use blindfold_engine::identity::Anonymizer;
+use blindfold_engine::identity::{Anonymizer, SESSION_KEYS, map_session_key_agent};
 use serde_json::Value;
 
 /// Keys whose string value is an agent id the coordinator may pass back.
 const AGENT_KEYS: [&str; 3] = ["agentId", "agent", "targetAgent"];
-/// Keys whose string value is a session key `agent:<agentId>:…`.
-const SESSION_KEYS: [&str; 4] = ["sessionKey", "childSessionKey", "targetSessionKey", "session_key"];
 
 /// Marks a JSON document that was carried as a string while the tree is scrubbed.
 const EMBEDDED: &str = "\u{1}blindfold-embedded-json";
@@ -104,13 +102,7 @@ fn real_agent(anon: &Anonymizer, alias: &str) -> Option<String> {
 }
 
 fn real_session_key(anon: &Anonymizer, key: &str) -> Option<String> {
-    let mut parts: Vec<&str> = key.split(':').collect();
-    if parts.len() < 2 || parts[0] != "agent" {
-        return None;
-    }
-    let real = anon.aliases().agent_of(parts[1])?;
-    parts[1] = real;
-    Some(parts.join(":"))
+    map_session_key_agent(key, |alias| real_agent(anon, alias))
 }
 
 /// The JSON object or array a string holds, if it holds one.

@@ -24,8 +24,18 @@ pub const HARNESS_MODEL_KEYS: [&str; 10] = [
 /// Keys whose string value is an agent id (mapped to its alias).
 const AGENT_KEYS: [&str; 4] = ["agent", "agentId", "subagent_type", "targetAgent"];
 
-/// Keys whose string value is a session key `agent:<agentId>:…`.
-const SESSION_KEYS: [&str; 4] = ["session_key", "sessionKey", "childSessionKey", "targetSessionKey"];
+/// Keys whose string value is a session key `agent:<agentId>:…` (OpenClaw).
+pub const SESSION_KEYS: [&str; 4] = ["session_key", "sessionKey", "childSessionKey", "targetSessionKey"];
+
+/// The session key `agent:<id>:…` with its agent id replaced by `map(id)`; `None` when `key` is
+/// no session key or `map` has no replacement.
+pub fn map_session_key_agent(key: &str, map: impl FnOnce(&str) -> Option<String>) -> Option<String> {
+    let rest = key.strip_prefix("agent:")?;
+    Some(match rest.split_once(':') {
+        Some((id, tail)) => format!("agent:{}:{tail}", map(id)?),
+        None => format!("agent:{}", map(rest)?),
+    })
+}
 
 impl Anonymizer {
     /// The alias for an agent name the coordinator would see (an agent id or card name in the

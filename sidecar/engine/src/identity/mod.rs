@@ -37,7 +37,7 @@ pub use alias::{AliasMap, AliasRecord, DiscoverySession, alias_at};
 pub use anonymizer::Anonymizer;
 pub use attest::{ATTESTED_IDENTITY_URI, AttestFlag, AttestPolicy, AttestProblem, Attested};
 pub use card::{CardError, CardTarget, NEUTRAL_CARD_VERSION, PROXY_BINDING};
-pub use harness::HARNESS_MODEL_KEYS;
+pub use harness::{HARNESS_MODEL_KEYS, SESSION_KEYS, map_session_key_agent};
 pub use lexicon::{DEFAULT_TIER_WORDS, LexHit, Lexicon, LexiconBuilder, WordKind};
 pub use mcp::{META_CLIENT_INFO, META_SERVER_INFO, neutral_implementation};
 pub use metadata::{is_identity_header, is_identity_key};

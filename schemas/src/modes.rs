@@ -27,6 +27,12 @@ impl ModeSet {
     pub const OFF: ModeSet =
         ModeSet { anonymize: false, attest: false, preverify: false, grants: false, enforce: false };
 
+    /// Nothing is blocked or rewritten (`enforce`, `anonymize` and `attest` all off): a transport
+    /// passes bytes unchanged; decisions are still made, unenforced, for the trace.
+    pub fn transparent(&self) -> bool {
+        !(self.enforce || self.anonymize || self.attest)
+    }
+
     /// A named mode as used by `replay --modes` and the control API: `off`, `anonymize`, `attest`,
     /// `preverify`, `all`.
     pub fn named(name: &str) -> Option<ModeSet> {

@@ -92,14 +92,12 @@ impl A2aProxy {
 
     /// `off`: nothing rewritten or blocked.
     fn transparent(&self) -> bool {
-        let m = self.app.modes();
-        !(m.enforce || m.anonymize || m.attest)
+        self.app.modes().transparent()
     }
 
     /// `off` for `trajectory` (its `set_modes` override, else the global modes).
     fn transparent_for(&self, trajectory: &str) -> bool {
-        let m = self.app.modes_for(trajectory);
-        !(m.enforce || m.anonymize || m.attest)
+        self.app.modes_for(trajectory).transparent()
     }
 }
 

@@ -111,8 +111,7 @@ impl McpGate {
     /// `off`: nothing is blocked or rewritten, bytes pass unchanged (decisions are still made,
     /// unenforced, for the trace).
     fn transparent(&self) -> bool {
-        let m = self.app.modes_for(&self.task);
-        !(m.enforce || m.anonymize || m.attest)
+        self.app.modes_for(&self.task).transparent()
     }
 
     /// Checks one client→server message.

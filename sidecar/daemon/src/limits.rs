@@ -34,6 +34,17 @@ impl<L> LimitedListener<L> {
     }
 }
 
+/// A TCP listener whose accepted connections have `TCP_NODELAY` set ([`nodelay`]).
+pub type NodelayListener = axum::serve::TapIo<TcpListener, fn(&mut tokio::net::TcpStream)>;
+
+impl LimitedListener<NodelayListener> {
+    /// Wraps a bound TCP listener, every accepted connection with [`nodelay`].
+    pub fn tcp(inner: TcpListener, limits: Limits) -> Self {
+        let tapped = axum::serve::ListenerExt::tap_io(inner, nodelay as fn(&mut tokio::net::TcpStream));
+        Self::new(tapped, limits)
+    }
+}
+
 /// Sets `TCP_NODELAY` on an accepted connection (`listener.tap_io(nodelay)`): small writes (SSE
 /// events, WebSocket frames, JSON-RPC answers) go out at once instead of waiting on Nagle's
 /// algorithm against the peer's delayed ACK (up to 40 ms per exchange).

@@ -86,10 +86,7 @@ async fn serve(cfg: config::Config) -> ExitCode {
     )));
     tracing::info!(listen = %mp.listen, upstream = %upstream, modes = ?app.modes(), "blindfold model-proxy listening");
     let limits = app.config.limits;
-    let listener = crate::limits::LimitedListener::new(
-        axum::serve::ListenerExt::tap_io(listener, crate::limits::nodelay),
-        limits,
-    );
+    let listener = crate::limits::LimitedListener::tcp(listener, limits);
     crate::server::serve(listener, router, limits, super::run::shutdown_signal()).await;
     if let Some(Err(e)) = app.trace.as_ref().map(|t| t.flush()) {
         tracing::error!(error = %e, "trace not flushed at shutdown");

@@ -58,9 +58,7 @@ pub fn run(args: PiRpcArgs) -> ExitCode {
         };
         let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
         let router = crate::control::router(app.clone());
-        let listener = axum::serve::ListenerExt::tap_io(listener, |s| {
-            let _ = s.set_nodelay(true);
-        });
+        let listener = axum::serve::ListenerExt::tap_io(listener, crate::limits::nodelay);
         tokio::spawn(async move { axum::serve(listener, router).await });
         let (program, rest) = args.command.split_first().expect("clap requires a command");
         let mut cmd = tokio::process::Command::new(program);

@@ -102,10 +102,7 @@ async fn serve(cfg: config::Config) -> ExitCode {
             }
         },
     };
-    let listener = crate::limits::LimitedListener::new(
-        axum::serve::ListenerExt::tap_io(listener, crate::limits::nodelay),
-        limits,
-    );
+    let listener = crate::limits::LimitedListener::tcp(listener, limits);
     let signal = stop.clone();
     tokio::spawn(async move {
         shutdown_signal().await;

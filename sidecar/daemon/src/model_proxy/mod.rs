@@ -105,10 +105,7 @@ pub async fn spawn_configured(app: &App) -> Result<Option<tokio::task::JoinHandl
         .map_err(|e| format!("cannot listen on {} (model_proxy.listen): {e}", config.listen))?;
     let router = router(Proxy::new(app.clone(), &upstream, &config));
     let limits = app.config.limits;
-    let listener = crate::limits::LimitedListener::new(
-        axum::serve::ListenerExt::tap_io(listener, crate::limits::nodelay),
-        limits,
-    );
+    let listener = crate::limits::LimitedListener::tcp(listener, limits);
     tracing::info!(listen = %config.listen, upstream = %upstream, "model-API proxy listening");
     Ok(Some(tokio::spawn(crate::server::serve(listener, router, limits, std::future::pending()))))
 }

@@ -61,9 +61,7 @@ fn unix_now() -> u64 {
 async fn serve(listener: tokio::net::TcpListener, router: axum::Router) -> tokio::sync::oneshot::Sender<()> {
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
-        let listener = axum::serve::ListenerExt::tap_io(listener, |s| {
-            let _ = s.set_nodelay(true);
-        });
+        let listener = axum::serve::ListenerExt::tap_io(listener, crate::limits::nodelay);
         let _ = axum::serve(listener, router)
             .with_graceful_shutdown(async move {
                 let _ = rx.await;

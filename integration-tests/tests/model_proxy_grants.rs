@@ -78,6 +78,13 @@ fn is_repeat(check: &Value) -> bool {
     check["allowed"] == json!(false) && ["replayed_action", "replayed_grant"].contains(&reason)
 }
 
+/// The model proposes the call again: the proxy replaces it with a refusal as a repeat.
+fn assert_refused_again_at_the_proxy(proxy_port: u16) {
+    let (calls, text) = complete(proxy_port, "please run-bash");
+    assert!(calls.is_empty(), "{calls:?}");
+    assert!(text.contains("Blindfold refused the `bash` tool call (replayed_"), "{text}");
+}
+
 /// A daemon serving the proxy in front of the scripted model (both stopped on drop).
 struct Setup {
     port: u16,
@@ -120,9 +127,7 @@ fn with_a_plugin_consuming_the_proxy_only_checks_the_grant() {
     assert_eq!(second["allowed"], json!(false), "{second}");
     assert!(is_repeat(&second), "{second}");
     // The grant is spent: the proxy's dry run refuses the same call now.
-    let (calls, text) = complete(s.proxy_port, "please run-bash");
-    assert!(calls.is_empty(), "{calls:?}");
-    assert!(text.contains("Blindfold refused the `bash` tool call (replayed_"), "{text}");
+    assert_refused_again_at_the_proxy(s.proxy_port);
 }
 
 #[test]
@@ -131,7 +136,5 @@ fn by_default_the_proxy_takes_the_grants_use_when_it_forwards_the_call() {
     let check = run_check(s.port, &s.adapter);
     assert_eq!(check["allowed"], json!(false), "{check}");
     assert!(is_repeat(&check), "{check}");
-    let (calls, text) = complete(s.proxy_port, "please run-bash");
-    assert!(calls.is_empty(), "{calls:?}");
-    assert!(text.contains("Blindfold refused the `bash` tool call (replayed_"), "{text}");
+    assert_refused_again_at_the_proxy(s.proxy_port);
 }

@@ -35,7 +35,8 @@ const WITHHELD = "[withheld by Blindfold: the result could not be checked]"
 /** Tools that start a sub-agent: reported as a delegation, then allowed. */
 const SPAWN_TOOLS = new Set(["sessions_spawn", "spawn_agent"])
 /** OpenClaw's orchestration tools: they change no workspace state (the sub-agents they start are
- * gated on their own tool calls), so they run without a check. Everything else is decided. */
+ * gated on their own tool calls), so they run without a check. Everything else is decided. The
+ * model-API proxy keeps the same list (`COORDINATION_TOOLS` in adapters/src/model_api/calls.rs). */
 const COORDINATION = new Set([
   "sessions_yield",
   "agents_wait",

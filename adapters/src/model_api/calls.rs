@@ -28,7 +28,8 @@ pub const BRIDGE: &str = "tool_call";
 const SPAWN_TOOLS: &[&str] = &["sessions_spawn", "spawn_agent"];
 
 /// OpenClaw's orchestration tools: they change no workspace state (the sub-agents they start are
-/// gated on their own calls), so, as in the OpenClaw plugin, they are not decided as tool calls.
+/// gated on their own calls), so, as in the OpenClaw plugin, they are not decided as tool calls
+/// (the plugin's `COORDINATION` in adapters/openclaw-plugin/index.ts is the same list).
 const COORDINATION_TOOLS: &[&str] = &[
     "sessions_yield",
     "agents_wait",

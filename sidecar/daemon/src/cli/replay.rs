@@ -25,16 +25,17 @@ pub struct ReplayArgs {
     /// Also print every labelled or decided step with what each mode did to it.
     #[arg(long)]
     pub steps: bool,
-    /// Replay through a real Blindfold on loopback: the daemon's A2A and MCP proxies in front of
-    /// scripted peers answering from the scenario. Cards, `scope` delegations and tool calls go
-    /// over the wire and are scored from what comes back (JSON-RPC error, rejected task, `isError`
-    /// result; identity leaks counted in the received bytes). Not expressible over the wire today,
-    /// so run in-process against the same daemon state and marked `"via": "in_process"`: the task
-    /// input, `verify`/`execute` delegations and delegations naming a proposal (the A2A proxy
-    /// records every delegation as `scope`), memory writes and reads, and the engine facts of
-    /// cards, responses and tool results. The daemon reads its own clock: step times (`at`) are
-    /// not replayed. Not with --trace-out.
-    #[arg(long, verbatim_doc_comment)]
+    /// Replay through a real Blindfold on loopback (its A2A and MCP proxies in front of scripted
+    /// peers).
+    ///
+    /// Cards, `scope` delegations and tool calls go over the wire and are scored from what comes
+    /// back (JSON-RPC error, rejected task, `isError` result; identity leaks counted in the
+    /// received bytes). What the wire cannot carry today runs in-process against the same daemon
+    /// state, marked `"via": "in_process"`: the task input, `verify`/`execute` delegations and
+    /// delegations naming a proposal (the A2A proxy records every delegation as `scope`), memory
+    /// writes and reads, and the engine facts of cards, responses and tool results. The daemon
+    /// reads its own clock: step times (`at`) are not replayed. Not with --trace-out.
+    #[arg(long)]
     pub via_proxy: bool,
     /// Write the authority trace of the run to FILE.
     #[arg(long, value_name = "FILE")]

@@ -84,6 +84,44 @@ impl App {
         let ctx = StepContext { now_ms: crate::unix_now_ms(), modes: self.modes_for(trajectory_id), consume };
         let started = std::time::Instant::now();
         let mut guard = handle.lock();
+        self.step_locked(&mut guard, trajectory_id, event, ctx, started, blocking)
+    }
+
+    /// Runs `forward` (an answer's bytes going out) and then records the informational `event`
+    /// (the `tool_result` of that answer), holding the trajectory's lock from before `forward`
+    /// until the event is applied and its record queued. The bytes go out first — the
+    /// observation is off the answer's path — yet every decision of this trajectory takes the
+    /// same lock, so none can run between the forward and the observation: a decision made
+    /// after the answer was seen always sees what the answer said.
+    pub fn observe_around<R>(&self, trajectory_id: &str, event: &Event, forward: impl FnOnce() -> R) -> R {
+        let handle = self.trajectories.get_or_create(trajectory_id);
+        let mut guard = handle.lock();
+        let out = forward();
+        let ctx = StepContext {
+            now_ms: crate::unix_now_ms(),
+            modes: self.modes_for(trajectory_id),
+            consume: false,
+        };
+        let started = std::time::Instant::now();
+        let (step, queued) = self.step_locked(&mut guard, trajectory_id, event, ctx, started, true);
+        drop(guard);
+        if let Some(q) = queued {
+            let durable = q.durable;
+            settle(trajectory_id, step, q.written_blocking(), durable);
+        }
+        out
+    }
+
+    /// [`App::step_and_queue`] once the trajectory's lock is held.
+    fn step_locked(
+        &self,
+        guard: &mut std::sync::LockResult<std::sync::MutexGuard<'_, Trajectory>>,
+        trajectory_id: &str,
+        event: &Event,
+        ctx: StepContext,
+        started: std::time::Instant,
+        blocking: bool,
+    ) -> (Step, Option<Queued>) {
         let max_events = self.config.limits.max_events_per_trajectory;
         let step = match guard.as_mut() {
             Ok(trajectory) if trajectory.events >= max_events => over_event_limit(trajectory_id, max_events),
@@ -101,7 +139,6 @@ impl App {
         let meta = StepMeta { mode: ctx.modes, ts: ctx.now_ms, latency_us };
         let queued =
             self.trace.as_ref().map(|trace| trace.record_step(trajectory_id, event, &step, meta, blocking));
-        drop(guard);
         (step, queued)
     }
 }
@@ -137,5 +174,58 @@ fn settle(trajectory_id: &str, step: Step, written: Result<(), TraceWriteError>,
             tracing::warn!(trajectory = trajectory_id, error = %e, "informational trace record lost");
             step
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use blindfold_schemas::Event;
+    use serde_json::json;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    fn check(step: &blindfold_engine::Step) -> String {
+        step.decision.as_ref().map(|d| d.check.clone()).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_decision_once_an_answer_is_out_sees_its_tool_result() {
+        let dir = tempfile::tempdir().expect("dir");
+        let app = crate::trace::tests::app_in(dir.path(), u64::MAX, None);
+        app.decide("t", &Event::Task { text: "tidy up the service configuration".into() }, true);
+        let args = json!({"path": "/srv/app/settings.yml", "content": "x"});
+        let write = Event::ToolCall {
+            actor: "coordinator".into(),
+            tool: "write_file".into(),
+            args: args.as_object().cloned().expect("object"),
+            proposal: None,
+            call_id: Some("2".into()),
+        };
+        // Named nowhere yet: refused for want of evidence.
+        assert_eq!(check(&app.decide("t", &write, false)), "P2.target_in_evidence");
+        let answer = Event::ToolResult {
+            tool: "read_file".into(),
+            content: "the settings live in /srv/app/settings.yml".into(),
+            call_id: Some("1".into()),
+        };
+        // The client reads the answer while it is being forwarded and decides at once; the
+        // forward lingers to give that decision every chance to run before the observation.
+        let (out_tx, out_rx) = mpsc::channel();
+        let (asking_tx, asking_rx) = mpsc::channel();
+        let after = std::thread::scope(|s| {
+            let (app, write) = (&app, &write);
+            let client = s.spawn(move || {
+                out_rx.recv().expect("answer forwarded");
+                asking_tx.send(()).expect("forwarder waits");
+                app.decide("t", write, false)
+            });
+            app.observe_around("t", &answer, || {
+                out_tx.send(()).expect("client waits");
+                asking_rx.recv().expect("client decides");
+                std::thread::sleep(Duration::from_millis(50));
+            });
+            client.join().expect("client thread")
+        });
+        assert_ne!(check(&after), "P2.target_in_evidence", "the decision missed the tool result: {after:?}");
     }
 }

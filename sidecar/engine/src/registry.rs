@@ -83,6 +83,13 @@ impl Registry {
         self.tools.get(tool)
     }
 
+    /// True when every call of `tool` derives the `read` effect, whatever its arguments: a
+    /// registered read (not `web_fetch`, whose effect depends on the host). Grants only ever
+    /// authorise effectful actions, so such a call's decision needs none.
+    pub fn always_reads(&self, tool: &str) -> bool {
+        tool != "web_fetch" && self.tools.get(tool).is_some_and(|s| s.effect == Effect::Read)
+    }
+
     /// Derives operation, target, artifact bytes and other arguments of a call.
     pub fn derive(&self, tool: &str, args: &Map<String, Value>) -> DerivedAction {
         let (spec, unknown) = match self.tools.get(tool) {

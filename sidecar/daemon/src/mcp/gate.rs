@@ -66,6 +66,23 @@ pub enum ServerVerdict {
     Drop(Option<Value>),
 }
 
+/// The `tool_result` of a forwarded `tools/call` answer, to record around the forward.
+#[must_use = "a tool result must be recorded"]
+pub struct Observation {
+    app: App,
+    task: String,
+    event: Event,
+}
+
+impl Observation {
+    /// Runs `forward` (the answer's bytes going out), then records the tool result, holding the
+    /// trajectory's lock across both ([`App::observe_around`]): a decision of this trajectory
+    /// made once the answer is out waits for the result and sees it.
+    pub fn around<R>(self, forward: impl FnOnce() -> R) -> R {
+        self.app.observe_around(&self.task, &self.event, forward)
+    }
+}
+
 /// One MCP connection: its trajectory, policy, in-flight requests and registry view.
 pub struct McpGate {
     app: App,
@@ -177,7 +194,13 @@ impl McpGate {
                 RemoteVerdict::Refuse(r) => Some(jsonrpc::result(id, mcp::refusal_result(&r, &tool, modern))),
             };
         }
-        if let Some(g) = self.grants.as_mut() {
+        // Grant files are read before every call that may be effectful. A call of a registered
+        // read tool consults no grant (grants only authorise effectful actions; one not yet read
+        // could only ever turn a denial into an allow), so its `stat`s are skipped: the next
+        // effectful call reads whatever arrived meanwhile before it is decided.
+        if let Some(g) = self.grants.as_mut()
+            && !self.app.engine.registry().always_reads(&tool)
+        {
             g.refresh(&self.app);
         }
         let step = self.app.decide(&self.task, &event, true);
@@ -206,35 +229,65 @@ impl McpGate {
             .collect()
     }
 
-    /// Filters one server→client message.
+    /// Filters one server→client message; a `tools/call` answer's `tool_result` is recorded
+    /// before it returns (see [`McpGate::from_server_deferred`] to record it after forwarding).
     pub fn from_server(&mut self, bytes: &[u8]) -> ServerVerdict {
-        let transparent = self.transparent();
-        let mut frame = match jsonrpc::parse(bytes, self.policy.max_frame, mcp::is_notification) {
+        let (verdict, observation) = self.from_server_deferred(bytes);
+        if let Some(o) = observation {
+            o.around(|| ());
+        }
+        verdict
+    }
+
+    /// Filters one server→client message; the `tool_result` of a `tools/call` answer comes back
+    /// as an [`Observation`] the caller must run around the forward ([`Observation::around`]),
+    /// so the answer goes out before the engine reads it, and no decision of this trajectory
+    /// runs in between. The answer is scrubbed here, before it is handed back.
+    pub fn from_server_deferred(&mut self, bytes: &[u8]) -> (ServerVerdict, Option<Observation>) {
+        let modes = self.app.modes_for(&self.task);
+        let transparent = modes.transparent();
+        let frame = match jsonrpc::parse(bytes, self.policy.max_frame, mcp::is_notification) {
             Ok(f) => f,
-            Err(_) if transparent => return ServerVerdict::Forward(bytes.to_vec()),
+            Err(_) if transparent => return (ServerVerdict::Forward(bytes.to_vec()), None),
             Err(e) => {
                 let refused = jsonrpc::refusal_frame(bytes, &e);
                 let answer = (!refused["id"].is_null()).then(|| {
                     let msg = format!("the server sent a message Blindfold cannot relay: {e}");
                     jsonrpc::error(&refused["id"], code::INTERNAL_ERROR, &msg, None)
                 });
-                return ServerVerdict::Drop(answer);
+                return (ServerVerdict::Drop(answer), None);
             }
         };
         let (method, tool) = match frame.kind {
             Kind::Response => self.pending.remove(&frame.id().to_string()).unwrap_or_default(),
             _ => (String::new(), None),
         };
+        // Informational (never blocks); read from the answer as the server sent it.
+        let mut observation = None;
         if let Some(tool) = tool {
-            // Recorded before the client sees it (informational: never blocks).
             let event = mcp::tool_result_event(&tool, &frame.id(), &frame.value);
             match self.remote.as_mut() {
+                // The daemon behind `remote` hears of it before the client sees the answer.
                 Some(remote) => remote.report(&self.task, &event),
                 None => {
-                    self.app.decide(&self.task, &event, false);
+                    observation = Some(Observation { app: self.app.clone(), task: self.task.clone(), event })
                 }
             }
         }
+        let verdict = self.filter_server(frame, bytes, &method, modes);
+        (verdict, observation)
+    }
+
+    /// The rest of [`McpGate::from_server_deferred`]: pins and allowlist of a `tools/list`,
+    /// trusted annotations, and the identity scrub.
+    fn filter_server(
+        &mut self,
+        mut frame: jsonrpc::Frame,
+        bytes: &[u8],
+        method: &str,
+        modes: blindfold_schemas::ModeSet,
+    ) -> ServerVerdict {
+        let transparent = modes.transparent();
         let mut changed = false;
         if method == "tools/list"
             && let Some(result) = frame.result_mut()
@@ -267,8 +320,7 @@ impl McpGate {
                 changed = true;
             }
         }
-        let m = self.app.modes_for(&self.task);
-        if m.anonymize || m.attest {
+        if modes.anonymize || modes.attest {
             changed |= super::identity::rewrite_server_message(&mut self.anon, &mut frame.value);
         }
         if changed {

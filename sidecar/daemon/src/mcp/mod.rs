@@ -8,6 +8,6 @@ pub mod pins;
 mod remote;
 pub mod stdio;
 
-pub use gate::{ClientVerdict, McpGate, McpPolicy, ServerVerdict};
+pub use gate::{ClientVerdict, McpGate, McpPolicy, Observation, ServerVerdict};
 pub use grant_files::GrantFiles;
 pub use remote::{RemoteControl, RemoteVerdict};

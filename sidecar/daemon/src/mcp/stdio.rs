@@ -121,20 +121,26 @@ fn client_loop(gate: &Mutex<McpGate>, mut child_in: impl Write, out: &Out, max_f
 fn server_loop(gate: &Mutex<McpGate>, child_out: impl std::io::Read, out: &Out, max_frame: usize) {
     let mut reader = BufReader::with_capacity(SERVER_READ_BUFFER, child_out);
     while let Ok(Some(line)) = read_line(&mut reader, max_frame) {
-        let verdict = match line {
+        let (verdict, observation) = match line {
             Line::TooLarge(size) => {
                 eprintln!("blindfold: dropped a {size}-byte message from the MCP server (limit {max_frame})");
-                ServerVerdict::Drop(None)
+                (ServerVerdict::Drop(None), None)
             }
             Line::Frame(bytes) => match gate.lock() {
-                Ok(mut g) => g.from_server(&bytes),
+                Ok(mut g) => g.from_server_deferred(&bytes),
                 Err(_) => break,
             },
         };
-        let sent = match verdict {
+        let deliver = || match verdict {
             ServerVerdict::Forward(bytes) => send_out(out, bytes),
             ServerVerdict::Drop(Some(v)) => send_out(out, v.to_string().into_bytes()),
             ServerVerdict::Drop(None) => Ok(()),
+        };
+        // A tool result is recorded right after its answer is out (the gate's lock is free for
+        // the next call meanwhile; the trajectory's is held, so that call's decision sees it).
+        let sent = match observation {
+            Some(o) => o.around(deliver),
+            None => deliver(),
         };
         if sent.is_err() {
             break;

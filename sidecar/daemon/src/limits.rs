@@ -204,7 +204,7 @@ pub async fn header_limit(
     request: Request,
     next: Next,
 ) -> Response {
-    let size = request.uri().to_string().len()
+    let size = uri_len(request.uri())
         + request.headers().iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum::<usize>();
     if size > max {
         tracing::warn!(size, max, "request refused: limits.max_header_bytes");
@@ -219,6 +219,14 @@ pub async fn header_limit(
     next.run(request).await
 }
 
+/// The length of `uri` as written on the request line, without building the string.
+fn uri_len(uri: &axum::http::Uri) -> usize {
+    let scheme = uri.scheme_str().map_or(0, |s| s.len() + "://".len());
+    let authority = uri.authority().map_or(0, |a| a.as_str().len());
+    let path = uri.path_and_query().map_or(0, |p| p.as_str().len());
+    scheme + authority + path
+}
+
 /// `router` with the header limit applied.
 pub fn with_header_limit(router: axum::Router, limits: &Limits) -> axum::Router {
     router.layer(axum::middleware::from_fn_with_state(limits.max_header_bytes, header_limit))
@@ -227,6 +235,14 @@ pub fn with_header_limit(router: axum::Router, limits: &Limits) -> axum::Router 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uri_len_is_the_written_length() {
+        for text in ["/a2a/x?A2A-Version=1.0", "/", "http://127.0.0.1:8080/v1/control?x=1", "*"] {
+            let uri: axum::http::Uri = text.parse().expect("uri");
+            assert_eq!(uri_len(&uri), uri.to_string().len(), "{text}");
+        }
+    }
 
     #[test]
     fn the_408_body_length_is_exact() {

@@ -100,8 +100,12 @@ pub async fn body_deadline(State(timeout): State<Duration>, request: Request, ne
     }
     let fired = Arc::new(AtomicBool::new(false));
     let (parts, body) = request.into_parts();
-    let body =
-        DeadlineBody { inner: body, deadline: Box::pin(tokio::time::sleep(timeout)), fired: fired.clone() };
+    let body = DeadlineBody {
+        inner: body,
+        due: tokio::time::Instant::now() + timeout,
+        deadline: None,
+        fired: fired.clone(),
+    };
     let response = next.run(Request::from_parts(parts, Body::new(body))).await;
     if fired.load(Ordering::Acquire) {
         tracing::warn!("request refused: body not received within limits.client_timeout_s");
@@ -117,10 +121,14 @@ pub async fn body_deadline(State(timeout): State<Duration>, request: Request, ne
 }
 
 /// A request body that fails once its deadline passes while the server waits on the client
-/// (bytes already received are still delivered).
+/// (bytes already received are still delivered). The timer is armed only the first time the
+/// body has to wait: a body that came with its headers (the usual small JSON-RPC request)
+/// costs no timer.
 struct DeadlineBody {
     inner: Body,
-    deadline: Pin<Box<Sleep>>,
+    /// When the body must be complete (its headers' arrival plus the client timeout).
+    due: tokio::time::Instant,
+    deadline: Option<Pin<Box<Sleep>>>,
     fired: Arc<AtomicBool>,
 }
 
@@ -135,7 +143,9 @@ impl HttpBody for DeadlineBody {
         if let Poll::Ready(frame) = Pin::new(&mut self.inner).poll_frame(cx) {
             return Poll::Ready(frame);
         }
-        if self.deadline.as_mut().poll(cx).is_ready() {
+        let due = self.due;
+        let deadline = self.deadline.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(due)));
+        if deadline.as_mut().poll(cx).is_ready() {
             self.fired.store(true, Ordering::Release);
             let e = std::io::Error::new(std::io::ErrorKind::TimedOut, "request body too slow");
             return Poll::Ready(Some(Err(axum::Error::new(e))));

@@ -32,7 +32,7 @@ pub(super) async fn fetch_card(p: &A2aProxy, agent: &A2aUpstream) -> Result<Valu
     let bytes = read_body(resp.body_mut(), max, p.upstream.timeout).await.map_err(|e| e.to_string())?;
     let card =
         strict_json::value_from_slice(&bytes).map_err(|e| format!("the agent's card is not JSON: {e}"))?;
-    if let Some(rpc) = rpc_url(&card, &agent.url) {
+    if let Some(rpc) = rpc_url(&card, &agent.url).and_then(|u| u.parse().ok()) {
         p.rpc_urls.insert(agent.id.clone(), rpc);
     }
     if let Ok(mut anon) = p.anon.write() {

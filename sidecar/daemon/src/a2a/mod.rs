@@ -14,6 +14,7 @@ use crate::config::A2aUpstream;
 use crate::proxy::Upstream;
 use axum::Router;
 use axum::extract::State;
+use axum::http::Uri;
 use axum::response::Json;
 use axum::routing::{get, post};
 use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon};
@@ -32,8 +33,8 @@ pub(crate) struct A2aProxy {
     /// Lexicon of true and displayed identities, and the aliases of the discovery session
     /// (written only when a card teaches a new displayed identity; read on every answer).
     anon: RwLock<Anonymizer>,
-    /// Each agent's JSON-RPC URL, from its card.
-    rpc_urls: DashMap<String, String>,
+    /// Each agent's JSON-RPC URL, from its card (parsed once).
+    rpc_urls: DashMap<String, Uri>,
     /// Blindfold's own base URL (`http://<server.listen>`).
     public_base: String,
 }

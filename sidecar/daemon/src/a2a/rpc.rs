@@ -257,7 +257,7 @@ async fn forward(
             Err(e) => return bad_gateway(e),
         },
     };
-    let mut resp = match p.upstream.send(Method::POST, &rpc, copy_request_headers(headers), body).await {
+    let mut resp = match p.upstream.send_to(Method::POST, rpc, copy_request_headers(headers), body).await {
         Ok(r) => r,
         Err(e) => return bad_gateway(e.to_string()),
     };

@@ -2,7 +2,8 @@
 //! body-size bound; the header allowlists in each direction.
 
 use axum::body::Bytes;
-use axum::http::{HeaderMap, HeaderName, Method, Request, Response, header};
+use axum::http::uri::InvalidUri;
+use axum::http::{HeaderMap, HeaderName, Method, Request, Response, Uri, header};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::client::legacy::Client;
@@ -96,12 +97,24 @@ impl Upstream {
         headers: HeaderMap,
         body: Bytes,
     ) -> Result<Response<Incoming>, UpstreamError> {
-        let mut req = Request::builder().method(method).uri(url);
-        if let Some(h) = req.headers_mut() {
-            *h = headers;
-            h.remove(header::CONTENT_LENGTH);
-        }
-        let req = req.body(Full::new(body)).map_err(|e| UpstreamError::Unreachable(e.to_string()))?;
+        let uri: Uri = url.parse().map_err(|e: InvalidUri| UpstreamError::Unreachable(e.to_string()))?;
+        self.send_to(method, uri, headers, body).await
+    }
+
+    /// [`Upstream::send`] to an already parsed URI (a proxy that forwards every request to the
+    /// same endpoint parses it once).
+    pub async fn send_to(
+        &self,
+        method: Method,
+        uri: Uri,
+        mut headers: HeaderMap,
+        body: Bytes,
+    ) -> Result<Response<Incoming>, UpstreamError> {
+        headers.remove(header::CONTENT_LENGTH);
+        let mut req = Request::new(Full::new(body));
+        *req.method_mut() = method;
+        *req.uri_mut() = uri;
+        *req.headers_mut() = headers;
         match tokio::time::timeout(self.timeout, self.client.request(req)).await {
             Ok(Ok(r)) => Ok(r),
             Ok(Err(e)) => Err(UpstreamError::Unreachable(e.to_string())),

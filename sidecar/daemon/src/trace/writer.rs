@@ -20,6 +20,9 @@ pub enum Durability {
     Fsync,
 }
 
+/// A typical record line's length, to size a batch's buffer once.
+const LINE_GUESS: usize = 640;
+
 /// Lowercase hex SHA-256 of one record line (without its newline): the next record's `prev`.
 pub fn line_hash(line: &[u8]) -> String {
     hex::encode(Sha256::digest(line))
@@ -123,7 +126,8 @@ impl TraceWriter {
     /// Appends `records` in one write (and one fsync with [`Durability::Fsync`]), filling `seq`
     /// (when zero) and `prev`. On failure nothing of the batch stays in the file.
     pub fn append(&mut self, records: &mut [TraceRecord]) -> std::io::Result<()> {
-        let mut buf = Vec::new();
+        // Each record is serialised straight into the batch buffer and hashed there.
+        let mut buf = Vec::with_capacity(records.len() * LINE_GUESS);
         let mut prev = self.prev.clone();
         let mut next = self.next_seq;
         for record in records.iter_mut() {
@@ -132,9 +136,9 @@ impl TraceWriter {
             }
             next = record.seq + 1;
             record.prev = prev;
-            let line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
-            prev = line_hash(&line);
-            buf.extend_from_slice(&line);
+            let start = buf.len();
+            serde_json::to_writer(&mut buf, record).map_err(std::io::Error::other)?;
+            prev = line_hash(&buf[start..]);
             buf.push(b'\n');
         }
         if self.file.is_none() || (self.size > 0 && self.size + buf.len() as u64 > self.max_file_bytes) {

@@ -87,27 +87,29 @@ impl App {
         self.step_locked(&mut guard, trajectory_id, event, ctx, started, blocking)
     }
 
-    /// Runs `forward` (an answer's bytes going out) and then records the informational `event`
-    /// (the `tool_result` of that answer), holding the trajectory's lock from before `forward`
-    /// until the event is applied and its record queued. The bytes go out first — the
-    /// observation is off the answer's path — yet every decision of this trajectory takes the
-    /// same lock, so none can run between the forward and the observation: a decision made
-    /// after the answer was seen always sees what the answer said.
-    pub fn observe_around<R>(&self, trajectory_id: &str, event: &Event, forward: impl FnOnce() -> R) -> R {
+    /// Runs `forward` (answers' bytes going out) and then records the informational `events`
+    /// in order (the `tool_result`s of those answers), holding the trajectory's lock from before
+    /// `forward` until every event is applied and its record queued. The bytes go out first —
+    /// the observation is off the answers' path — yet every decision of this trajectory takes
+    /// the same lock, so none can run between the forward and the observation: a decision made
+    /// after an answer was seen always sees what the answer said.
+    pub fn observe_around<R>(&self, trajectory_id: &str, events: &[Event], forward: impl FnOnce() -> R) -> R {
         let handle = self.trajectories.get_or_create(trajectory_id);
         let mut guard = handle.lock();
         let out = forward();
-        let ctx = StepContext {
-            now_ms: crate::unix_now_ms(),
-            modes: self.modes_for(trajectory_id),
-            consume: false,
-        };
-        let started = std::time::Instant::now();
-        let (step, queued) = self.step_locked(&mut guard, trajectory_id, event, ctx, started, true);
+        let modes = self.modes_for(trajectory_id);
+        let mut settled = Vec::with_capacity(events.len());
+        for event in events {
+            let ctx = StepContext { now_ms: crate::unix_now_ms(), modes, consume: false };
+            let started = std::time::Instant::now();
+            settled.push(self.step_locked(&mut guard, trajectory_id, event, ctx, started, true));
+        }
         drop(guard);
-        if let Some(q) = queued {
-            let durable = q.durable;
-            settle(trajectory_id, step, q.written_blocking(), durable);
+        for (step, queued) in settled {
+            if let Some(q) = queued {
+                let durable = q.durable;
+                settle(trajectory_id, step, q.written_blocking(), durable);
+            }
         }
         out
     }
@@ -219,7 +221,7 @@ mod tests {
                 asking_tx.send(()).expect("forwarder waits");
                 app.decide("t", write, false)
             });
-            app.observe_around("t", &answer, || {
+            app.observe_around("t", std::slice::from_ref(&answer), || {
                 out_tx.send(()).expect("client waits");
                 asking_rx.recv().expect("client decides");
                 std::thread::sleep(Duration::from_millis(50));

@@ -1,7 +1,7 @@
 //! Action fingerprints and targets (SPEC §2, §5): the canonical form of a proposed effect used
 //! to match a proposal, its refutations, its adoption, its execution and its replay.
 
-use crate::canonical::{jcs, sha256_hex};
+use crate::canonical::{jcs, jcs_order, sha256_hex, write_jcs, write_jcs_str};
 use crate::registry::Registry;
 use crate::shell;
 use crate::text::Target;
@@ -17,16 +17,21 @@ pub fn is_shell(registry: &Registry, tool: &str) -> bool {
         })
 }
 
+/// The canonical form of one string argument: paths and URLs normalised, anything else as is.
+fn canonical_str(s: &str) -> std::borrow::Cow<'_, str> {
+    match classify(s.trim()) {
+        Some(Target::Path(p)) if !s.contains(char::is_whitespace) => p.into(),
+        Some(Target::Url(u)) if !s.contains(char::is_whitespace) => u.into(),
+        _ => s.into(),
+    }
+}
+
 /// The canonical form of one argument value: commands whitespace-normalised, paths and URLs
 /// normalised, everything else as is (object keys are ordered by JCS).
 fn canonical_value(shell_arg: bool, value: &Value) -> Value {
     match value {
         Value::String(s) if shell_arg => Value::String(shell::normalise(s)),
-        Value::String(s) => match classify(s.trim()) {
-            Some(Target::Path(p)) if !s.contains(char::is_whitespace) => Value::String(p),
-            Some(Target::Url(u)) if !s.contains(char::is_whitespace) => Value::String(u),
-            _ => Value::String(s.clone()),
-        },
+        Value::String(s) => Value::String(canonical_str(s).into_owned()),
         other => other.clone(),
     }
 }
@@ -35,12 +40,42 @@ fn canonical_value(shell_arg: bool, value: &Value) -> Value {
 /// `{"tool": name, "args": canonical arguments}`.
 pub fn fingerprint(registry: &Registry, tool: &str, args: &Map<String, Value>) -> String {
     let shell_tool = is_shell(registry, tool);
+    let mut form = Vec::with_capacity(128);
+    if write_form(shell_tool, tool, args, &mut form) {
+        return sha256_hex(&form);
+    }
     let canon: Map<String, Value> =
         args.iter().map(|(k, v)| (k.clone(), canonical_value(shell_tool && k == "command", v))).collect();
     let mut obj = Map::new();
     obj.insert("tool".into(), Value::String(tool.to_owned()));
     obj.insert("args".into(), Value::Object(canon));
     sha256_hex(&jcs(&Value::Object(obj)))
+}
+
+/// Writes the JCS form of `{"args": canonical arguments, "tool": name}` straight from the call
+/// (no copy of the arguments); false when an argument needs the general canonicaliser.
+fn write_form(shell_tool: bool, tool: &str, args: &Map<String, Value>, out: &mut Vec<u8>) -> bool {
+    out.extend_from_slice(br#"{"args":{"#);
+    for (i, (k, v)) in jcs_order(args).into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_jcs_str(k, out);
+        out.push(b':');
+        match v {
+            Value::String(s) if shell_tool && k == "command" => write_jcs_str(&shell::normalise(s), out),
+            Value::String(s) => write_jcs_str(&canonical_str(s), out),
+            other => {
+                if !write_jcs(other, out) {
+                    return false;
+                }
+            }
+        }
+    }
+    out.extend_from_slice(br#"},"tool":"#);
+    write_jcs_str(tool, out);
+    out.push(b'}');
+    true
 }
 
 /// Every target of a call: the registry target (a whole command and the resources inside it,
@@ -137,6 +172,49 @@ mod tests {
 
     fn args(v: Value) -> Map<String, Value> {
         v.as_object().cloned().expect("object")
+    }
+
+    /// The fingerprint as the general canonicaliser computes it (the reference).
+    fn general_fingerprint(r: &Registry, tool: &str, args: &Map<String, Value>) -> String {
+        let shell_tool = is_shell(r, tool);
+        let canon: Map<String, Value> =
+            args.iter().map(|(k, v)| (k.clone(), canonical_value(shell_tool && k == "command", v))).collect();
+        let mut obj = Map::new();
+        obj.insert("tool".into(), Value::String(tool.to_owned()));
+        obj.insert("args".into(), Value::Object(canon));
+        sha256_hex(&serde_json_canonicalizer::to_vec(&Value::Object(obj)).expect("finite"))
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn fingerprints_equal_the_general_canonical_form(
+            tool in proptest::sample::select(vec!["bash", "write_file", "web_fetch", "read_file", "my-tool", "é"]),
+            kv in proptest::collection::vec((
+                prop_oneof![
+                    proptest::sample::select(vec!["command", "path", "url", "content", "a", "B", "é", "\u{10000}", "\u{e000}"])
+                        .prop_map(str::to_owned),
+                    any::<String>(),
+                ],
+                prop_oneof![
+                    proptest::sample::select(vec![
+                        "rm  -rf   /data/../x", "/srv//app/./a.yml", "HTTPS://Ex.COM:443/a/../b#f",
+                        " /x y", "say \"hi\"\n\t\u{1}", "echo 'a b' | sh",
+                    ]).prop_map(|s| Value::String(s.to_owned())),
+                    any::<String>().prop_map(Value::String),
+                    any::<i64>().prop_map(Value::from),
+                    any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+                    any::<bool>().prop_map(Value::Bool),
+                    proptest::collection::vec(any::<u32>(), 0..3)
+                        .prop_map(|v| json!({"n": v, "s": "x\u{7f}y", "z": null})),
+                ],
+            ), 0..5),
+        ) {
+            let r = Registry::defaults();
+            let args: Map<String, Value> = kv.into_iter().collect();
+            prop_assert_eq!(fingerprint(&r, tool, &args), general_fingerprint(&r, tool, &args));
+        }
     }
 
     #[test]

@@ -5,8 +5,110 @@ use sha2::{Digest, Sha256};
 
 /// The RFC 8785 canonical form of a JSON value.
 pub fn jcs(value: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
+    if write_jcs(value, &mut out) {
+        return out;
+    }
     // Serialising a `serde_json::Value` cannot fail (keys are strings, numbers are finite).
     serde_json_canonicalizer::to_vec(value).unwrap_or_default()
+}
+
+/// Largest magnitude up to which every integer is exactly a double (and so prints as itself).
+const EXACT_INT: u64 = 1 << 53;
+
+/// Appends the RFC 8785 form of `value` for the shapes tool arguments take — strings, booleans,
+/// null, integers of magnitude up to 2^53, arrays and objects of them — byte for byte what the
+/// general canonicaliser writes. False (with `out` partly written) for anything else (a
+/// fraction, a larger integer), which is left to [`serde_json_canonicalizer`].
+pub(crate) fn write_jcs(value: &Value, out: &mut Vec<u8>) -> bool {
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) if i.unsigned_abs() <= EXACT_INT => out.extend_from_slice(i.to_string().as_bytes()),
+            (_, Some(u)) if u <= EXACT_INT => out.extend_from_slice(u.to_string().as_bytes()),
+            _ => return false,
+        },
+        Value::String(s) => write_jcs_str(s, out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                if !write_jcs(item, out) {
+                    return false;
+                }
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            out.push(b'{');
+            for (i, (k, v)) in jcs_order(map).into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_jcs_str(k, out);
+                out.push(b':');
+                if !write_jcs(v, out) {
+                    return false;
+                }
+            }
+            out.push(b'}');
+        }
+    }
+    true
+}
+
+/// An object's members in RFC 8785 order: by the UTF-16 code units of the keys (for ASCII keys
+/// that is byte order).
+pub(crate) fn jcs_order(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut members: Vec<(&String, &Value)> = map.iter().collect();
+    if members.iter().all(|(k, _)| k.is_ascii()) {
+        members.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    } else {
+        members.sort_unstable_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+    }
+    members
+}
+
+/// Appends a JSON string the RFC 8785 way: `"` and `\` escaped, control characters as `\b \t
+/// \n \f \r` or `\u00xx` (lowercase hex), everything else as its UTF-8 bytes.
+pub(crate) fn write_jcs_str(s: &str, out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let short: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x00..=0x1f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if short.is_empty() {
+            out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xf)],
+            ]);
+        } else {
+            out.extend_from_slice(short);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
 }
 
 /// The RFC 8785 canonical form as a string.
@@ -44,7 +146,40 @@ pub fn args_sha256(args: &Map<String, Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let text = prop_oneof![
+            any::<String>(),
+            "[\\x00-\\x20\"\\\\/a-z\u{7f}\u{e9}\u{e000}-\u{e002}\u{ffff}\u{10000}-\u{10002}]{0,8}",
+        ];
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            (-(1i64 << 54)..(1i64 << 54)).prop_map(Value::from),
+            any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+            text.clone().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 48, 6, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                proptest::collection::vec((text.clone(), inner), 0..5)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn jcs_is_byte_identical_to_the_general_canonicaliser(v in json_value()) {
+            let general = serde_json_canonicalizer::to_vec(&v).expect("finite");
+            let fast = jcs(&v);
+            prop_assert_eq!(String::from_utf8_lossy(&fast), String::from_utf8_lossy(&general));
+        }
+    }
 
     #[test]
     fn jcs_sorts_keys_and_normalises_numbers() {

@@ -95,7 +95,12 @@ pub fn clause_names(clause: &str, clause_targets: &[Target], t: &Target) -> bool
 
 fn add_stems(st: &mut State, text: &str) {
     for w in text.split(|ch: char| !ch.is_alphanumeric()).filter(|w| w.chars().count() >= 4) {
-        st.evidence_stems.insert(w.to_lowercase().chars().take(5).collect());
+        let stem: String = if w.is_ascii() {
+            w.bytes().take(5).map(|b| char::from(b.to_ascii_lowercase())).collect()
+        } else {
+            w.to_lowercase().chars().take(5).collect()
+        };
+        st.evidence_stems.insert(stem);
     }
 }
 

@@ -110,10 +110,22 @@ impl TargetIndex {
                 self.keys.insert(t.key());
             }
         }
+        // One key buffer for every word; a key is copied only when it is new.
+        let mut key = String::with_capacity(32);
         for word in text.split(|c: char| !(c.is_alphanumeric() || "-_.@".contains(c))) {
             let w = word.trim_matches('.');
-            if !w.is_empty() {
-                self.keys.insert(format!("word:{}", w.to_lowercase()));
+            if w.is_empty() {
+                continue;
+            }
+            key.clear();
+            key.push_str("word:");
+            if w.is_ascii() {
+                key.extend(w.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+            } else {
+                key.push_str(&w.to_lowercase());
+            }
+            if !self.keys.contains(key.as_str()) {
+                self.keys.insert(key.clone());
             }
         }
         let normalised = crate::shell::normalise(text.trim());

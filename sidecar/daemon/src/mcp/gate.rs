@@ -66,20 +66,26 @@ pub enum ServerVerdict {
     Drop(Option<Value>),
 }
 
-/// The `tool_result` of a forwarded `tools/call` answer, to record around the forward.
+/// The `tool_result`s of forwarded `tools/call` answers, to record around the forward.
 #[must_use = "a tool result must be recorded"]
 pub struct Observation {
     app: App,
     task: String,
-    event: Event,
+    events: Vec<Event>,
 }
 
 impl Observation {
-    /// Runs `forward` (the answer's bytes going out), then records the tool result, holding the
-    /// trajectory's lock across both ([`App::observe_around`]): a decision of this trajectory
-    /// made once the answer is out waits for the result and sees it.
+    /// Adds the tool results of `later` (answers of the same connection forwarded after these,
+    /// in the same write).
+    pub fn merge(&mut self, later: Observation) {
+        self.events.extend(later.events);
+    }
+
+    /// Runs `forward` (the answers' bytes going out), then records the tool results in order,
+    /// holding the trajectory's lock across both ([`App::observe_around`]): a decision of this
+    /// trajectory made once an answer is out waits for the results and sees them.
     pub fn around<R>(self, forward: impl FnOnce() -> R) -> R {
-        self.app.observe_around(&self.task, &self.event, forward)
+        self.app.observe_around(&self.task, &self.events, forward)
     }
 }
 
@@ -270,7 +276,11 @@ impl McpGate {
                 // The daemon behind `remote` hears of it before the client sees the answer.
                 Some(remote) => remote.report(&self.task, &event),
                 None => {
-                    observation = Some(Observation { app: self.app.clone(), task: self.task.clone(), event })
+                    observation = Some(Observation {
+                        app: self.app.clone(),
+                        task: self.task.clone(),
+                        events: vec![event],
+                    })
                 }
             }
         }

@@ -7,7 +7,7 @@
 //! costs the gate's work and one `write`, with no hand-off between threads on the way (an async
 //! stdin/stdout goes through the blocking pool twice per frame).
 
-use super::gate::{ClientVerdict, McpGate, ServerVerdict};
+use super::gate::{ClientVerdict, McpGate, Observation, ServerVerdict};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::Child;
@@ -16,8 +16,10 @@ use std::time::{Duration, Instant};
 
 /// How long the child may take to exit after its stdin closed before it is killed.
 const CHILD_GRACE: Duration = Duration::from_secs(5);
-/// Read buffer of the server's stdout (bytes).
-const SERVER_READ_BUFFER: usize = 64 << 10;
+/// Read buffer of stdin and of the server's stdout (bytes).
+const READ_BUFFER: usize = 64 << 10;
+/// Bytes of frames gathered at most before they are written (pipelined input).
+const MAX_BATCH: usize = 64 << 10;
 
 /// One line read from a stream.
 #[derive(Debug, PartialEq, Eq)]
@@ -94,10 +96,49 @@ fn too_large(size: usize, max: usize) -> Value {
     blindfold_adapters::jsonrpc::refusal_frame(&[], &e)
 }
 
+/// True when `buffered` holds a whole non-blank line: [`read_line`] returns another frame
+/// (or a too-large line) without waiting for input.
+fn frame_buffered(buffered: &[u8]) -> bool {
+    buffered
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .is_some_and(|end| buffered[..end].iter().any(|b| !b.is_ascii_whitespace()))
+}
+
+/// Frames bound for one side, written together: while another frame is already buffered on the
+/// way in (pipelined input), the ones ready go out in one `write` instead of one each. A frame
+/// never waits for input that has not arrived.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+}
+
+impl Batch {
+    fn push(&mut self, frame: &[u8]) {
+        self.bytes.extend_from_slice(frame);
+        self.bytes.push(b'\n');
+    }
+
+    /// True when what is gathered must go out now: nothing more is ready to read, or it is big.
+    fn due(&self, more_ready: bool) -> bool {
+        !self.bytes.is_empty() && (!more_ready || self.bytes.len() >= MAX_BATCH)
+    }
+}
+
 /// Client → server: every frame from stdin through the gate to the child's stdin.
 fn client_loop(gate: &Mutex<McpGate>, mut child_in: impl Write, out: &Out, max_frame: usize) {
-    let stdin = std::io::stdin();
-    let mut stdin = stdin.lock();
+    use std::os::fd::AsFd;
+    // Our own buffer over stdin (a duplicate of its descriptor), so what is already read can be
+    // looked at without blocking.
+    let stdin = match std::io::stdin().as_fd().try_clone_to_owned() {
+        Ok(fd) => std::fs::File::from(fd),
+        Err(e) => {
+            eprintln!("blindfold: cannot read stdin: {e}");
+            return;
+        }
+    };
+    let mut stdin = BufReader::with_capacity(READ_BUFFER, stdin);
+    let mut batch = Batch::default();
     while let Ok(Some(line)) = read_line(&mut stdin, max_frame) {
         let verdict = match line {
             Line::TooLarge(size) => ClientVerdict::Answer(too_large(size, max_frame)),
@@ -107,11 +148,20 @@ fn client_loop(gate: &Mutex<McpGate>, mut child_in: impl Write, out: &Out, max_f
             },
         };
         let sent = match verdict {
-            ClientVerdict::Forward(bytes) => send(&mut child_in, bytes),
+            ClientVerdict::Forward(bytes) => {
+                batch.push(&bytes);
+                Ok(())
+            }
             ClientVerdict::Answer(v) => send_out(out, v.to_string().into_bytes()),
         };
         if sent.is_err() {
             break;
+        }
+        if batch.due(frame_buffered(stdin.buffer())) {
+            if child_in.write_all(&batch.bytes).and_then(|()| child_in.flush()).is_err() {
+                break;
+            }
+            batch.bytes.clear();
         }
     }
     // Dropping the child's stdin tells it the client went away.
@@ -119,7 +169,9 @@ fn client_loop(gate: &Mutex<McpGate>, mut child_in: impl Write, out: &Out, max_f
 
 /// Server → client: every frame from the child's stdout through the gate to stdout.
 fn server_loop(gate: &Mutex<McpGate>, child_out: impl std::io::Read, out: &Out, max_frame: usize) {
-    let mut reader = BufReader::with_capacity(SERVER_READ_BUFFER, child_out);
+    let mut reader = BufReader::with_capacity(READ_BUFFER, child_out);
+    let mut batch = Batch::default();
+    let mut observed: Option<Observation> = None;
     while let Ok(Some(line)) = read_line(&mut reader, max_frame) {
         let (verdict, observation) = match line {
             Line::TooLarge(size) => {
@@ -131,20 +183,41 @@ fn server_loop(gate: &Mutex<McpGate>, child_out: impl std::io::Read, out: &Out, 
                 Err(_) => break,
             },
         };
-        let deliver = || match verdict {
-            ServerVerdict::Forward(bytes) => send_out(out, bytes),
-            ServerVerdict::Drop(Some(v)) => send_out(out, v.to_string().into_bytes()),
-            ServerVerdict::Drop(None) => Ok(()),
-        };
-        // A tool result is recorded right after its answer is out (the gate's lock is free for
-        // the next call meanwhile; the trajectory's is held, so that call's decision sees it).
-        let sent = match observation {
-            Some(o) => o.around(deliver),
-            None => deliver(),
-        };
-        if sent.is_err() {
+        match verdict {
+            ServerVerdict::Forward(bytes) => batch.push(&bytes),
+            ServerVerdict::Drop(Some(v)) => batch.push(v.to_string().as_bytes()),
+            ServerVerdict::Drop(None) => {}
+        }
+        match (&mut observed, observation) {
+            (Some(o), Some(later)) => o.merge(later),
+            (None, later) => observed = later,
+            (Some(_), None) => {}
+        }
+        if batch.due(frame_buffered(reader.buffer())) && deliver(out, &mut batch, observed.take()).is_err() {
             break;
         }
+    }
+    let _ = deliver(out, &mut batch, observed.take());
+}
+
+/// Writes the gathered answers to stdout; their tool results are recorded right after they
+/// are out (the gate's lock is free for the next call meanwhile; the trajectory's is held, so
+/// that call's decision sees them).
+fn deliver(out: &Out, batch: &mut Batch, observed: Option<Observation>) -> std::io::Result<()> {
+    let mut write = || {
+        if batch.bytes.is_empty() {
+            return Ok(());
+        }
+        let sent = match out.lock() {
+            Ok(mut o) => o.write_all(&batch.bytes).and_then(|()| o.flush()),
+            Err(_) => Err(std::io::Error::other("stdout lock poisoned")),
+        };
+        batch.bytes.clear();
+        sent
+    };
+    match observed {
+        Some(o) => o.around(write),
+        None => write(),
     }
 }
 
@@ -231,6 +304,23 @@ mod tests {
         assert_eq!(read_line(&mut r, 10).expect("io"), Some(Line::TooLarge(16)));
         assert_eq!(read_line(&mut r, 10).expect("io"), Some(Line::Frame(b"{}".to_vec())));
         assert_eq!(read_line(&mut r, 10).expect("io"), None);
+    }
+
+    #[test]
+    fn gathered_frames_wait_only_for_frames_already_read() {
+        assert!(!frame_buffered(b""));
+        assert!(!frame_buffered(b"{\"id\":2}"), "a partial line would wait for input");
+        assert!(!frame_buffered(b"\n  \r\n"), "blank lines are skipped, then input is waited for");
+        assert!(frame_buffered(b"{\"id\":2}\n{\"id\""));
+        assert!(frame_buffered(b"\n{}\n"));
+        let mut batch = Batch::default();
+        assert!(!batch.due(false), "nothing gathered");
+        batch.push(b"{}");
+        assert!(batch.due(false), "nothing more ready: out now");
+        assert!(!batch.due(true), "another frame is ready: gather it too");
+        batch.push(&vec![b' '; MAX_BATCH]);
+        assert!(batch.due(true), "big enough");
+        assert_eq!(&batch.bytes[..3], b"{}\n");
     }
 
     #[test]

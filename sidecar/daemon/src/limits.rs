@@ -4,9 +4,7 @@
 //! are bounded by the server loop (`crate::server`).
 
 use crate::config::Limits;
-use axum::extract::Request;
 use axum::http::StatusCode;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::future::Future;
 use std::io;
@@ -197,26 +195,22 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for LimitedIo<S> {
     }
 }
 
-/// Refuses a request whose request line and headers exceed `max_header_bytes` with `431` and a
-/// JSON error naming the limit (layer it with `axum::middleware::from_fn_with_state`).
-pub async fn header_limit(
-    axum::extract::State(max): axum::extract::State<usize>,
-    request: Request,
-    next: Next,
-) -> Response {
+/// The `431` answer to a request whose request line and headers exceed `max_header_bytes` (a
+/// JSON error naming the limit), or `None` when they fit. The server checks every request
+/// with it before routing.
+pub fn header_refusal<B>(request: &axum::http::Request<B>, max: usize) -> Option<Response> {
     let size = uri_len(request.uri())
         + request.headers().iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum::<usize>();
-    if size > max {
-        tracing::warn!(size, max, "request refused: limits.max_header_bytes");
-        let error =
-            format!("request headers of {size} bytes exceed the limit of {max} (limits.max_header_bytes)");
-        return (
-            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            axum::Json(serde_json::json!({"error": error})),
-        )
-            .into_response();
+    if size <= max {
+        return None;
     }
-    next.run(request).await
+    tracing::warn!(size, max, "request refused: limits.max_header_bytes");
+    let error =
+        format!("request headers of {size} bytes exceed the limit of {max} (limits.max_header_bytes)");
+    Some(
+        (StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, axum::Json(serde_json::json!({"error": error})))
+            .into_response(),
+    )
 }
 
 /// The length of `uri` as written on the request line, without building the string.
@@ -225,11 +219,6 @@ fn uri_len(uri: &axum::http::Uri) -> usize {
     let authority = uri.authority().map_or(0, |a| a.as_str().len());
     let path = uri.path_and_query().map_or(0, |p| p.as_str().len());
     scheme + authority + path
-}
-
-/// `router` with the header limit applied.
-pub fn with_header_limit(router: axum::Router, limits: &Limits) -> axum::Router {
-    router.layer(axum::middleware::from_fn_with_state(limits.max_header_bytes, header_limit))
 }
 
 #[cfg(test)]

@@ -4,17 +4,16 @@
 //! responses, and a graceful stop.
 
 use crate::config::Limits;
-use crate::limits::{LimitedListener, with_header_limit};
+use crate::limits::{LimitedListener, header_refusal};
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::serve::Listener;
-use hyper::body::{Body as HttpBody, Frame, SizeHint};
+use hyper::body::{Body as HttpBody, Frame, Incoming, SizeHint};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
+use std::convert::Infallible;
 use std::fmt::Debug;
 use std::future::Future;
 use std::pin::Pin;
@@ -25,6 +24,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::watch;
 use tokio::time::Sleep;
+use tower_service::Service;
 
 /// Serves `router` on `listener` until `shutdown` resolves, then lets open requests finish for
 /// at most `limits.client_timeout` (upgraded WebSocket connections are not waited for).
@@ -44,7 +44,6 @@ pub async fn serve<L>(
     L::Io: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     L::Addr: Debug,
 {
-    let router = with_body_deadline(with_header_limit(router, &limits), limits.client_timeout);
     let (stop_tx, stop_rx) = watch::channel(());
     let (open_tx, open_rx) = watch::channel(());
     let mut shutdown = std::pin::pin!(shutdown);
@@ -53,7 +52,11 @@ pub async fn serve<L>(
             accepted = listener.accept() => accepted,
             () = &mut shutdown => break,
         };
-        let service = TowerToHyperService::new(router.clone());
+        let service = Guarded {
+            router: router.clone(),
+            max_header_bytes: limits.max_header_bytes,
+            body_timeout: limits.client_timeout,
+        };
         let mut builder = hyper::server::conn::http1::Builder::new();
         builder.timer(TokioTimer::new()).header_read_timeout(limits.client_timeout);
         let mut stop = stop_rx.clone();
@@ -87,37 +90,54 @@ pub async fn serve<L>(
     let _ = tokio::time::timeout(limits.client_timeout, open_tx.closed()).await;
 }
 
-/// `router` with the request-body deadline: a body still arriving `timeout` after its headers
-/// ends the request with `408` naming `limits.client_timeout_s`, and the connection is closed.
-pub fn with_body_deadline(router: Router, timeout: Duration) -> Router {
-    router.layer(axum::middleware::from_fn_with_state(timeout, body_deadline))
+/// The router behind the per-request limits: the header size (`431`) and the request-body
+/// deadline (a body still arriving `body_timeout` after its headers ends the request with `408`
+/// naming `limits.client_timeout_s`, and the connection is closed). Checked in the one service
+/// hyper calls, before routing, rather than as router middleware.
+#[derive(Clone)]
+struct Guarded {
+    router: Router,
+    max_header_bytes: usize,
+    body_timeout: Duration,
 }
 
-/// The body-deadline middleware (see [`with_body_deadline`]).
-pub async fn body_deadline(State(timeout): State<Duration>, request: Request, next: Next) -> Response {
-    if request.body().is_end_stream() {
-        return next.run(request).await;
+impl hyper::service::Service<Request<Incoming>> for Guarded {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn call(&self, request: Request<Incoming>) -> Self::Future {
+        if let Some(refusal) = header_refusal(&request, self.max_header_bytes) {
+            return Box::pin(std::future::ready(Ok(refusal)));
+        }
+        let mut router = self.router.clone();
+        if request.body().is_end_stream() {
+            return Box::pin(router.call(request));
+        }
+        let fired = Arc::new(AtomicBool::new(false));
+        let (parts, body) = request.into_parts();
+        let body = DeadlineBody {
+            inner: body,
+            due: tokio::time::Instant::now() + self.body_timeout,
+            deadline: None,
+            fired: fired.clone(),
+        };
+        let routed = router.call(Request::from_parts(parts, Body::new(body)));
+        Box::pin(async move {
+            let response = routed.await?;
+            if !fired.load(Ordering::Acquire) {
+                return Ok(response);
+            }
+            tracing::warn!("request refused: body not received within limits.client_timeout_s");
+            let error = "request body not received in time (limits.client_timeout_s)";
+            Ok((
+                StatusCode::REQUEST_TIMEOUT,
+                [(header::CONNECTION, "close")],
+                axum::Json(serde_json::json!({"error": error})),
+            )
+                .into_response())
+        })
     }
-    let fired = Arc::new(AtomicBool::new(false));
-    let (parts, body) = request.into_parts();
-    let body = DeadlineBody {
-        inner: body,
-        due: tokio::time::Instant::now() + timeout,
-        deadline: None,
-        fired: fired.clone(),
-    };
-    let response = next.run(Request::from_parts(parts, Body::new(body))).await;
-    if fired.load(Ordering::Acquire) {
-        tracing::warn!("request refused: body not received within limits.client_timeout_s");
-        let error = "request body not received in time (limits.client_timeout_s)";
-        return (
-            StatusCode::REQUEST_TIMEOUT,
-            [(header::CONNECTION, "close")],
-            axum::Json(serde_json::json!({"error": error})),
-        )
-            .into_response();
-    }
-    response
 }
 
 /// A request body that fails once its deadline passes while the server waits on the client
@@ -125,7 +145,7 @@ pub async fn body_deadline(State(timeout): State<Duration>, request: Request, ne
 /// body has to wait: a body that came with its headers (the usual small JSON-RPC request)
 /// costs no timer.
 struct DeadlineBody {
-    inner: Body,
+    inner: Incoming,
     /// When the body must be complete (its headers' arrival plus the client timeout).
     due: tokio::time::Instant,
     deadline: Option<Pin<Box<Sleep>>>,
@@ -141,7 +161,7 @@ impl HttpBody for DeadlineBody {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
         if let Poll::Ready(frame) = Pin::new(&mut self.inner).poll_frame(cx) {
-            return Poll::Ready(frame);
+            return Poll::Ready(frame.map(|f| f.map_err(axum::Error::new)));
         }
         let due = self.due;
         let deadline = self.deadline.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(due)));

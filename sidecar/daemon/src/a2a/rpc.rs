@@ -7,7 +7,7 @@
 use super::A2aProxy;
 use super::card::fetch_card;
 use crate::config::A2aUpstream;
-use crate::proxy::{StreamEnd, copy_request_headers, copy_response_headers, read_body, relay_sse};
+use crate::proxy::{ForwardHeaders, StreamEnd, copy_response_headers, read_body, relay_sse};
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -16,10 +16,10 @@ use blindfold_adapters::a2a::{self, Version};
 use blindfold_adapters::jsonrpc::{self, code};
 use blindfold_adapters::refusal::Refusal;
 use blindfold_adapters::sse::SseEvent;
-use blindfold_engine::canonical::sha256_hex;
 use blindfold_engine::identity::Anonymizer;
 use blindfold_schemas::{Decision, Event, Layer, Reason};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -43,7 +43,8 @@ fn error(id: &Value, code: i64, msg: &str) -> Value {
     jsonrpc::error(id, code, msg, None)
 }
 
-/// The requested version: the `A2A-Version` header, else the query parameter.
+/// The requested version: the `A2A-Version` header, else the query parameter (`headers` are the
+/// forwarded ones, which include `A2A-Version`).
 fn version_param(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
     if let Some(v) = headers.get("a2a-version").and_then(|v| v.to_str().ok()) {
         return Some(v.to_owned());
@@ -57,9 +58,15 @@ fn trajectory(p: &A2aProxy, params: &Value) -> String {
         return t.clone();
     }
     match a2a::context_id(params) {
-        Some(ctx) => format!("a2a-{}", &sha256_hex(ctx.as_bytes())[..16]),
+        Some(ctx) => context_trajectory(&ctx),
         None => format!("a2a-{:016x}", rand::random::<u64>()),
     }
+}
+
+/// The trajectory of A2A conversation `ctx`: `a2a-` and the first 16 hex digits of the SHA-256
+/// of the context id (only those 8 bytes are hex-encoded).
+pub(super) fn context_trajectory(ctx: &str) -> String {
+    format!("a2a-{}", hex::encode(&Sha256::digest(ctx.as_bytes())[..8]))
 }
 
 /// Decides a delegation (and any action it asks the agent to run); `Some(refusal)` when blocked.
@@ -128,7 +135,7 @@ pub(super) async fn post_rpc(
     State(p): State<Arc<A2aProxy>>,
     Path(alias): Path<String>,
     RawQuery(query): RawQuery,
-    headers: HeaderMap,
+    ForwardHeaders(headers): ForwardHeaders,
     body: Bytes,
 ) -> Response {
     let Some(agent) = p.agent_by_alias(&alias).cloned() else {
@@ -178,7 +185,7 @@ pub(super) async fn post_rpc(
         };
     }
     drop(frame);
-    forward(p, agent, id, task, &method, &headers, body).await
+    forward(p, agent, id, task, &method, headers, body).await
 }
 
 /// The `result` of one parsed answer (or stream event), if it is JSON-RPC with one; a bare task
@@ -238,7 +245,7 @@ async fn forward(
     id: Value,
     task: String,
     method: &str,
-    headers: &HeaderMap,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     let bad_gateway =
@@ -257,7 +264,7 @@ async fn forward(
             Err(e) => return bad_gateway(e),
         },
     };
-    let mut resp = match p.upstream.send_to(Method::POST, rpc, copy_request_headers(headers), body).await {
+    let mut resp = match p.upstream.send_to(Method::POST, rpc, headers, body).await {
         Ok(r) => r,
         Err(e) => return bad_gateway(e.to_string()),
     };

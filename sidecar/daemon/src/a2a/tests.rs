@@ -1,4 +1,5 @@
-//! The A2A answer scrub: forwarded as it came when it names no identity, rewritten when it does.
+//! The A2A answer scrub (forwarded as it came when it names no identity, rewritten when it
+//! does) and the trajectory id of a conversation.
 
 use super::rpc::scrubbed;
 use axum::body::Bytes;
@@ -52,4 +53,14 @@ fn an_answer_naming_an_identity_is_rewritten() {
     let v = value_from_slice(&out).expect("rewritten answer is JSON");
     assert_eq!(v["result"]["task"]["id"], "t-1", "ids are kept");
     assert_eq!(v["result"]["task"]["metadata"]["note"], "ok", "other metadata is kept");
+}
+
+#[test]
+fn a_conversation_keeps_the_trajectory_id_it_always_had() {
+    // The id was `a2a-` + the first 16 digits of the full hex SHA-256; traces already written
+    // name trajectories that way.
+    for ctx in ["ctx-1", "", "上下文"] {
+        let full = blindfold_engine::canonical::sha256_hex(ctx.as_bytes());
+        assert_eq!(super::rpc::context_trajectory(ctx), format!("a2a-{}", &full[..16]));
+    }
 }

@@ -5,4 +5,6 @@ mod sse;
 mod upstream;
 
 pub use sse::{StreamEnd, relay_sse};
-pub use upstream::{Upstream, UpstreamError, copy_request_headers, copy_response_headers, read_body};
+pub use upstream::{
+    ForwardHeaders, Upstream, UpstreamError, copy_request_headers, copy_response_headers, read_body,
+};

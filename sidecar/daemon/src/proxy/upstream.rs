@@ -70,6 +70,21 @@ pub fn copy_response_headers(from: &HeaderMap) -> HeaderMap {
     copy(from, &RESPONSE_HEADERS)
 }
 
+/// The request headers that may cross to the upstream, as an extractor: only the allowlisted
+/// headers are copied (the request's whole header map is not cloned first).
+pub struct ForwardHeaders(pub HeaderMap);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ForwardHeaders {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Self(copy_request_headers(&parts.headers)))
+    }
+}
+
 fn copy(from: &HeaderMap, allowed: &[HeaderName]) -> HeaderMap {
     let mut out = HeaderMap::new();
     for name in allowed {

@@ -112,7 +112,7 @@ impl TargetIndex {
         }
         // One key buffer for every word; a key is copied only when it is new.
         let mut key = String::with_capacity(32);
-        for word in text.split(|c: char| !(c.is_alphanumeric() || "-_.@".contains(c))) {
+        for word in text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '@'))) {
             let w = word.trim_matches('.');
             if w.is_empty() {
                 continue;

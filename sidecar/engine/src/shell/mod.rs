@@ -136,7 +136,13 @@ pub fn normalise(cmd: &str) -> String {
             .map(|t| match t {
                 Tok::Word(w)
                     if w.is_empty()
-                        || w.chars().any(|c| c.is_whitespace() || "'\"|&;<>()$`\\".contains(c)) =>
+                        || w.chars().any(|c| {
+                            c.is_whitespace()
+                                || matches!(
+                                    c,
+                                    '\'' | '"' | '|' | '&' | ';' | '<' | '>' | '(' | ')' | '$' | '`' | '\\'
+                                )
+                        }) =>
                 {
                     format!("'{}'", w.replace('\'', "'\\''"))
                 }

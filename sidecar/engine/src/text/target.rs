@@ -213,6 +213,9 @@ pub fn classify(token: &str) -> Option<Target> {
 /// `a.b` or longer, labels of letters, digits and `-`, last label alphabetic (≥ 2) — or an IPv4.
 pub fn is_hostname(s: &str) -> bool {
     let s = s.trim_end_matches('.');
+    if !s.contains('.') {
+        return false;
+    }
     let labels: Vec<&str> = s.split('.').collect();
     if labels.len() < 2 || labels.iter().any(|l| l.is_empty() || l.len() > 63) {
         return false;
@@ -245,7 +248,9 @@ pub fn trim_token(token: &str) -> &str {
 /// Every resource named in free text: URLs (and their hosts), e-mail addresses, paths, hosts.
 pub fn resources_in_text(text: &str) -> Vec<Target> {
     let mut out = Vec::new();
-    for raw in text.split(|c: char| c.is_whitespace() || "，。；：、（）「」".contains(c)) {
+    for raw in text.split(|c: char| {
+        c.is_whitespace() || matches!(c, '，' | '。' | '；' | '：' | '、' | '（' | '）' | '「' | '」')
+    }) {
         let token = trim_token(raw);
         let token = token.split_once('=').map_or(token, |(k, v)| if k.starts_with('-') { v } else { token });
         if let Some(t) = classify(token) {

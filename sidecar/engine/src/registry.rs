@@ -84,10 +84,10 @@ impl Registry {
     }
 
     /// True when every call of `tool` derives the `read` effect, whatever its arguments: a
-    /// registered read (not `web_fetch`, whose effect depends on the host). Grants only ever
+    /// registered read whose effect no host decides (see [`Registry::derive`]). Grants only ever
     /// authorise effectful actions, so such a call's decision needs none.
     pub fn always_reads(&self, tool: &str) -> bool {
-        tool != "web_fetch" && self.tools.get(tool).is_some_and(|s| s.effect == Effect::Read)
+        !host_decides_effect(tool) && self.tools.get(tool).is_some_and(|s| s.effect == Effect::Read)
     }
 
     /// Derives operation, target, artifact bytes and other arguments of a call.
@@ -108,7 +108,7 @@ impl Registry {
         for name in [&spec.target_arg, &spec.artifact_arg].into_iter().flatten() {
             rest.remove(name);
         }
-        let effect = if tool == "web_fetch" && !unknown {
+        let effect = if host_decides_effect(tool) && !unknown {
             if self.host_allowed(&target) { Effect::Read } else { Effect::External }
         } else if spec.effect == Effect::Mutate
             && !unknown
@@ -129,5 +129,30 @@ impl Registry {
         let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
         let host = host_port.split(':').next().unwrap_or("").to_ascii_lowercase();
         !host.is_empty() && self.allowed_hosts.contains(&host)
+    }
+}
+
+/// True for the tool whose effect [`Registry::derive`] takes from the URL's host (`web_fetch`:
+/// `read` for an allowed host, else `external`), whatever its registered effect.
+fn host_decides_effect(tool: &str) -> bool {
+    tool == "web_fetch"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_registered_reads_no_host_decides_always_read() {
+        let mut r = Registry::defaults();
+        assert!(r.always_reads("read_file") && r.always_reads("search"));
+        for tool in ["write_file", "bash", "http_post", "web_fetch", "not_registered"] {
+            assert!(!r.always_reads(tool), "{tool}");
+        }
+        // Registered as a read, `web_fetch` still takes its effect from the host.
+        r.insert("web_fetch", spec(Effect::Read, Some("url"), None));
+        assert!(!r.always_reads("web_fetch"));
+        let args = serde_json::json!({"url": "https://elsewhere.example/x"});
+        assert_eq!(r.derive("web_fetch", args.as_object().expect("object")).effect, Effect::External);
     }
 }

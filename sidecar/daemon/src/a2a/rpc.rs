@@ -257,7 +257,8 @@ async fn forward(
                 Some(u) => u,
                 None => {
                     return bad_gateway(
-                        "the agent's card advertises no JSON-RPC interface on its origin".into(),
+                        "the agent's card advertises no JSON-RPC interface with a valid URL on its origin"
+                            .into(),
                     );
                 }
             },

@@ -1,9 +1,7 @@
 //! `bench-runner`: every workload direct, through the floor and through Blindfold, arms
 //! alternating round by round, in one process tree; prints the table with ratios, writes JSON to
 //! `bench/results/<timestamp>.json`, and exits non-zero when a median misses its bound.
-//!
-//! `bench-runner [--rounds N] [--quick] [--only mcp,a2a,model,control,memory] [--decisions N]
-//! [--out DIR] [--no-gate]`
+//! (`bench-runner --help` for the options.)
 
 mod memory;
 mod report;
@@ -38,49 +36,86 @@ impl Plan {
     }
 }
 
-fn usage() -> ! {
-    eprintln!(
-        "usage: bench-runner [--rounds N] [--quick] [--only mcp,a2a,model,control,memory] [--decisions N] [--out DIR] [--no-gate]"
-    );
-    std::process::exit(64)
+/// Blindfold's cost measured side by side with no Blindfold.
+///
+/// Builds nothing itself (`make bench` builds the release binaries first): runs every workload
+/// direct (client straight to the peer), through the floor (a minimal relay, one extra hop and
+/// nothing else) and through Blindfold (default modes, enforce, trace on), the arms alternating
+/// round by round in one process tree. Prints a table with ratios, writes everything as JSON to
+/// `bench/results/<timestamp>.json`, and checks the acceptance bounds (README, Performance) on
+/// the median of the rounds, so one noisy round cannot fail it.
+///
+/// Exit status: 0 every bound met; 1 a median missed its bound (and --no-gate not given); 2 a
+/// workload failed (an answer was wrong or a process would not start); 64 bad arguments.
+#[derive(Debug, clap::Parser)]
+#[command(name = "bench-runner", version, verbatim_doc_comment)]
+struct Args {
+    /// Rounds per workload; medians are taken over them (at least 3) [default: 5, 3 with --quick].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(3..))]
+    rounds: Option<u32>,
+    /// A short run: 3 rounds, 0.8 s per HTTP load, 1,000 sequential and 5,000 pipelined MCP
+    /// calls, 100,000 decisions (explicit options given with it still win).
+    #[arg(long)]
+    quick: bool,
+    /// Workloads to run, comma-separated (default: all).
+    #[arg(long, value_name = "WORKLOADS", value_delimiter = ',', value_parser = ["mcp", "a2a", "model", "control", "memory"])]
+    only: Vec<String>,
+    /// Seconds of offered load per HTTP measurement (A2A, model API, control API).
+    #[arg(long, value_name = "SECONDS")]
+    secs: Option<f64>,
+    /// Sequential MCP `tools/call` round trips per arm and round.
+    #[arg(long, value_name = "N")]
+    mcp_calls: Option<usize>,
+    /// Pipelined MCP calls per arm and round.
+    #[arg(long, value_name = "N")]
+    mcp_pipelined: Option<usize>,
+    /// Decisions for the memory workload (spread over 10,000 trajectories).
+    #[arg(long, value_name = "N")]
+    decisions: Option<u64>,
+    /// Directory the JSON results are written to.
+    #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/results"))]
+    out: PathBuf,
+    /// The Blindfold binary measured (default: `blindfold` beside this binary).
+    #[arg(long, value_name = "PATH")]
+    blindfold: Option<PathBuf>,
+    /// Report the bounds but exit 0 when a median misses one.
+    #[arg(long)]
+    no_gate: bool,
+}
+
+impl Args {
+    /// The run's sizing: `--quick`'s sizes or the defaults, then any explicit option.
+    fn plan(&self) -> Plan {
+        let (rounds, secs, mcp_sequential, mcp_pipelined, decisions) =
+            if self.quick { (3, 0.8, 1000, 5000, 100_000) } else { (5, 2.0, 5000, 20000, 1_000_000) };
+        Plan {
+            rounds: self.rounds.map_or(rounds, |r| r as usize),
+            secs: self.secs.unwrap_or(secs),
+            mcp_sequential: self.mcp_calls.unwrap_or(mcp_sequential),
+            mcp_pipelined: self.mcp_pipelined.unwrap_or(mcp_pipelined),
+            decisions: self.decisions.unwrap_or(decisions),
+            only: self.only.clone(),
+            blindfold: self.blindfold.clone().unwrap_or_else(|| blindfold_bench::proc::sibling("blindfold")),
+        }
+    }
 }
 
 fn main() {
-    let mut plan = Plan {
-        rounds: 5,
-        secs: 2.0,
-        mcp_sequential: 5000,
-        mcp_pipelined: 20000,
-        decisions: 1_000_000,
-        only: Vec::new(),
-        blindfold: blindfold_bench::proc::sibling("blindfold"),
-    };
-    let mut out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results");
-    let mut gate = true;
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut val = || args.next().unwrap_or_else(|| usage());
-        match a.as_str() {
-            "--rounds" => plan.rounds = val().parse().unwrap_or_else(|_| usage()),
-            "--decisions" => plan.decisions = val().parse().unwrap_or_else(|_| usage()),
-            "--only" => plan.only = val().split(',').map(str::to_owned).collect(),
-            "--out" => out = PathBuf::from(val()),
-            "--blindfold" => plan.blindfold = PathBuf::from(val()),
-            "--no-gate" => gate = false,
-            "--quick" => {
-                plan.rounds = 3;
-                plan.secs = 0.8;
-                plan.mcp_sequential = 1000;
-                plan.mcp_pipelined = 5000;
-                plan.decisions = 100_000;
-            }
-            _ => usage(),
+    let args = match <Args as clap::Parser>::try_parse() {
+        Ok(args) => args,
+        Err(e) if e.use_stderr() => {
+            let _ = e.print();
+            std::process::exit(64)
         }
-    }
-    if plan.rounds < 3 {
-        eprintln!("bench-runner: at least 3 rounds (the gate takes medians)");
+        Err(e) => e.exit(),
+    };
+    if args.secs.is_some_and(|s| !(s.is_finite() && s > 0.0)) {
+        eprintln!("bench-runner: --secs must be a positive number of seconds");
         std::process::exit(64);
     }
+    let plan = args.plan();
+    let out = args.out.clone();
+    let gate = !args.no_gate;
     let dir = tempfile::tempdir().expect("temporary directory");
     let load_before = report::loadavg();
     let started = std::time::SystemTime::now();

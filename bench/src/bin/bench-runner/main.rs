@@ -190,3 +190,37 @@ fn main() {
         std::process::exit(1);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn plan(args: &[&str]) -> Plan {
+        Args::try_parse_from(std::iter::once("bench-runner").chain(args.iter().copied()))
+            .expect("arguments parse")
+            .plan()
+    }
+
+    #[test]
+    fn quick_sizes_a_short_run_and_explicit_options_win() {
+        let p = plan(&["--quick"]);
+        assert_eq!((p.rounds, p.secs, p.mcp_sequential, p.decisions), (3, 0.8, 1000, 100_000));
+        let p = plan(&["--quick", "--rounds", "7", "--mcp-calls", "20000", "--secs", "5"]);
+        assert_eq!((p.rounds, p.secs, p.mcp_sequential, p.mcp_pipelined), (7, 5.0, 20000, 5000));
+        let p = plan(&["--only", "mcp,a2a"]);
+        assert_eq!(
+            (p.rounds, p.mcp_sequential, p.only.clone()),
+            (5, 5000, vec!["mcp".to_owned(), "a2a".to_owned()])
+        );
+    }
+
+    #[test]
+    fn fewer_than_three_rounds_or_an_unknown_workload_is_refused() {
+        let parse =
+            |a: &[&str]| Args::try_parse_from(std::iter::once("bench-runner").chain(a.iter().copied()));
+        assert!(parse(&["--rounds", "2"]).is_err());
+        assert!(parse(&["--only", "mcp,disk"]).is_err());
+        assert!(parse(&["--rounds", "3"]).is_ok());
+    }
+}

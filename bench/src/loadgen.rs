@@ -1,7 +1,12 @@
 //! An open-loop HTTP/1.1 load generator: `conns` keep-alive connections share a fixed offered
-//! rate (request `i` is due at `i / rate`; a connection late for its slot sends at once), or
-//! send back to back when the rate is 0 (saturation). Every answer is checked (status 200 and an
-//! expected substring); latency is send → last body byte, TTFB send → first body byte.
+//! rate (request `i` is due at `i / rate`, released by a pacing thread at that instant and sent
+//! by the first idle connection), or send back to back when the rate is 0 (saturation). Every
+//! answer is checked (status 200 and an expected substring); latency is send → last body byte,
+//! TTFB send → first body byte.
+//!
+//! The pacing is a thread sleeping to each due instant rather than the runtime's timer: tokio's
+//! timer fires on whole milliseconds, so at 5k/s it would release five requests at once every
+//! millisecond and measure the system's queueing of those bursts instead of the offered rate.
 
 use crate::http::connect;
 use crate::stats::Summary;
@@ -10,7 +15,10 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::Mutex;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::time::Instant;
 
 /// What each request carries.
@@ -165,28 +173,60 @@ async fn exchange(
     Ok((first.unwrap_or(started), last))
 }
 
-async fn worker(k: usize, spec: LoadSpec, t0: Instant) -> WorkerOut {
+/// Where a worker's next request comes from: released slots (fixed rate) or its own count
+/// (back to back).
+enum Slots {
+    Paced(Arc<Mutex<UnboundedReceiver<u64>>>),
+    BackToBack { next: u64, step: u64 },
+}
+
+impl Slots {
+    /// The next request's slot number, or `None` when the run is over.
+    async fn next(&mut self, end: Instant) -> Option<u64> {
+        match self {
+            Self::Paced(released) => {
+                let slot = released.lock().await.recv().await?;
+                // A backlog left when the window closes is not sent (it could not be counted).
+                (Instant::now() < end).then_some(slot)
+            }
+            Self::BackToBack { next, step } => {
+                let slot = *next;
+                *next += *step;
+                (Instant::now() < end).then_some(slot)
+            }
+        }
+    }
+}
+
+/// Releases slot `i` at `t0 + i / rate` (to the microsecond, from a sleeping thread) until the
+/// slot falls at or after `end` or nobody receives any more.
+fn pace(rate: f64, t0: std::time::Instant, end: std::time::Instant, release: UnboundedSender<u64>) {
+    for slot in 0u64.. {
+        let due = t0 + Duration::from_secs_f64(slot as f64 / rate);
+        if due >= end {
+            return;
+        }
+        let now = std::time::Instant::now();
+        if due > now {
+            std::thread::sleep(due - now);
+        }
+        if release.send(slot).is_err() {
+            return;
+        }
+    }
+}
+
+async fn worker(mut slots: Slots, spec: LoadSpec, t0: Instant) -> WorkerOut {
     let mut out = WorkerOut::default();
     let measure_from = t0 + spec.warmup;
     let end = measure_from + spec.duration;
     let hard_end = end + Duration::from_secs(2);
     let mut conn = None;
-    let mut j = 0u64;
     loop {
-        let slot = k as u64 + j * spec.conns as u64;
-        j += 1;
-        let now = Instant::now();
-        if spec.rate > 0.0 {
-            let due = t0 + Duration::from_secs_f64(slot as f64 / spec.rate);
-            if due >= end || now >= hard_end {
-                break;
-            }
-            if due > now {
-                tokio::time::sleep_until(due).await;
-            }
-        } else if now >= end {
+        if Instant::now() >= hard_end {
             break;
         }
+        let Some(slot) = slots.next(end).await else { break };
         if conn.is_none() {
             match connect(spec.port).await {
                 Ok(c) => conn = Some(c),
@@ -225,7 +265,24 @@ async fn worker(k: usize, spec: LoadSpec, t0: Instant) -> WorkerOut {
 /// Runs one load on the current runtime.
 pub async fn run(spec: LoadSpec) -> LoadResult {
     let t0 = Instant::now() + Duration::from_millis(20);
-    let workers: Vec<_> = (0..spec.conns.max(1)).map(|k| tokio::spawn(worker(k, spec.clone(), t0))).collect();
+    let conns = spec.conns.max(1);
+    let mut pacer = None;
+    let released = (spec.rate > 0.0).then(|| {
+        let (release, released) = unbounded_channel();
+        let (start, end) = (t0.into_std(), (t0 + spec.warmup + spec.duration).into_std());
+        let rate = spec.rate;
+        pacer = Some(std::thread::spawn(move || pace(rate, start, end, release)));
+        Arc::new(Mutex::new(released))
+    });
+    let workers: Vec<_> = (0..conns)
+        .map(|k| {
+            let slots = match &released {
+                Some(r) => Slots::Paced(r.clone()),
+                None => Slots::BackToBack { next: k as u64, step: conns as u64 },
+            };
+            tokio::spawn(worker(slots, spec.clone(), t0))
+        })
+        .collect();
     let mut res = LoadResult::default();
     let (mut lat, mut ttfb, mut in_window) = (Vec::new(), Vec::new(), 0);
     for w in workers {
@@ -243,8 +300,38 @@ pub async fn run(spec: LoadSpec) -> LoadResult {
         lat.extend(o.latency);
         ttfb.extend(o.ttfb);
     }
+    drop(released);
+    if let Some(p) = pacer {
+        let _ = p.join();
+    }
     res.achieved_rps = in_window as f64 / spec.duration.as_secs_f64();
     res.latency = Summary::of(&lat);
     res.ttfb = Summary::of(&ttfb);
     res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pacer_releases_every_slot_of_the_window_in_order_and_no_more() {
+        let (release, mut released) = unbounded_channel();
+        let t0 = std::time::Instant::now();
+        pace(2000.0, t0, t0 + Duration::from_millis(10), release);
+        let mut slots = Vec::new();
+        while let Ok(slot) = released.try_recv() {
+            slots.push(slot);
+        }
+        assert_eq!(slots, (0..20).collect::<Vec<u64>>());
+        assert!(t0.elapsed() >= Duration::from_micros(9500), "slot 19 is not released before 9.5 ms");
+    }
+
+    #[test]
+    fn the_pacer_stops_when_nobody_receives() {
+        let (release, released) = unbounded_channel();
+        drop(released);
+        let t0 = std::time::Instant::now();
+        pace(10.0, t0, t0 + Duration::from_secs(3600), release);
+    }
 }

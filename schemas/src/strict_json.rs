@@ -119,11 +119,15 @@ impl<'de> Visitor<'de> for StrictVisitor {
         let inner = self.0.nested()?;
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            if out.contains_key(&key) {
-                return Err(de::Error::custom(format_args!("duplicate key `{key}`")));
+            // One lookup finds both the duplicate and the place of a new key.
+            match out.entry(key) {
+                serde_json::map::Entry::Occupied(e) => {
+                    return Err(de::Error::custom(format_args!("duplicate key `{}`", e.key())));
+                }
+                serde_json::map::Entry::Vacant(e) => {
+                    e.insert(map.next_value_seed(inner)?);
+                }
             }
-            let value = map.next_value_seed(inner)?;
-            out.insert(key, value);
         }
         Ok(Value::Object(out))
     }

@@ -36,10 +36,21 @@ fn provenance(
     now_ms: u64,
     derived: Vec<String>,
 ) -> Provenance {
+    hashed_provenance(source_type, source_ref, crate::canonical::sha256_hex(text.as_bytes()), now_ms, derived)
+}
+
+/// [`provenance`] of a text whose SHA-256 (lowercase hex) is `hash`.
+fn hashed_provenance(
+    source_type: &str,
+    source_ref: &str,
+    hash: String,
+    now_ms: u64,
+    derived: Vec<String>,
+) -> Provenance {
     Provenance {
         source_type: source_type.into(),
         source_ref: source_ref.into(),
-        hash: Some(crate::canonical::sha256_hex(text.as_bytes())),
+        hash: Some(hash),
         observed_at: now_ms,
         derived_from: derived,
     }
@@ -164,7 +175,8 @@ impl Engine {
         now_ms: u64,
     ) -> Vec<String> {
         // What Blindfold relays to an agent is part of that agent's observed ancestry.
-        let sources: BTreeSet<String> = text_targets(text)
+        let targets = text_targets(text);
+        let sources: BTreeSet<String> = targets
             .iter()
             .filter_map(|t| st.c2_roots.get(&t.key()))
             .flat_map(|s| s.iter().cloned())
@@ -175,7 +187,7 @@ impl Engine {
             st.verify_requests.push(VerifyRequest {
                 to: to.to_owned(),
                 proposal: proposal.map(str::to_owned),
-                targets: text_targets(text),
+                targets,
                 text: text.to_owned(),
             });
         }
@@ -194,9 +206,14 @@ impl Engine {
     /// sources the text rests on (resources it names that Blindfold saw in tool results, and
     /// pages it cites). Citing can only make judgements less independent, never more.
     pub(crate) fn independence_of(&self, st: &State, agent: &str, text: &str) -> Independence {
+        self.independence_from(st, agent, &text_targets(text))
+    }
+
+    /// [`Engine::independence_of`] a text whose [`text_targets`] are `targets`.
+    fn independence_from(&self, st: &State, agent: &str, targets: &[Target]) -> Independence {
         let mut sources = BTreeSet::new();
-        for t in text_targets(text) {
-            match &t {
+        for t in targets {
+            match t {
                 Target::Url(_) | Target::Path(_) => {
                     sources.insert(t.key());
                     if let Some(roots) = st.c2_roots.get(&t.key()) {
@@ -247,15 +264,18 @@ impl Engine {
     ) -> Observed {
         let mut out = Observed::default();
         let disputes_before = st.disputes.len();
-        let digest = crate::canonical::sha256_hex(format!("{from}\u{0}{text}").as_bytes());
-        let replayed = !st.seen_responses.insert(digest) && proposals.is_empty() && relations.is_empty();
-        let indep = self.independence_of(st, from, text);
+        // The text is hashed once: for its provenance and, with its author, as the replay key.
+        let text_hash = crate::canonical::sha256_hex(text.as_bytes());
+        let replay_key = format!("{from}\u{0}{text_hash}");
+        let replayed = !st.seen_responses.insert(replay_key) && proposals.is_empty() && relations.is_empty();
+        let targets = text_targets(text);
+        let indep = self.independence_from(st, from, &targets);
         let derived: Vec<String> = Vec::new();
         let id = st.graph.add(NewArtifact {
             producer: from.to_owned(),
             producer_family: Some(indep.family.clone()),
             channel: Channel::C4,
-            provenance: provenance("agent", from, text, now_ms, derived),
+            provenance: hashed_provenance("agent", from, text_hash, now_ms, derived),
             independence_group: indep.group(),
             scope: EvidenceScope::default(),
         });
@@ -284,7 +304,7 @@ impl Engine {
         }
 
         // Mentions of targets (independent corroboration of external targets).
-        for t in text_targets(text) {
+        for t in &targets {
             st.mentions
                 .entry(t.key())
                 .or_default()
@@ -347,7 +367,9 @@ impl Engine {
                 } else {
                     *pol
                 };
-                items.push((effective, text_targets(seg), seg));
+                // A clause that is the whole text names what the text names.
+                let ctargets = if *seg == text { targets.clone() } else { text_targets(seg) };
+                items.push((effective, ctargets, seg));
             }
         }
         for (effective, ctargets, clause) in &items {

@@ -229,7 +229,7 @@ pub struct State {
     pub last_call: Option<(String, Option<String>, String)>,
     /// Word stems (first five letters of words of four or more) of C1 and C2 evidence.
     pub evidence_stems: HashSet<String>,
-    /// Response digests already seen per agent (response replay).
+    /// Responses already seen (response replay), keyed by the agent, a NUL and the SHA-256 of the text.
     pub seen_responses: HashSet<String>,
 }
 

@@ -5,6 +5,8 @@
 pub mod instruction;
 pub mod polarity;
 pub mod target;
+#[cfg(test)]
+mod target_oracle;
 
 pub use polarity::{Patterns, PatternsError, Polarity};
 pub use target::Target;

@@ -156,7 +156,7 @@ pub fn host_of(url: &str) -> Option<String> {
 }
 
 /// File extensions that make `name.ext` a file name rather than a host.
-const FILE_EXTENSIONS: &[&str] = &[
+pub(crate) const FILE_EXTENSIONS: &[&str] = &[
     "md", "txt", "py", "sh", "bash", "json", "yaml", "yml", "toml", "rs", "js", "ts", "csv", "log", "cfg",
     "conf", "ini", "html", "htm", "xml", "pdf", "env", "lock", "sql", "go", "c", "h", "cpp", "java", "rb",
     "php", "pem", "key", "db", "zip", "tar", "gz", "tgz", "bak", "tmp", "out", "ps1", "bat", "exe", "dll",
@@ -165,7 +165,7 @@ const FILE_EXTENSIONS: &[&str] = &[
 
 /// Classifies one token (already stripped of surrounding punctuation) as a resource.
 pub fn classify(token: &str) -> Option<Target> {
-    if token.len() < 2 {
+    if token.len() < 2 || !may_name_resource(token) {
         return None;
     }
     if token.contains("://") {
@@ -210,6 +210,13 @@ pub fn classify(token: &str) -> Option<Target> {
     None
 }
 
+/// True when `s` holds one of the bytes every resource kind needs (`/` of a path or URL, `@` of
+/// an address, `:` of a URL or remote, `.` of a host or file name): a token without any of them
+/// classifies as nothing, so it is not looked at further.
+fn may_name_resource(s: &str) -> bool {
+    s.bytes().any(|b| matches!(b, b'/' | b'@' | b':' | b'.'))
+}
+
 /// `a.b` or longer, labels of letters, digits and `-`, last label alphabetic (≥ 2) — or an IPv4.
 pub fn is_hostname(s: &str) -> bool {
     let s = s.trim_end_matches('.');
@@ -248,9 +255,17 @@ pub fn trim_token(token: &str) -> &str {
 /// Every resource named in free text: URLs (and their hosts), e-mail addresses, paths, hosts.
 pub fn resources_in_text(text: &str) -> Vec<Target> {
     let mut out = Vec::new();
+    if !may_name_resource(text) {
+        return out;
+    }
     for raw in text.split(|c: char| {
         c.is_whitespace() || matches!(c, '，' | '。' | '；' | '：' | '、' | '（' | '）' | '「' | '」')
     }) {
+        // Trimming and the `-k=v` split only shorten a token: one without a resource byte
+        // classifies as nothing either way.
+        if !may_name_resource(raw) {
+            continue;
+        }
         let token = trim_token(raw);
         let token = token.split_once('=').map_or(token, |(k, v)| if k.starts_with('-') { v } else { token });
         if let Some(t) = classify(token) {

@@ -13,6 +13,9 @@ pub fn jcs(value: &Value) -> Vec<u8> {
     serde_json_canonicalizer::to_vec(value).unwrap_or_default()
 }
 
+/// Lowercase hex digits.
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
 /// Largest magnitude up to which every integer is exactly a double (and so prints as itself).
 const EXACT_INT: u64 = 1 << 53;
 
@@ -76,7 +79,6 @@ pub(crate) fn jcs_order(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
 /// Appends a JSON string the RFC 8785 way: `"` and `\` escaped, control characters as `\b \t
 /// \n \f \r` or `\u00xx` (lowercase hex), everything else as its UTF-8 bytes.
 pub(crate) fn write_jcs_str(s: &str, out: &mut Vec<u8>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
     let bytes = s.as_bytes();
     let mut start = 0;
@@ -118,7 +120,18 @@ pub fn jcs_string(value: &Value) -> String {
 
 /// Lowercase hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
+    digest_hex(&Sha256::digest(bytes).into())
+}
+
+/// Lowercase hex of a SHA-256 digest, written through a table into one buffer (what
+/// `hex::encode` returns, without building the string a character at a time).
+pub fn digest_hex(digest: &[u8; 32]) -> String {
+    let mut out = String::with_capacity(64);
+    for &b in digest {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
+    }
+    out
 }
 
 /// The bytes a grant's `artifact_sha256` covers for an argument value (SPEC §6): a string's
@@ -178,6 +191,15 @@ mod tests {
             let general = serde_json_canonicalizer::to_vec(&v).expect("finite");
             let fast = jcs(&v);
             prop_assert_eq!(String::from_utf8_lossy(&fast), String::from_utf8_lossy(&general));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn digest_hex_is_what_hex_encode_writes(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let digest: [u8; 32] = Sha256::digest(&bytes).into();
+            prop_assert_eq!(digest_hex(&digest), hex::encode(digest));
+            prop_assert_eq!(sha256_hex(&bytes), hex::encode(Sha256::digest(&bytes)));
         }
     }
 

@@ -19,7 +19,8 @@ pub fn anonymizer(app: &App) -> Anonymizer {
     Anonymizer::new(lexicon.build(), AliasMap::new(0, Vec::<String>::new()))
 }
 
-const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
+/// JSON pointer (below a result) of 2026-07-28's `_meta["io.modelcontextprotocol/serverInfo"]`.
+const SERVER_INFO_META: &str = "/_meta/io.modelcontextprotocol~1serverInfo";
 
 /// Learns the words of a displayed `Implementation` (its name, title, description).
 fn observe_implementation(anon: &mut Anonymizer, imp: &Value) {
@@ -38,10 +39,11 @@ fn observe_implementation(anon: &mut Anonymizer, imp: &Value) {
 pub fn rewrite_server_message(anon: &mut Anonymizer, frame: &mut Value) -> bool {
     let result = frame.get("result").or_else(|| frame.get("params"));
     if let Some(r) = result {
-        let infos =
-            [r.get("serverInfo"), r.pointer(&format!("/_meta/{}", SERVER_INFO_META.replace('/', "~1")))];
-        for info in infos.into_iter().flatten().cloned().collect::<Vec<_>>() {
-            observe_implementation(anon, &info);
+        let infos = [r.get("serverInfo"), r.pointer(SERVER_INFO_META)];
+        if infos.iter().any(Option::is_some) {
+            for info in infos.into_iter().flatten().cloned().collect::<Vec<_>>() {
+                observe_implementation(anon, &info);
+            }
         }
         if let Some(text) = r.get("instructions").and_then(Value::as_str).map(str::to_owned) {
             anon.observe_text(&text);

@@ -32,6 +32,8 @@ const QUEUE_WAIT: Duration = Duration::from_secs(10);
 pub const LINGER: Duration = Duration::from_millis(2);
 /// Queued records that wake a lingering writer before [`LINGER`] is up.
 pub const WAKE_AT: usize = 256;
+/// Batch buffers keep room for this many records between batches.
+const KEEP_JOBS: usize = WAKE_AT;
 /// Longest [`TraceSink::flush`] waits for the writer.
 const FLUSH_WAIT: Duration = Duration::from_secs(10);
 
@@ -299,15 +301,17 @@ impl Drop for TraceSink {
     }
 }
 
-/// The next batch to write, once one is due; `None` when the sink is closed and drained.
-fn next_batch(shared: &Shared) -> Option<Vec<Job>> {
+/// The next batch to write, once one is due, in `spare` (empty; the queue keeps the other
+/// buffer, so neither is allocated again); `None` when the sink is closed and drained.
+fn next_batch(shared: &Shared, mut spare: Vec<Job>) -> Option<Vec<Job>> {
     let mut q = shared.queue.lock().ok()?;
     loop {
         if !q.jobs.is_empty() {
             let age = q.oldest.map_or(LINGER, |t| t.elapsed());
             if q.urgent || q.closed || q.jobs.len() >= WAKE_AT || age >= LINGER {
                 let jobs = if q.jobs.len() <= MAX_BATCH {
-                    std::mem::take(&mut q.jobs)
+                    std::mem::swap(&mut q.jobs, &mut spare);
+                    spare
                 } else {
                     q.jobs.drain(..MAX_BATCH).collect()
                 };
@@ -331,20 +335,28 @@ fn next_batch(shared: &Shared) -> Option<Vec<Job>> {
 }
 
 fn run(mut writer: TraceWriter, shared: &Shared, live: &broadcast::Sender<Arc<TraceRecord>>) {
-    while let Some(jobs) = next_batch(shared) {
-        let (mut records, acks): (Vec<TraceRecord>, Vec<_>) =
-            jobs.into_iter().map(|j| (j.record, j.ack)).unzip();
+    let (mut spare, mut records, mut acks) = (Vec::new(), Vec::new(), Vec::new());
+    while let Some(mut jobs) = next_batch(shared, spare) {
+        records.clear();
+        acks.clear();
+        for j in jobs.drain(..) {
+            records.push(j.record);
+            acks.push(j.ack);
+        }
+        spare = jobs;
+        // Buffers sized for a steady stream are kept; a burst's are not.
+        spare.shrink_to(KEEP_JOBS);
         let result = writer.append(&mut records).map_err(|e| TraceWriteError(e.to_string()));
         if let Err(e) = &result {
             tracing::error!(error = %e, records = records.len(), "trace write failed; waiting decisions fail closed");
         }
         let last = records.last().map(|r| r.seq);
         if result.is_ok() && live.receiver_count() > 0 {
-            for record in records {
+            for record in records.drain(..) {
                 let _ = live.send(Arc::new(record));
             }
         }
-        for ack in acks.into_iter().flatten() {
+        for ack in acks.drain(..).flatten() {
             match ack {
                 Ack::Async(tx) => {
                     let _ = tx.send(result.clone());
@@ -354,6 +366,9 @@ fn run(mut writer: TraceWriter, shared: &Shared, live: &broadcast::Sender<Arc<Tr
                 }
             }
         }
+        records.clear();
+        records.shrink_to(KEEP_JOBS);
+        acks.shrink_to(KEEP_JOBS);
         let Ok(mut q) = shared.queue.lock() else { break };
         if let Some(last) = last {
             q.done_through = q.done_through.max(last);

@@ -22,10 +22,13 @@ pub enum Durability {
 
 /// A typical record line's length, to size a batch's buffer once.
 const LINE_GUESS: usize = 640;
+/// The batch buffer is kept for the next batch up to this capacity (bytes): a steady stream of
+/// batches allocates nothing, one huge batch does not pin its memory.
+const KEEP_BUFFER: usize = 1 << 20;
 
 /// Lowercase hex SHA-256 of one record line (without its newline): the next record's `prev`.
 pub fn line_hash(line: &[u8]) -> String {
-    hex::encode(Sha256::digest(line))
+    blindfold_engine::canonical::digest_hex(&Sha256::digest(line).into())
 }
 
 /// Appends records to `trace-<first seq>.jsonl` files in one directory.
@@ -39,6 +42,8 @@ pub struct TraceWriter {
     size: u64,
     prev: String,
     next_seq: u64,
+    /// The last batch's buffer, reused.
+    buf: Vec<u8>,
 }
 
 /// Trace files of `dir` in chain order.
@@ -84,6 +89,7 @@ impl TraceWriter {
             size: 0,
             prev: GENESIS_PREV.to_owned(),
             next_seq: 1,
+            buf: Vec::new(),
         };
         for path in trace_files(dir)?.iter().rev() {
             let tail = last_record(path)?;
@@ -127,7 +133,18 @@ impl TraceWriter {
     /// (when zero) and `prev`. On failure nothing of the batch stays in the file.
     pub fn append(&mut self, records: &mut [TraceRecord]) -> std::io::Result<()> {
         // Each record is serialised straight into the batch buffer and hashed there.
-        let mut buf = Vec::with_capacity(records.len() * LINE_GUESS);
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        buf.reserve(records.len() * LINE_GUESS);
+        let written = self.append_in(records, &mut buf);
+        if buf.capacity() <= KEEP_BUFFER {
+            self.buf = buf;
+        }
+        written
+    }
+
+    /// [`TraceWriter::append`] with `buf` (empty) as the batch buffer.
+    fn append_in(&mut self, records: &mut [TraceRecord], buf: &mut Vec<u8>) -> std::io::Result<()> {
         let mut prev = self.prev.clone();
         let mut next = self.next_seq;
         for record in records.iter_mut() {
@@ -137,7 +154,7 @@ impl TraceWriter {
             next = record.seq + 1;
             record.prev = prev;
             let start = buf.len();
-            serde_json::to_writer(&mut buf, record).map_err(std::io::Error::other)?;
+            serde_json::to_writer(&mut *buf, record).map_err(std::io::Error::other)?;
             prev = line_hash(&buf[start..]);
             buf.push(b'\n');
         }
@@ -147,7 +164,7 @@ impl TraceWriter {
         }
         let file = self.file.as_mut().ok_or_else(|| std::io::Error::other("trace file not open"))?;
         if let Err(e) = file
-            .write_all(&buf)
+            .write_all(buf)
             .and_then(|()| if self.durability == Durability::Fsync { file.sync_data() } else { Ok(()) })
         {
             // Leave no torn line behind: the chain continues from the last good record.

@@ -208,6 +208,11 @@ fn one_or_many(v: Option<&Value>) -> Vec<&Value> {
     }
 }
 
+/// `v[outer][inner]` (what `pointer("/outer/inner")` finds, without parsing a pointer).
+fn member<'a>(v: &'a Value, outer: &str, inner: &str) -> Option<&'a Value> {
+    v.get(outer)?.get(inner)
+}
+
 /// The agent-written content of one JSON-RPC `result` (an answer or one stream event), in both
 /// versions: a task's status message and artifacts (not its history, which holds the
 /// coordinator's messages too), a message, a status update's message, an artifact update.
@@ -216,16 +221,16 @@ pub fn answer(result: &Value) -> Answer {
     let kind = result.get("kind").and_then(Value::as_str).unwrap_or_default();
     let task = result.get("task").or_else(|| (kind == "task").then_some(result));
     if let Some(task) = task {
-        a.add_message(task.pointer("/status/message"));
+        a.add_message(member(task, "status", "message"));
         for artifact in task.get("artifacts").and_then(Value::as_array).into_iter().flatten() {
             a.add_parts(artifact.get("parts"));
         }
     }
     a.add_message(result.get("message").or_else(|| (kind == "message").then_some(result)));
     let status = result.get("statusUpdate").or_else(|| (kind == "status-update").then_some(result));
-    a.add_message(status.and_then(|s| s.pointer("/status/message")));
+    a.add_message(status.and_then(|s| member(s, "status", "message")));
     let artifact = result.get("artifactUpdate").or_else(|| (kind == "artifact-update").then_some(result));
-    a.add_parts(artifact.and_then(|u| u.pointer("/artifact/parts")));
+    a.add_parts(artifact.and_then(|u| member(u, "artifact", "parts")));
     a
 }
 
@@ -254,9 +259,8 @@ pub fn ends_turn(result: &Value) -> bool {
     if result.get("final").and_then(Value::as_bool) == Some(true) {
         return true;
     }
-    let status = result
-        .pointer("/task/status")
-        .or_else(|| result.pointer("/statusUpdate/status"))
+    let status = member(result, "task", "status")
+        .or_else(|| member(result, "statusUpdate", "status"))
         .or_else(|| matches!(kind, "task" | "status-update").then(|| result.get("status")).flatten());
     status.and_then(|s| s.get("state")).and_then(Value::as_str).is_some_and(|st| FINAL_STATES.contains(&st))
 }
@@ -307,6 +311,32 @@ pub fn refusal_result(
 mod tests {
     use super::*;
     use blindfold_schemas::{Decision, Layer, Reason};
+
+    #[test]
+    fn member_finds_what_the_pointer_found() {
+        let values = [
+            json!({"status": {"message": {"role": "ROLE_AGENT"}, "state": "x"}}),
+            json!({"status": [{"message": 1}], "artifact": {"parts": []}}),
+            json!({"status": {"message": null}}),
+            json!({"task": {"status": {"state": "TASK_STATE_COMPLETED"}}, "statusUpdate": 3}),
+            json!([{"status": {"message": 1}}]),
+            json!("status"),
+            json!(null),
+        ];
+        // Member names (never array indexes), as at every call site.
+        let keys = ["status", "message", "state", "artifact", "parts", "task", "statusUpdate"];
+        for v in &values {
+            for outer in keys {
+                for inner in keys {
+                    assert_eq!(
+                        member(v, outer, inner),
+                        v.pointer(&format!("/{outer}/{inner}")),
+                        "{v} {outer} {inner}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn version_defaults_to_0_3_and_refuses_unknown() {

@@ -214,7 +214,7 @@ pub fn classify(token: &str) -> Option<Target> {
 /// an address, `:` of a URL or remote, `.` of a host or file name): a token without any of them
 /// classifies as nothing, so it is not looked at further.
 fn may_name_resource(s: &str) -> bool {
-    s.bytes().any(|b| matches!(b, b'/' | b'@' | b':' | b'.'))
+    s.bytes().any(is_resource_byte)
 }
 
 /// `a.b` or longer, labels of letters, digits and `-`, last label alphabetic (≥ 2) — or an IPv4.
@@ -252,32 +252,55 @@ pub fn trim_token(token: &str) -> &str {
     t.trim_end_matches(['.', ':'])
 }
 
+/// True for the characters that separate tokens of free text: whitespace and CJK punctuation.
+fn separates_tokens(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '，' | '。' | '；' | '：' | '、' | '（' | '）' | '「' | '」')
+}
+
+/// True for the bytes every resource kind needs (see [`may_name_resource`]).
+fn is_resource_byte(b: u8) -> bool {
+    matches!(b, b'/' | b'@' | b':' | b'.')
+}
+
 /// Every resource named in free text: URLs (and their hosts), e-mail addresses, paths, hosts.
+///
+/// Tokens are the runs between separators (whitespace, CJK punctuation). Only a token holding a
+/// resource byte can name a resource (trimming and the `-k=v` split only shorten it), so the scan
+/// jumps from one resource byte to the next and looks at just the token around it, in text order.
 pub fn resources_in_text(text: &str) -> Vec<Target> {
     let mut out = Vec::new();
-    if !may_name_resource(text) {
-        return out;
-    }
-    for raw in text.split(|c: char| {
-        c.is_whitespace() || matches!(c, '，' | '。' | '；' | '：' | '、' | '（' | '）' | '「' | '」')
-    }) {
-        // Trimming and the `-k=v` split only shorten a token: one without a resource byte
-        // classifies as nothing either way.
-        if !may_name_resource(raw) {
-            continue;
-        }
-        let token = trim_token(raw);
-        let token = token.split_once('=').map_or(token, |(k, v)| if k.starts_with('-') { v } else { token });
-        if let Some(t) = classify(token) {
-            if let Target::Url(u) = &t
-                && let Some(h) = host_of(u)
-            {
-                out.push(Target::Host(h));
-            }
-            out.push(t);
-        }
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = bytes[from..].iter().position(|&b| is_resource_byte(b)) {
+        // A resource byte is ASCII, never a separator: the token around it starts after the
+        // separator before it (at or after `from`, where the previous token ended) and ends at
+        // the separator after it.
+        let at = from + i;
+        let start = text[from..at]
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| separates_tokens(c))
+            .map_or(from, |(j, c)| from + j + c.len_utf8());
+        let end =
+            text[at..].char_indices().find(|&(_, c)| separates_tokens(c)).map_or(text.len(), |(j, _)| at + j);
+        push_resource(&text[start..end], &mut out);
+        from = end;
     }
     out
+}
+
+/// The resource one raw token names, if any (after its host when it is a URL).
+fn push_resource(raw: &str, out: &mut Vec<Target>) {
+    let token = trim_token(raw);
+    let token = token.split_once('=').map_or(token, |(k, v)| if k.starts_with('-') { v } else { token });
+    if let Some(t) = classify(token) {
+        if let Target::Url(u) = &t
+            && let Some(h) = host_of(u)
+        {
+            out.push(Target::Host(h));
+        }
+        out.push(t);
+    }
 }
 
 #[cfg(test)]

@@ -113,6 +113,12 @@ pub(crate) fn write_jcs_str(s: &str, out: &mut Vec<u8>) {
     out.push(b'"');
 }
 
+/// Appends `s` as a JSON string: RFC 8785 escaping, which is also byte for byte what
+/// `serde_json` writes for a string.
+pub fn write_json_str(s: &str, out: &mut Vec<u8>) {
+    write_jcs_str(s, out);
+}
+
 /// The RFC 8785 canonical form as a string.
 pub fn jcs_string(value: &Value) -> String {
     String::from_utf8(jcs(value)).unwrap_or_default()

@@ -4,6 +4,7 @@ mod gate;
 mod grant_files;
 pub mod http;
 mod identity;
+mod pin_watch;
 pub mod pins;
 mod remote;
 pub mod stdio;

@@ -5,7 +5,8 @@
 //!
 //! Pins live in `<state dir>/mcp-pins.json` (0600), written whole and renamed into place; every
 //! relay reloads the file when it changes on disk, so an acceptance takes effect at once in a
-//! running daemon or `mcp-stdio` relay.
+//! running daemon or `mcp-stdio` relay. A change is noticed through an inotify watch
+//! ([`PinWatch`]: no `stat` per call, never stale), else by the file's modification time.
 
 use blindfold_engine::canonical::{jcs, sha256_hex};
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
+
+use super::pin_watch::PinWatch;
 
 /// The fields of a tool definition that are pinned.
 pub const PINNED_FIELDS: [&str; 4] = ["name", "description", "inputSchema", "annotations"];
@@ -98,14 +101,18 @@ pub enum Seen {
 /// The pins of one state directory, reloaded when the file changes.
 pub struct ToolPins {
     path: PathBuf,
+    /// The process's watch of the pin file, when inotify is there.
+    watch: Option<Arc<PinWatch>>,
     cache: Mutex<Cached>,
 }
 
-/// What was read, the file's modification time then, and when it was read.
+/// What was read, the file's modification time then, and when it was read; or the watch's change
+/// count when it was read.
 #[derive(Default)]
 struct Cached {
     mtime: Option<SystemTime>,
     read_at: Option<SystemTime>,
+    changes: Option<u64>,
     file: Arc<PinFile>,
 }
 
@@ -124,17 +131,32 @@ impl Cached {
 impl ToolPins {
     /// The pins in `state_dir` (the file is created on first write).
     pub fn open(state_dir: &Path) -> Self {
-        Self { path: state_dir.join("mcp-pins.json"), cache: Mutex::new(Cached::default()) }
+        let path = state_dir.join("mcp-pins.json");
+        Self { watch: PinWatch::of(&path), path, cache: Mutex::new(Cached::default()) }
     }
 
     fn err(&self, msg: impl std::fmt::Display) -> PinError {
         PinError { path: self.path.display().to_string(), msg: msg.to_string() }
     }
 
-    /// The current pins: re-read when the file's modification time changed, and while that time
-    /// is too recent to tell two writes within one timestamp tick apart. Shared, not copied: a
-    /// look-up per call costs no copy of every pinned definition.
+    /// The current pins: re-read when the watch saw the file change since it was read (without
+    /// a watch: when its modification time changed, and while that time is too recent to tell
+    /// two writes within one timestamp tick apart). Shared, not copied: a look-up per call costs
+    /// no copy of every pinned definition.
     pub fn load(&self) -> Result<Arc<PinFile>, PinError> {
+        if let Some(watch) = &self.watch {
+            let mut cache = self.cache.lock().map_err(|_| self.err("lock poisoned"))?;
+            if let Some(changes) = watch.changes() {
+                if cache.changes == Some(changes) {
+                    return Ok(cache.file.clone());
+                }
+                // Watched before it is read: a later edit through another link counts too.
+                watch.watch_file(&self.path);
+                let file = Arc::new(self.read()?);
+                *cache = Cached { changes: Some(changes), file: file.clone(), ..Cached::default() };
+                return Ok(file);
+            }
+        }
         let read_at = SystemTime::now();
         let mtime = match std::fs::metadata(&self.path) {
             Ok(m) => Some(m.modified().map_err(|e| self.err(e))?),
@@ -152,8 +174,17 @@ impl ToolPins {
                 serde_json::from_slice(&bytes).map_err(|e| self.err(format!("corrupt: {e}")))?
             }
         });
-        *cache = Cached { mtime, read_at: Some(read_at), file: file.clone() };
+        *cache = Cached { mtime, read_at: Some(read_at), changes: None, file: file.clone() };
         Ok(file)
+    }
+
+    /// The pin file as it is now (none yet: no pins).
+    fn read(&self) -> Result<PinFile, PinError> {
+        match std::fs::read(&self.path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| self.err(format!("corrupt: {e}"))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(PinFile::default()),
+            Err(e) => Err(self.err(e)),
+        }
     }
 
     fn save(&self, file: PinFile) -> Result<(), PinError> {
@@ -172,8 +203,9 @@ impl ToolPins {
         std::fs::rename(&tmp, &self.path).map_err(|e| self.err(e))?;
         let mtime = std::fs::metadata(&self.path).and_then(|m| m.modified()).ok();
         let read_at = Some(SystemTime::now());
+        // With a watch, the rename shows as a change: the next look reads the file once more.
         *self.cache.lock().map_err(|_| self.err("lock poisoned"))? =
-            Cached { mtime, read_at, file: Arc::new(file) };
+            Cached { mtime, read_at, changes: None, file: Arc::new(file) };
         Ok(())
     }
 
@@ -300,6 +332,62 @@ mod tests {
         assert_eq!(accepted.definition["description"], "v2");
         assert!(pins.changed("s", "lookup").expect("changed").is_none(), "the other handle reloads");
         assert_eq!(pins.observe("s", &[tool("v2")], 6).expect("observe")[0].1, Seen::Same);
+    }
+
+    /// The pin file as written by another process: `tool` on `s` with a change awaiting review.
+    fn changed_file(description: &str) -> Vec<u8> {
+        let (sha256, definition) = definition_hash(&tool("v1"));
+        let (new_sha, new_definition) = definition_hash(&tool(description));
+        let pin = Pin {
+            sha256,
+            definition,
+            pinned_ms: 1,
+            changed: Some(Changed { sha256: new_sha, definition: new_definition, seen_ms: 2 }),
+        };
+        let file = PinFile { servers: [("s".into(), [("lookup".into(), pin)].into())].into() };
+        serde_json::to_vec(&file).expect("json")
+    }
+
+    #[test]
+    fn a_change_made_elsewhere_is_seen_by_the_very_next_look() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let pins = ToolPins::open(dir.path());
+        assert!(pins.watch.is_some(), "inotify is available here");
+        assert_eq!(pins.observe("s", &[tool("v1")], 1).expect("observe")[0].1, Seen::Pinned);
+        assert!(pins.changed("s", "lookup").expect("changed").is_none());
+        let path = dir.path().join("mcp-pins.json");
+        // Renamed into place (how every writer saves), at once after the last look.
+        std::fs::write(dir.path().join("next.tmp"), changed_file("v2")).expect("write");
+        std::fs::rename(dir.path().join("next.tmp"), &path).expect("rename");
+        let waiting = pins.changed("s", "lookup").expect("changed").expect("seen without delay");
+        assert_eq!(waiting.changed.expect("change").definition["description"], "v2");
+        // Rewritten in place within the same timestamp tick, through another link to the file.
+        let other = tempfile::tempdir().expect("tmp");
+        let link = other.path().join("pins-link.json");
+        std::fs::hard_link(&path, &link).expect("link");
+        assert!(pins.changed("s", "lookup").expect("changed").is_some());
+        std::fs::write(&link, changed_file("v3")).expect("write through the link");
+        let waiting = pins.changed("s", "lookup").expect("changed").expect("still waiting");
+        assert_eq!(waiting.changed.expect("change").definition["description"], "v3");
+        // Removed: no pins.
+        std::fs::remove_file(&path).expect("remove");
+        assert!(pins.changed("s", "lookup").expect("changed").is_none());
+        assert_eq!(pins.observe("s", &[tool("v1")], 3).expect("observe")[0].1, Seen::Pinned);
+    }
+
+    #[test]
+    fn unchanged_pins_are_not_read_again() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let pins = ToolPins::open(dir.path());
+        pins.observe("s", &[tool("v1")], 1).expect("observe");
+        let first = pins.load().expect("load");
+        let watch = pins.watch.as_ref().expect("inotify is available here");
+        let changes = watch.changes();
+        assert!(Arc::ptr_eq(&first, &pins.load().expect("load")), "served from the cache");
+        assert_eq!(watch.changes(), changes, "reading the file is no change");
+        // Another file of the state directory changing is no change of the pins.
+        std::fs::write(dir.path().join("grants.redb"), b"x").expect("write");
+        assert!(Arc::ptr_eq(&first, &pins.load().expect("load")));
     }
 
     #[test]

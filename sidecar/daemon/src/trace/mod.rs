@@ -3,6 +3,7 @@
 //! fan-out. Usable as a library (`blindfold_daemon::trace`) by the replay runner.
 
 mod hub;
+mod line;
 pub mod otlp;
 pub mod record;
 pub mod render;

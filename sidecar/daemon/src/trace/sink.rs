@@ -7,9 +7,11 @@
 //!
 //! An informational record (a read allowed, a tool result) does not wake the writer: it lingers
 //! in the queue at most [`LINGER`] (or until [`WAKE_AT`] records wait, or a durable one arrives),
-//! so a stream of decisions costs one writer wake-up per batch instead of one per record. The
-//! writer is woken only when it sleeps with nothing queued. [`TraceSink::flush`] writes
-//! everything queued before a process exits.
+//! so a stream of decisions costs one writer wake-up per batch instead of one per record. After
+//! a batch the writer keeps watching the queue for [`LINGER`] on its own timer and then takes
+//! whatever arrived: a steady stream wakes it once per batch and its submitters never. It is
+//! woken only when it sleeps with nothing queued and no watch running. [`TraceSink::flush`]
+//! writes everything queued before a process exits.
 
 use super::writer::TraceWriter;
 use blindfold_schemas::TraceRecord;
@@ -106,8 +108,8 @@ enum Writer {
     Busy,
     /// Asleep with nothing queued: the next record must wake it.
     Idle,
-    /// Asleep until the oldest queued record's [`LINGER`] is up: only a durable record, a full
-    /// batch or a flush wakes it earlier.
+    /// Asleep until the oldest queued record's [`LINGER`] is up, or until its watch after a batch
+    /// ends: only a durable record, a full batch or a flush wakes it earlier.
     Lingering,
 }
 
@@ -302,13 +304,19 @@ impl Drop for TraceSink {
 }
 
 /// The next batch to write, once one is due, in `spare` (empty; the queue keeps the other
-/// buffer, so neither is allocated again); `None` when the sink is closed and drained.
-fn next_batch(shared: &Shared, mut spare: Vec<Job>) -> Option<Vec<Job>> {
+/// buffer, so neither is allocated again); `None` when the sink is closed and drained. Until
+/// `watch_until` (just after a batch) the writer sleeps on its own timer rather than waiting to
+/// be woken, and when it is up takes whatever arrived meanwhile (each record younger than
+/// [`LINGER`]).
+fn next_batch(shared: &Shared, mut spare: Vec<Job>, mut watch_until: Option<Instant>) -> Option<Vec<Job>> {
     let mut q = shared.queue.lock().ok()?;
     loop {
+        let now = Instant::now();
+        let watch_left = watch_until.map(|t| t.saturating_duration_since(now)).filter(|d| !d.is_zero());
         if !q.jobs.is_empty() {
-            let age = q.oldest.map_or(LINGER, |t| t.elapsed());
-            if q.urgent || q.closed || q.jobs.len() >= WAKE_AT || age >= LINGER {
+            let age = q.oldest.map_or(LINGER, |t| now.saturating_duration_since(t));
+            let watched = watch_until.is_some() && watch_left.is_none();
+            if q.urgent || q.closed || q.jobs.len() >= WAKE_AT || age >= LINGER || watched {
                 let jobs = if q.jobs.len() <= MAX_BATCH {
                     std::mem::swap(&mut q.jobs, &mut spare);
                     spare
@@ -323,10 +331,15 @@ fn next_batch(shared: &Shared, mut spare: Vec<Job>) -> Option<Vec<Job>> {
                 return Some(jobs);
             }
             q.writer = Writer::Lingering;
-            q = shared.wake.wait_timeout(q, LINGER - age).ok()?.0;
+            let linger = LINGER - age;
+            q = shared.wake.wait_timeout(q, watch_left.map_or(linger, |w| w.min(linger))).ok()?.0;
         } else if q.closed {
             return None;
+        } else if let Some(left) = watch_left {
+            q.writer = Writer::Lingering;
+            q = shared.wake.wait_timeout(q, left).ok()?.0;
         } else {
+            watch_until = None;
             q.writer = Writer::Idle;
             q = shared.wake.wait(q).ok()?;
         }
@@ -336,7 +349,8 @@ fn next_batch(shared: &Shared, mut spare: Vec<Job>) -> Option<Vec<Job>> {
 
 fn run(mut writer: TraceWriter, shared: &Shared, live: &broadcast::Sender<Arc<TraceRecord>>) {
     let (mut spare, mut records, mut acks) = (Vec::new(), Vec::new(), Vec::new());
-    while let Some(mut jobs) = next_batch(shared, spare) {
+    let mut watch_until = None;
+    while let Some(mut jobs) = next_batch(shared, spare, watch_until) {
         records.clear();
         acks.clear();
         for j in jobs.drain(..) {
@@ -376,6 +390,8 @@ fn run(mut writer: TraceWriter, shared: &Shared, live: &broadcast::Sender<Arc<Tr
         if q.waiting > 0 {
             shared.progress.notify_all();
         }
+        drop(q);
+        watch_until = Some(Instant::now() + LINGER);
     }
     if let Ok(mut q) = shared.queue.lock() {
         q.stopped = true;

@@ -149,6 +149,20 @@ fn informational_records_reach_the_file_on_their_own_and_a_flush_writes_the_rest
 }
 
 #[test]
+fn records_arriving_while_the_writer_watches_after_a_batch_reach_the_file_on_their_own() {
+    let dir = tempfile::tempdir().expect("dir");
+    let sink = TraceSink::start(TraceWriter::open(dir.path(), u64::MAX, Durability::Os).expect("open"))
+        .expect("sink");
+    for n in 1..=3 {
+        sink.submit_blocking(record("t"), true).expect("submit").written_blocking().expect("durable");
+        // Acknowledged once its batch is written: the next record arrives while the writer
+        // watches the queue after that batch, and is written without a wake-up or a flush.
+        sink.submit_blocking(record("t"), false).expect("submit");
+        assert_eq!(on_disk_eventually(dir.path(), 2 * n).len(), 2 * n);
+    }
+}
+
+#[test]
 fn a_burst_past_the_queue_bound_waits_for_the_writer_and_loses_nothing() {
     let dir = tempfile::tempdir().expect("tmp");
     let sink = TraceSink::start(TraceWriter::open(dir.path(), 64 << 20, Durability::Os).expect("open"))

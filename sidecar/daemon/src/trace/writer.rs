@@ -154,7 +154,7 @@ impl TraceWriter {
             next = record.seq + 1;
             record.prev = prev;
             let start = buf.len();
-            serde_json::to_writer(&mut *buf, record).map_err(std::io::Error::other)?;
+            super::line::write_record(record, buf).map_err(std::io::Error::other)?;
             prev = line_hash(&buf[start..]);
             buf.push(b'\n');
         }

@@ -174,7 +174,10 @@ impl TraceSink {
             progress: Condvar::new(),
         });
         let (s, l) = (shared.clone(), live.clone());
-        std::thread::Builder::new().name("blindfold-trace".into()).spawn(move || run(writer, &s, &l))?;
+        std::thread::Builder::new().name("blindfold-trace".into()).spawn(move || {
+            yield_to_deciders();
+            run(writer, &s, &l)
+        })?;
         Ok(Arc::new(Self { shared, live }))
     }
 
@@ -308,6 +311,20 @@ impl Drop for TraceSink {
 /// `watch_until` (just after a batch) the writer sleeps on its own timer rather than waiting to
 /// be woken, and when it is up takes whatever arrived meanwhile (each record younger than
 /// [`LINGER`]).
+/// How much nicer than the process the writer thread runs.
+const WRITER_NICENESS: i32 = 5;
+
+/// Lowers the calling (writer) thread's scheduling priority: on a busy machine the threads that
+/// decide and relay run first, and the writer takes the slack (it batches anyway; a durable
+/// record's decision still waits for its write, which a lower priority delays only while the
+/// CPU is contended, never indefinitely). Best effort: nothing changes where it is not allowed.
+fn yield_to_deciders() {
+    let me = Some(rustix::thread::gettid());
+    if let Ok(now) = rustix::process::getpriority_process(me) {
+        let _ = rustix::process::setpriority_process(me, (now + WRITER_NICENESS).min(19));
+    }
+}
+
 fn next_batch(shared: &Shared, mut spare: Vec<Job>, mut watch_until: Option<Instant>) -> Option<Vec<Job>> {
     let mut q = shared.queue.lock().ok()?;
     loop {

@@ -619,3 +619,39 @@ fn spans_reach_an_otlp_receiver_with_the_authority_attributes() {
     let end: u128 = span["endTimeUnixNano"].as_str().expect("string").parse().expect("nanos");
     assert!(start > 1_600_000_000_000_000_000 && end >= start);
 }
+
+/// The niceness of thread `task` of this process (`/proc/self/task/<task>/stat`, field 19).
+fn niceness(task: &str) -> i32 {
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{task}/stat")).expect("stat");
+    let after_name = &stat[stat.rfind(')').expect("comm ends") + 2..];
+    after_name.split(' ').nth(16).expect("nice field").parse().expect("a number")
+}
+
+#[test]
+fn the_writer_thread_runs_nicer_than_the_threads_that_decide() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let _sink = TraceSink::start(TraceWriter::open(dir.path(), 1 << 20, Durability::Os).expect("open"))
+        .expect("sink");
+    let me = niceness(&rustix::thread::gettid().as_raw_nonzero().to_string());
+    let writers = || -> Vec<i32> {
+        std::fs::read_dir("/proc/self/task")
+            .expect("tasks")
+            .filter_map(|t| t.ok().map(|t| t.file_name().to_string_lossy().into_owned()))
+            .filter(|t| {
+                std::fs::read_to_string(format!("/proc/self/task/{t}/comm"))
+                    .is_ok_and(|c| c.trim() == "blindfold-trace")
+            })
+            .map(|t| niceness(&t))
+            .collect()
+    };
+    // A writer lowers its own priority once it runs: wait for that (other tests' writers too).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut seen = writers();
+    let settled = |seen: &[i32]| !seen.is_empty() && seen.iter().all(|&n| n == (me + 5).min(19));
+    while !settled(&seen) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        seen = writers();
+    }
+    assert!(!seen.is_empty(), "the writer thread is running");
+    assert!(seen.iter().all(|&n| n == (me + 5).min(19)), "writer niceness {seen:?}, this thread's {me}");
+}

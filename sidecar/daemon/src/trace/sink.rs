@@ -11,7 +11,8 @@
 //! a batch the writer keeps watching the queue for [`LINGER`] on its own timer and then takes
 //! whatever arrived: a steady stream wakes it once per batch and its submitters never. It is
 //! woken only when it sleeps with nothing queued and no watch running. [`TraceSink::flush`]
-//! writes everything queued before a process exits.
+//! writes everything queued before a process exits. The writer thread runs a little nicer than
+//! the threads that decide (`WRITER_NICENESS`), so on busy cores it takes the slack.
 
 use super::writer::TraceWriter;
 use blindfold_schemas::TraceRecord;
@@ -306,11 +307,6 @@ impl Drop for TraceSink {
     }
 }
 
-/// The next batch to write, once one is due, in `spare` (empty; the queue keeps the other
-/// buffer, so neither is allocated again); `None` when the sink is closed and drained. Until
-/// `watch_until` (just after a batch) the writer sleeps on its own timer rather than waiting to
-/// be woken, and when it is up takes whatever arrived meanwhile (each record younger than
-/// [`LINGER`]).
 /// How much nicer than the process the writer thread runs.
 const WRITER_NICENESS: i32 = 5;
 
@@ -325,6 +321,11 @@ fn yield_to_deciders() {
     }
 }
 
+/// The next batch to write, once one is due, in `spare` (empty; the queue keeps the other
+/// buffer, so neither is allocated again); `None` when the sink is closed and drained. Until
+/// `watch_until` (just after a batch) the writer sleeps on its own timer rather than waiting to
+/// be woken, and when it is up takes whatever arrived meanwhile (each record younger than
+/// [`LINGER`]).
 fn next_batch(shared: &Shared, mut spare: Vec<Job>, mut watch_until: Option<Instant>) -> Option<Vec<Job>> {
     let mut q = shared.queue.lock().ok()?;
     loop {

@@ -123,18 +123,10 @@ fn write_mode(mode: &ModeSet, out: &mut Vec<u8>) {
 }
 
 /// The decimal digits of `n`.
-fn write_u64(mut n: u64, out: &mut Vec<u8>) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b"0123456789"[(n % 10) as usize];
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
+fn write_u64(n: u64, out: &mut Vec<u8>) {
+    use std::io::Write as _;
+    // Writing into a `Vec` cannot fail.
+    let _ = write!(out, "{n}");
 }
 
 #[cfg(test)]

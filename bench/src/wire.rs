@@ -33,13 +33,42 @@ pub fn mcp_call(id: u64) -> String {
 /// The A2A v1.0 header value the load generator sends.
 pub const A2A_VERSION: &str = "1.0";
 
-/// A v1.0 `SendMessage` (or `SendStreamingMessage` when `stream`) request body. Requests rotate
-/// over a fixed set of conversations so Blindfold's per-conversation state stays bounded.
+/// Conversations of the A2A workload open at once (requests rotate over them).
+pub const A2A_CONVERSATIONS: u64 = 64;
+
+/// Messages in one conversation of the A2A workload: after this many it ends and a new one takes
+/// its place. Blindfold keeps evidence per conversation, so its cost per message grows with the
+/// conversation; a workload whose few conversations never end would measure ever longer
+/// conversations (thousands of messages each over a whole run) instead of the relay.
+pub const A2A_TURNS: u64 = 100;
+
+/// This process's tag for its conversations, so two load runs never continue each other's.
+fn run_tag() -> u64 {
+    static TAG: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *TAG.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos().into());
+        (u64::from(std::process::id()) << 32) ^ nanos
+    })
+}
+
+/// The conversation (`contextId`) of request `id` of the run tagged `tag`: request `id` goes to
+/// conversation slot `id % A2A_CONVERSATIONS`, and each slot starts a new conversation every
+/// [`A2A_TURNS`] of its requests.
+pub fn a2a_context(tag: u64, id: u64) -> String {
+    let slot = id % A2A_CONVERSATIONS;
+    let generation = id / (A2A_CONVERSATIONS * A2A_TURNS);
+    format!("ctx-{tag:x}-{generation}-{slot}")
+}
+
+/// A v1.0 `SendMessage` (or `SendStreamingMessage` when `stream`) request body, in the
+/// conversation [`a2a_context`] gives it.
 pub fn a2a_send(id: u64, stream: bool) -> String {
     let method = if stream { "SendStreamingMessage" } else { "SendMessage" };
-    let ctx = id % 64;
+    let ctx = a2a_context(run_tag(), id);
     format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"message":{{"messageId":"m-{id}","contextId":"ctx-{ctx}","role":"ROLE_USER","parts":[{{"text":"Summarise the open review comments on the parser change."}}]}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"message":{{"messageId":"m-{id}","contextId":"{ctx}","role":"ROLE_USER","parts":[{{"text":"Summarise the open review comments on the parser change."}}]}}}}}}"#
     )
 }
 
@@ -102,4 +131,29 @@ pub fn chat_chunk(i: usize) -> String {
 /// The closing chunk of a chat stream.
 pub fn chat_finish() -> String {
     r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn every_conversation_carries_at_most_its_turns_and_runs_never_share_one() {
+        let mut turns: HashMap<String, u64> = HashMap::new();
+        let n = A2A_CONVERSATIONS * A2A_TURNS * 3 + 17;
+        for id in 0..n {
+            *turns.entry(a2a_context(7, id)).or_default() += 1;
+        }
+        assert!(turns.values().all(|&t| t <= A2A_TURNS), "a conversation went past its turns");
+        assert_eq!(turns.values().sum::<u64>(), n);
+        assert_eq!(
+            turns.len() as u64,
+            A2A_CONVERSATIONS * 3 + 17,
+            "three full generations, then 17 slots begun"
+        );
+        assert!((0..n).all(|id| a2a_context(7, id) != a2a_context(8, id)));
+        let body: Value = serde_json::from_str(&a2a_send(5, false)).expect("json");
+        assert_eq!(body["params"]["message"]["contextId"], a2a_context(run_tag(), 5));
+    }
 }

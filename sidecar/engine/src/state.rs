@@ -128,9 +128,14 @@ impl TargetIndex {
                 self.keys.insert(key.clone());
             }
         }
-        let normalised = crate::shell::normalise(text.trim());
-        if !normalised.is_empty() && normalised.len() <= 512 {
-            self.keys.insert(Target::Command(normalised).key());
+        // The whole text as a command, when its normal form is short (a long text is not
+        // normalised at all: its form could not be short).
+        let whole = text.trim();
+        if crate::shell::min_normalised_len(whole) <= 512 {
+            let normalised = crate::shell::normalise(whole);
+            if !normalised.is_empty() && normalised.len() <= 512 {
+                self.keys.insert(Target::Command(normalised).key());
+            }
         }
     }
 

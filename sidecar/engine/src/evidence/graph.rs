@@ -1,5 +1,6 @@
 //! The graph itself: artifacts by id, derivation edges, claim relations, pending decisions.
 
+use super::store::{ArtifactStore, id_of};
 use blindfold_schemas::{
     Channel, ClaimRelation, ClaimState, EvidenceArtifact, EvidenceScope, Lifecycle, Provenance, Relation,
     Transition,
@@ -21,8 +22,8 @@ pub struct Revalidation {
 /// One trajectory's evidence graph.
 #[derive(Debug, Clone, Default)]
 pub struct EvidenceGraph {
-    artifacts: Vec<EvidenceArtifact>,
-    index: HashMap<String, usize>,
+    /// The artifacts, found by the number in their id (`ev-<n>`).
+    artifacts: ArtifactStore,
     children: HashMap<String, Vec<String>>,
     /// claim id → (evidence id, relation, independence group)
     claims: HashMap<String, Vec<(String, Relation, String)>>,
@@ -52,11 +53,10 @@ pub struct NewArtifact {
 impl EvidenceGraph {
     /// Adds an artifact as `CANDIDATE`; returns its id.
     pub fn add(&mut self, new: NewArtifact) -> String {
-        let id = format!("ev-{}", self.artifacts.len() + 1);
+        let id = id_of(self.artifacts.len() + 1);
         for parent in &new.provenance.derived_from {
             self.children.entry(parent.clone()).or_default().push(id.clone());
         }
-        self.index.insert(id.clone(), self.artifacts.len());
         self.artifacts.push(EvidenceArtifact {
             evidence_id: id.clone(),
             producer: new.producer,
@@ -75,19 +75,18 @@ impl EvidenceGraph {
 
     /// The artifact `id`.
     pub fn get(&self, id: &str) -> Option<&EvidenceArtifact> {
-        self.index.get(id).map(|&i| &self.artifacts[i])
+        self.artifacts.get(id)
     }
 
     /// Every artifact, oldest first.
-    pub fn artifacts(&self) -> &[EvidenceArtifact] {
-        &self.artifacts
+    pub fn artifacts(&self) -> impl Iterator<Item = &EvidenceArtifact> {
+        self.artifacts.iter()
     }
 
     /// Moves `id` to `to`, recording `{from, to, reason, actor, at}`. A move out of `REVOKED`
     /// is refused (revocation is final); returns whether the state changed.
     pub fn transition(&mut self, id: &str, to: Lifecycle, reason: &str, actor: &str, at: u64) -> bool {
-        let Some(&i) = self.index.get(id) else { return false };
-        let a = &mut self.artifacts[i];
+        let Some(a) = self.artifacts.get_mut(id) else { return false };
         if a.lifecycle_state == to || a.lifecycle_state == Lifecycle::Revoked {
             return false;
         }
@@ -104,8 +103,7 @@ impl EvidenceGraph {
 
     /// Records that artifact `evidence` bears `relation` to claim (or proposal) `claim`.
     pub fn relate(&mut self, evidence: &str, claim: &str, relation: Relation) {
-        let Some(&i) = self.index.get(evidence) else { return };
-        let a = &mut self.artifacts[i];
+        let Some(a) = self.artifacts.get_mut(evidence) else { return };
         a.claim_relations.push(ClaimRelation { claim_or_proposal_id: claim.into(), relation });
         let group = a.independence_group.clone();
         self.claims.entry(claim.into()).or_default().push((evidence.into(), relation, group));
@@ -175,8 +173,7 @@ impl EvidenceGraph {
             i += 1;
         }
         for ev in &affected {
-            if let Some(&k) = self.index.get(ev) {
-                let a = &mut self.artifacts[k];
+            if let Some(a) = self.artifacts.get_mut(ev) {
                 if ev != id {
                     a.needs_revalidation = true;
                     out.artifacts.push(ev.clone());

@@ -4,6 +4,7 @@
 
 mod graph;
 mod independence;
+mod store;
 
 pub use graph::{EvidenceGraph, NewArtifact, Revalidation};
 pub use independence::{Independence, independent};

@@ -7,7 +7,7 @@
 use super::A2aProxy;
 use super::card::fetch_card;
 use crate::config::A2aUpstream;
-use crate::proxy::{ForwardHeaders, StreamEnd, copy_response_headers, read_body, relay_sse};
+use crate::proxy::{ForwardHeaders, StreamEnd, copy_response_headers, read_body_bytes, relay_sse};
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -329,7 +329,7 @@ async fn forward(
         };
         relay_sse(resp.into_body(), max, timeout, filter, finish)
     } else {
-        let bytes = match read_body(resp.body_mut(), max, timeout).await {
+        let bytes = match read_body_bytes(resp.body_mut(), max, timeout).await {
             Ok(b) => b,
             Err(e) => return bad_gateway(e.to_string()),
         };
@@ -341,7 +341,7 @@ async fn forward(
         {
             report_answer(&p, &agent, &task, a2a::answer(&result));
         }
-        match scrub(&p, &task, Bytes::from(bytes), parsed) {
+        match scrub(&p, &task, bytes, parsed) {
             Ok(b) => Body::from(b),
             Err(e) => return bad_gateway(e),
         }

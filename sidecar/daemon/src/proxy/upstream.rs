@@ -141,18 +141,55 @@ impl Upstream {
 /// Reads a whole body of at most `max` bytes, each chunk within `timeout`.
 pub async fn read_body(body: &mut Incoming, max: usize, timeout: Duration) -> Result<Vec<u8>, UpstreamError> {
     let mut out = Vec::new();
+    while let Some(data) = next_data(body, timeout).await? {
+        if out.len() + data.len() > max {
+            return Err(UpstreamError::TooLarge(max));
+        }
+        out.extend_from_slice(&data);
+    }
+    Ok(out)
+}
+
+/// [`read_body`] as [`Bytes`]: a body that arrives as one data frame (the usual small answer)
+/// is returned as that frame, without being copied into a new buffer.
+pub async fn read_body_bytes(
+    body: &mut Incoming,
+    max: usize,
+    timeout: Duration,
+) -> Result<Bytes, UpstreamError> {
+    let mut first = Bytes::new();
+    let mut rest: Option<Vec<u8>> = None;
+    while let Some(data) = next_data(body, timeout).await? {
+        let len = rest.as_ref().map_or(first.len(), Vec::len);
+        if len + data.len() > max {
+            return Err(UpstreamError::TooLarge(max));
+        }
+        match &mut rest {
+            Some(out) => out.extend_from_slice(&data),
+            None if first.is_empty() => first = data,
+            None => {
+                let mut out = Vec::with_capacity(first.len() + data.len());
+                out.extend_from_slice(&first);
+                out.extend_from_slice(&data);
+                rest = Some(out);
+            }
+        }
+    }
+    Ok(rest.map_or(first, Bytes::from))
+}
+
+/// The next data frame of `body` (other frames skipped), `None` at its end; each frame within
+/// `timeout`.
+async fn next_data(body: &mut Incoming, timeout: Duration) -> Result<Option<Bytes>, UpstreamError> {
     loop {
         let frame = match tokio::time::timeout(timeout, body.frame()).await {
             Err(_) => return Err(UpstreamError::Timeout(timeout)),
-            Ok(None) => return Ok(out),
+            Ok(None) => return Ok(None),
             Ok(Some(Err(e))) => return Err(UpstreamError::Body(e.to_string())),
             Ok(Some(Ok(f))) => f,
         };
         if let Ok(data) = frame.into_data() {
-            if out.len() + data.len() > max {
-                return Err(UpstreamError::TooLarge(max));
-            }
-            out.extend_from_slice(&data);
+            return Ok(Some(data));
         }
     }
 }

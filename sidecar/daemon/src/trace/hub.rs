@@ -150,7 +150,7 @@ impl TraceHub {
             self.sink.submit(record, durable)
         };
         if let Ok(s) = &submitted {
-            tracker.name_last(format!("{trajectory}#{}", s.seq));
+            tracker.name_last_with(|| format!("{trajectory}#{}", s.seq));
         }
         Queued { submitted, durable }
     }

@@ -113,8 +113,17 @@ impl AuthorityTracker {
     /// Names the last observed fact once its record's reference is known (the live writer
     /// assigns sequence numbers after the tracker has looked at the fact).
     pub fn name_last(&mut self, reference: String) {
-        if self.last_kept && self.facts > 0 && !reference.is_empty() {
-            self.refs.insert(self.facts - 1, reference);
+        self.name_last_with(|| reference);
+    }
+
+    /// [`Self::name_last`] with the reference made only when the tracker keeps it (most facts
+    /// are never pointed at, so their reference is never formatted).
+    pub fn name_last_with(&mut self, reference: impl FnOnce() -> String) {
+        if self.last_kept && self.facts > 0 {
+            let reference = reference();
+            if !reference.is_empty() {
+                self.refs.insert(self.facts - 1, reference);
+            }
         }
     }
 

@@ -52,17 +52,37 @@ pub fn tool_call_event(params: &Value, call_id: &Value) -> Result<Event, String>
         Some(Value::Object(m)) => m.clone(),
         Some(_) => return Err("tools/call params.arguments must be an object".into()),
     };
+    Ok(call_event(name, args, call_id))
+}
+
+/// [`tool_call_event`] of params the caller hands over: the arguments move into the event
+/// instead of being copied.
+pub fn tool_call_event_owned(mut params: Value, call_id: &Value) -> Result<Event, String> {
+    let args = match params.get_mut("arguments").map(Value::take) {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(_) if params.get("name").is_some_and(Value::is_string) => {
+            return Err("tools/call params.arguments must be an object".into());
+        }
+        Some(_) => Map::new(),
+    };
+    let name = params.get("name").and_then(Value::as_str).ok_or("tools/call needs params.name (a string)")?;
+    Ok(call_event(name, args, call_id))
+}
+
+/// The `tool_call` event of tool `name` called with `args` under the transport's `call_id`.
+fn call_event(name: &str, args: Map<String, Value>, call_id: &Value) -> Event {
     let call_id = match call_id {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
-    Ok(Event::ToolCall {
+    Event::ToolCall {
         actor: "coordinator".into(),
         tool: name.to_owned(),
         args,
         proposal: None,
         call_id: Some(call_id),
-    })
+    }
 }
 
 /// A `tools/call` answer as the canonical `tool_result` event: the text of its `content` items
@@ -188,6 +208,20 @@ mod tests {
             other => panic!("unexpected {other:?}"),
         }
         assert!(tool_call_event(&json!({"arguments": {}}), &json!(1)).is_err());
+        for params in [
+            json!({"name": "write_file", "arguments": {"path": "/a", "n": [1, {"k": null}]}}),
+            json!({"name": "x"}),
+            json!({"name": "x", "arguments": null}),
+            json!({"name": "x", "arguments": [1]}),
+            json!({"arguments": {}}),
+            json!({"arguments": 3}),
+            json!({"name": 7, "arguments": "s"}),
+            json!([1]),
+            Value::Null,
+        ] {
+            let id = json!("c-1");
+            assert_eq!(tool_call_event_owned(params.clone(), &id), tool_call_event(&params, &id), "{params}");
+        }
         assert!(tool_call_event(&json!({"name": "x", "arguments": [1]}), &json!(1)).is_err());
     }
 

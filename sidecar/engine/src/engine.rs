@@ -238,7 +238,14 @@ impl Engine {
         let action = registry.derive(call.tool, call.args);
         let fingerprint = action::fingerprint(registry, call.tool, call.args);
         let st = &trajectory.state;
-        let mut targets = action::targets(registry, call.tool, call.args);
+        // Targets are read by the dispute check, the argument rules and what only effectful
+        // actions go through; a read call with none of those in play needs none (finding them
+        // scans every argument).
+        let needs_targets = action.effect.is_effectful()
+            || !st.disputes.is_empty()
+            || self.config.arg_rules.iter().any(|r| r.tool == "*" || r.tool == call.tool);
+        let mut targets =
+            if needs_targets { action::targets(registry, call.tool, call.args) } else { Vec::new() };
         // Running a file that was written in this trajectory touches what the file names.
         let inherited: Vec<Target> = targets
             .iter()

@@ -140,7 +140,7 @@ impl McpGate {
     /// Checks one client→server message.
     pub fn from_client(&mut self, bytes: &[u8]) -> ClientVerdict {
         let transparent = self.transparent();
-        let frame = match jsonrpc::parse(bytes, self.policy.max_frame, mcp::is_notification) {
+        let mut frame = match jsonrpc::parse(bytes, self.policy.max_frame, mcp::is_notification) {
             Ok(f) => f,
             Err(_) if transparent => return ClientVerdict::Forward(bytes.to_vec()),
             Err(e) => return ClientVerdict::Answer(jsonrpc::refusal_frame(bytes, &e)),
@@ -154,28 +154,31 @@ impl McpGate {
             let msg = format!("method `{method}` is not relayed by Blindfold (unknown methods are refused)");
             return ClientVerdict::Answer(jsonrpc::error(&id, code::METHOD_NOT_FOUND, &msg, None));
         }
-        if method == "tools/call"
-            && let Some(answer) = self.gate_tool_call(&id, frame.params(), transparent)
-        {
-            return ClientVerdict::Answer(answer);
-        }
-        let tool = (method == "tools/call")
-            .then(|| frame.params().get("name").and_then(Value::as_str).map(str::to_owned))
-            .flatten();
+        let tool = if method == "tools/call" {
+            // The params move into the decision's event (the bytes forwarded are the client's).
+            let params = frame.value.get_mut("params").map(Value::take).unwrap_or(Value::Null);
+            let tool = params.get("name").and_then(Value::as_str).map(str::to_owned);
+            if let Some(answer) = self.gate_tool_call(&id, params, transparent) {
+                return ClientVerdict::Answer(answer);
+            }
+            tool
+        } else {
+            None
+        };
         self.pending.insert(id.to_string(), (method, tool));
         ClientVerdict::Forward(bytes.to_vec())
     }
 
     /// Decides a `tools/call`; `Some(answer)` when it must not be forwarded.
-    fn gate_tool_call(&mut self, id: &Value, params: &Value, transparent: bool) -> Option<Value> {
-        let event = match mcp::tool_call_event(params, id) {
+    fn gate_tool_call(&mut self, id: &Value, params: Value, transparent: bool) -> Option<Value> {
+        let modern = mcp::is_modern(&params);
+        let event = match mcp::tool_call_event_owned(params, id) {
             Ok(e) => e,
             Err(msg) if !transparent => return Some(jsonrpc::error(id, code::INVALID_PARAMS, &msg, None)),
             Err(_) => return None,
         };
         let Event::ToolCall { tool, .. } = &event else { return None };
         let tool = tool.clone();
-        let modern = mcp::is_modern(params);
         if !self.policy.allows(&tool) && !transparent {
             let d = Decision::deny(Reason::ToolNotAllowed, "P1.allowlist", Layer::ContentFree)
                 .with_detail("the tool is not in this stage's allowlist");

@@ -19,8 +19,8 @@ pub fn anonymizer(app: &App) -> Anonymizer {
     Anonymizer::new(lexicon.build(), AliasMap::new(0, Vec::<String>::new()))
 }
 
-/// JSON pointer (below a result) of 2026-07-28's `_meta["io.modelcontextprotocol/serverInfo"]`.
-const SERVER_INFO_META: &str = "/_meta/io.modelcontextprotocol~1serverInfo";
+/// The `_meta` key (below a result) of 2026-07-28's server `Implementation`.
+const SERVER_INFO_META: &str = "io.modelcontextprotocol/serverInfo";
 
 /// Learns the words of a displayed `Implementation` (its name, title, description).
 fn observe_implementation(anon: &mut Anonymizer, imp: &Value) {
@@ -39,7 +39,7 @@ fn observe_implementation(anon: &mut Anonymizer, imp: &Value) {
 pub fn rewrite_server_message(anon: &mut Anonymizer, frame: &mut Value) -> bool {
     let result = frame.get("result").or_else(|| frame.get("params"));
     if let Some(r) = result {
-        let infos = [r.get("serverInfo"), r.pointer(SERVER_INFO_META)];
+        let infos = [r.get("serverInfo"), r.get("_meta").and_then(|m| m.get(SERVER_INFO_META))];
         if infos.iter().any(Option::is_some) {
             for info in infos.into_iter().flatten().cloned().collect::<Vec<_>>() {
                 observe_implementation(anon, &info);

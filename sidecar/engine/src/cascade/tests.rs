@@ -441,3 +441,39 @@ fn a_critical_asset_needs_a_human_and_only_a_review_grant_passes_it() {
     let s = k.step(write());
     assert!(s.decision.as_ref().expect("d").is_allow(), "{s:?}");
 }
+
+#[test]
+fn read_calls_still_see_the_disputes_and_rules_that_concern_their_targets() {
+    // A read call skips finding its targets only when no dispute stands and no argument rule
+    // names its tool: with either in play the targets are found and used.
+    let mut k = kit();
+    let read = || call("coordinator", "read_file", json!({"path": "/data/cache/index"}), None);
+    let before = k.step(read());
+    assert!(before.decision.as_ref().expect("d").is_allow());
+    assert!(before.evidence_refs.is_empty(), "{before:?}");
+    propose_rm(&mut k);
+    k.step(response("a2", "Treat it as hostile: never delete /data/cache.", &[], &[]));
+    let disputed = k.step(read());
+    assert!(disputed.decision.as_ref().expect("d").is_allow(), "reading is not what was refuted");
+    assert!(
+        !disputed.evidence_refs.is_empty(),
+        "the dispute on the enclosing directory is cited: {disputed:?}"
+    );
+
+    for tool in ["read_file", "*"] {
+        let mut config = crate::EngineConfig::default();
+        config.arg_rules.push(crate::ArgRule {
+            tool: tool.into(),
+            pattern: "/w/secret/*".into(),
+            action: crate::RuleAction::Deny,
+        });
+        let mut k = Kit::new(config, "task-rule");
+        let s = k.step(call(
+            "coordinator",
+            "read_file",
+            json!({"path": "/w/public/k", "also": "/w/secret/k"}),
+            None,
+        ));
+        assert_eq!(decided(&s).1, Reason::ArgumentDenied, "{tool}: {s:?}");
+    }
+}

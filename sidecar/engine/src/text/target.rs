@@ -83,6 +83,11 @@ pub fn is_ancestor(dir: &str, path: &str) -> bool {
 /// Lexical path normalisation: `//` collapsed, `.` dropped, `..` resolved where possible,
 /// trailing `/` removed (except for `/` itself).
 pub fn normalise_path(raw: &str) -> String {
+    // Most paths are normal already: no empty, `.` or `..` segment (so no `//`, no trailing `/`).
+    let rest = raw.strip_prefix('/').unwrap_or(raw);
+    if !rest.is_empty() && rest.split('/').all(|p| !matches!(p, "" | "." | "..")) {
+        return raw.to_owned();
+    }
     let absolute = raw.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for part in raw.split('/') {

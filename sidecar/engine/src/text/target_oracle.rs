@@ -108,8 +108,50 @@ fn text() -> impl Strategy<Value = String> {
     proptest::collection::vec(piece(), 0..16).prop_map(|p| p.concat())
 }
 
+/// `normalise_path` as it was: every path split, filtered and joined again.
+fn normalise_path_before(raw: &str) -> String {
+    let absolute = raw.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in raw.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|p| *p != "..") {
+                    parts.pop();
+                } else if !absolute {
+                    parts.push("..");
+                }
+            }
+            p => parts.push(p),
+        }
+    }
+    let joined = parts.join("/");
+    match (absolute, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_owned(),
+        (false, false) => joined,
+    }
+}
+
+/// Path-like strings: segments that are empty, `.`, `..`, `~` or names, with or without a root.
+fn path() -> impl Strategy<Value = String> {
+    let segment = prop::sample::select(vec!["", ".", "..", "...", "~", "a", "src", "lib.rs", "é", " ", ".x"]);
+    (any::<bool>(), prop::collection::vec(segment, 0..7))
+        .prop_map(|(root, segs)| format!("{}{}", if root { "/" } else { "" }, segs.join("/")))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4096))]
+
+    #[test]
+    fn paths_normalise_as_before(p in path()) {
+        prop_assert_eq!(normalise_path(&p), normalise_path_before(&p));
+    }
+
+    #[test]
+    fn any_text_normalises_as_before(t in any::<String>()) {
+        prop_assert_eq!(normalise_path(&t), normalise_path_before(&t));
+    }
 
     #[test]
     fn resources_in_text_finds_what_it_found_before(t in text()) {

@@ -10,7 +10,7 @@ use crate::config::A2aUpstream;
 use crate::proxy::{ForwardHeaders, StreamEnd, copy_response_headers, read_body_bytes, relay_sse};
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use blindfold_adapters::a2a::{self, Version};
 use blindfold_adapters::jsonrpc::{self, code};
@@ -46,7 +46,9 @@ fn error(id: &Value, code: i64, msg: &str) -> Value {
 /// The requested version: the `A2A-Version` header, else the query parameter (`headers` are the
 /// forwarded ones, which include `A2A-Version`).
 fn version_param(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
-    if let Some(v) = headers.get("a2a-version").and_then(|v| v.to_str().ok()) {
+    // A parsed name: looking up by `&str` would parse and hash the name on every request.
+    static A2A_VERSION: HeaderName = HeaderName::from_static("a2a-version");
+    if let Some(v) = headers.get(&A2A_VERSION).and_then(|v| v.to_str().ok()) {
         return Some(v.to_owned());
     }
     query?.split('&').find_map(|kv| kv.strip_prefix("A2A-Version=").map(str::to_owned))

@@ -1,9 +1,13 @@
-//! The bounded body readers against a real HTTP/1.1 exchange on loopback: the whole body, in
-//! however many chunks it comes, and the size limit.
+//! The bounded body readers against a real HTTP/1.1 exchange on loopback (the whole body, in
+//! however many chunks it comes, and the size limit), and the header allowlists against the
+//! copy they replaced.
 
-use super::upstream::{Upstream, UpstreamError, read_body, read_body_bytes};
+use super::upstream::{
+    REQUEST_HEADERS, RESPONSE_HEADERS, Upstream, UpstreamError, copy_oracle, copy_request_headers,
+    copy_response_headers, read_body, read_body_bytes,
+};
 use axum::body::Bytes;
-use axum::http::{HeaderMap, Method};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method};
 use proptest::prelude::*;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -68,5 +72,52 @@ proptest! {
             }
             (x, y) => prop_assert!(false, "readers disagree: {:?} / {:?}", x.map(|b| b.len()), y.map(|v| v.len())),
         }
+    }
+}
+
+/// Header names a request or answer may carry: every allowlisted one, and others.
+const NAMES: [&str; 16] = [
+    "content-type",
+    "accept",
+    "authorization",
+    "mcp-session-id",
+    "a2a-version",
+    "a2a-extensions",
+    "traceparent",
+    "last-event-id",
+    "cache-control",
+    "host",
+    "content-length",
+    "user-agent",
+    "x-vendor",
+    "server",
+    "cookie",
+    "mcp-method",
+];
+
+fn headers(entries: &[(usize, String)]) -> HeaderMap {
+    let mut m = HeaderMap::new();
+    for (n, v) in entries {
+        let name = HeaderName::from_static(NAMES[n % NAMES.len()]);
+        m.append(name, HeaderValue::from_str(v).expect("visible ascii"));
+    }
+    m
+}
+
+fn in_order(m: &HeaderMap) -> Vec<(String, Vec<u8>)> {
+    m.iter().map(|(k, v)| (k.as_str().to_owned(), v.as_bytes().to_vec())).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The same headers, values and order as looking up every allowed name.
+    #[test]
+    fn allowlist_copies_agree_with_the_lookup_of_every_name(
+        entries in proptest::collection::vec((0usize..16, "[a-z0-9 ]{0,6}"), 0..12),
+    ) {
+        let m = headers(&entries);
+        prop_assert_eq!(in_order(&copy_request_headers(&m)), in_order(&copy_oracle(&m, &REQUEST_HEADERS)));
+        prop_assert_eq!(in_order(&copy_response_headers(&m)), in_order(&copy_oracle(&m, &RESPONSE_HEADERS)));
     }
 }

@@ -37,26 +37,12 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StrictJsonErro
 }
 
 /// Parses `bytes` as a JSON value, rejecting duplicate keys at any depth and trailing bytes.
-///
-/// Well-formed input is read directly ([`fast`]); anything that reader does not take — every
-/// error among it — goes through `serde_json`, so values and error messages are `serde_json`'s.
 pub fn value_from_slice(bytes: &[u8]) -> Result<Value, StrictJsonError> {
-    let max = max_depth();
-    if let Some(value) = fast::parse(bytes, max) {
-        return Ok(value);
-    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = StrictValue { depth: 0, max }.deserialize(&mut de)?;
+    let value = StrictValue { depth: 0, max: max_depth() }.deserialize(&mut de)?;
     de.end()?;
     Ok(value)
 }
-
-#[path = "strict_json_fast.rs"]
-mod fast;
-
-#[cfg(test)]
-#[path = "strict_json_props.rs"]
-mod props;
 
 /// Parses `text` as a JSON value, rejecting duplicate keys (see [`value_from_slice`]).
 pub fn value_from_str(text: &str) -> Result<Value, StrictJsonError> {

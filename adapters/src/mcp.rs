@@ -46,43 +46,29 @@ pub fn is_known_client_request(method: &str) -> bool {
 
 /// A `tools/call` request's params as a canonical event (actor `coordinator`).
 pub fn tool_call_event(params: &Value, call_id: &Value) -> Result<Event, String> {
-    let name = params.get("name").and_then(Value::as_str).ok_or("tools/call needs params.name (a string)")?;
-    let args = match params.get("arguments") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m.clone(),
-        Some(_) => return Err("tools/call params.arguments must be an object".into()),
-    };
-    Ok(call_event(name, args, call_id))
+    tool_call_event_owned(params.clone(), call_id)
 }
 
 /// [`tool_call_event`] of params the caller hands over: the arguments move into the event
 /// instead of being copied.
 pub fn tool_call_event_owned(mut params: Value, call_id: &Value) -> Result<Event, String> {
+    let name = params.get("name").and_then(Value::as_str).ok_or("tools/call needs params.name (a string)")?;
+    let name = name.to_owned();
     let args = match params.get_mut("arguments").map(Value::take) {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,
-        Some(_) if params.get("name").is_some_and(Value::is_string) => {
-            return Err("tools/call params.arguments must be an object".into());
-        }
-        Some(_) => Map::new(),
+        Some(_) => return Err("tools/call params.arguments must be an object".into()),
     };
-    let name = params.get("name").and_then(Value::as_str).ok_or("tools/call needs params.name (a string)")?;
     Ok(call_event(name, args, call_id))
 }
 
 /// The `tool_call` event of tool `name` called with `args` under the transport's `call_id`.
-fn call_event(name: &str, args: Map<String, Value>, call_id: &Value) -> Event {
+fn call_event(name: String, args: Map<String, Value>, call_id: &Value) -> Event {
     let call_id = match call_id {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
-    Event::ToolCall {
-        actor: "coordinator".into(),
-        tool: name.to_owned(),
-        args,
-        proposal: None,
-        call_id: Some(call_id),
-    }
+    Event::ToolCall { actor: "coordinator".into(), tool: name, args, proposal: None, call_id: Some(call_id) }
 }
 
 /// A `tools/call` answer as the canonical `tool_result` event: the text of its `content` items

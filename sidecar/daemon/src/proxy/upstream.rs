@@ -164,14 +164,7 @@ impl Upstream {
 
 /// Reads a whole body of at most `max` bytes, each chunk within `timeout`.
 pub async fn read_body(body: &mut Incoming, max: usize, timeout: Duration) -> Result<Vec<u8>, UpstreamError> {
-    let mut out = Vec::new();
-    while let Some(data) = next_data(body, timeout).await? {
-        if out.len() + data.len() > max {
-            return Err(UpstreamError::TooLarge(max));
-        }
-        out.extend_from_slice(&data);
-    }
-    Ok(out)
+    read_body_bytes(body, max, timeout).await.map(Vec::from)
 }
 
 /// [`read_body`] as [`Bytes`]: a body that arrives as one data frame (the usual small answer)

@@ -215,6 +215,36 @@ async fn events_past_the_trajectory_limit_are_denied_limit_exceeded() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trajectories_past_the_live_limit_evict_the_least_recently_used() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let daemon = Daemon::start(
+        dir.path(),
+        &[
+            ("BLINDFOLD_LIMITS__MAX_EVENTS_PER_TRAJECTORY", "2".into()),
+            ("BLINDFOLD_LIMITS__MAX_TRAJECTORIES", "2".into()),
+        ],
+    );
+    let mut ws = connect(daemon.port, &daemon.adapter_token()).await;
+    let read = |t: &str| json!({"trajectory": t, "tool": "read_file", "args": {"path": "/a"}});
+    let allowed = |r: &serde_json::Value| r["result"]["allowed"] == true;
+    for t in ["t-a", "t-a", "t-b"] {
+        assert!(allowed(&call(&mut ws, "check_action", read(t)).await), "{t}");
+    }
+    // t-a is full: its state says so while it is live.
+    let r = call(&mut ws, "check_action", read("t-a")).await;
+    assert_eq!(r["result"]["decision"]["reason"], "limit_exceeded", "{r}");
+    // t-a was used after t-b: a third trajectory evicts t-b, and t-b starts afresh (two events).
+    assert!(allowed(&call(&mut ws, "check_action", read("t-c")).await));
+    for i in 0..2 {
+        assert!(allowed(&call(&mut ws, "check_action", read("t-b")).await), "t-b event {i} after eviction");
+    }
+    // Now t-a is the least recently used: t-d evicts it, and its full state is gone with it.
+    assert!(allowed(&call(&mut ws, "check_action", read("t-d")).await));
+    let r = call(&mut ws, "check_action", read("t-a")).await;
+    assert!(allowed(&r), "t-a starts afresh once evicted: {r}");
+}
+
 #[test]
 fn limits_out_of_range_are_refused_naming_the_field() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -222,6 +252,8 @@ fn limits_out_of_range_are_refused_naming_the_field() {
         ("BLINDFOLD_LIMITS__MAX_JSON_DEPTH", "limits.max_json_depth"),
         ("BLINDFOLD_LIMITS__MAX_CONNECTIONS", "limits.max_connections"),
         ("BLINDFOLD_LIMITS__CLIENT_TIMEOUT_S", "limits.client_timeout_s"),
+        ("BLINDFOLD_LIMITS__MAX_TRAJECTORIES", "limits.max_trajectories"),
+        ("BLINDFOLD_LIMITS__TRAJECTORY_IDLE_S", "limits.trajectory_idle_s"),
     ] {
         let out = blindfold_integration_tests::blindfold()
             .args(["run", "--print-config"])

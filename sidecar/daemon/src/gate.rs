@@ -6,26 +6,95 @@ use crate::trace::{Queued, StepMeta, TraceWriteError};
 use blindfold_engine::{Step, StepContext, Trajectory};
 use blindfold_schemas::Event;
 use dashmap::DashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Live trajectories of this daemon, by Blindfold-assigned id.
+/// One live trajectory: its engine state and when an event last touched it.
+pub struct LiveTrajectory {
+    state: Mutex<Trajectory>,
+    /// Milliseconds since the Unix epoch of the last event (idle eviction).
+    last_used_ms: AtomicU64,
+    /// The daemon-wide use count at the last event (least-recently-used eviction: unlike a
+    /// clock reading, two uses never tie).
+    last_use: AtomicU64,
+}
+
+impl LiveTrajectory {
+    /// Locks the engine state.
+    pub fn lock(&self) -> std::sync::LockResult<std::sync::MutexGuard<'_, Trajectory>> {
+        self.state.lock()
+    }
+}
+
+/// Live trajectories of this daemon, by Blindfold-assigned id. Bounded: a trajectory idle for
+/// `limits.trajectory_idle_s` is evicted by [`App::sweep_trajectories`], and creating one past
+/// `limits.max_trajectories` evicts the least recently used first.
 #[derive(Default)]
 pub struct Trajectories {
-    map: DashMap<String, Arc<Mutex<Trajectory>>>,
+    map: DashMap<String, Arc<LiveTrajectory>>,
+    uses: AtomicU64,
 }
 
 impl Trajectories {
-    /// The trajectory `id`, created on first use.
-    pub fn get_or_create(&self, id: &str) -> Arc<Mutex<Trajectory>> {
+    /// The trajectory `id`, created on first use, marked used at `now_ms`; true when created.
+    pub fn get_or_create(&self, id: &str, now_ms: u64) -> (Arc<LiveTrajectory>, bool) {
+        let use_no = self.uses.fetch_add(1, Ordering::Relaxed);
         if let Some(t) = self.map.get(id) {
-            return t.clone();
+            t.last_used_ms.fetch_max(now_ms, Ordering::Relaxed);
+            t.last_use.fetch_max(use_no, Ordering::Relaxed);
+            return (t.clone(), false);
         }
-        self.map.entry(id.to_owned()).or_insert_with(|| Arc::new(Mutex::new(Trajectory::new(id)))).clone()
+        let mut created = false;
+        let t = self
+            .map
+            .entry(id.to_owned())
+            .or_insert_with(|| {
+                created = true;
+                Arc::new(LiveTrajectory {
+                    state: Mutex::new(Trajectory::new(id)),
+                    last_used_ms: AtomicU64::new(now_ms),
+                    last_use: AtomicU64::new(use_no),
+                })
+            })
+            .clone();
+        (t, created)
     }
 
     /// Ends a trajectory: its state is evicted (the trace keeps the record).
     pub fn end(&self, id: &str) {
         self.map.remove(id);
+    }
+
+    /// Removes the trajectories idle since before `idle_before_ms`, then, while more than
+    /// `keep` remain, the least recently used; never `spare`. Returns the ids removed.
+    pub fn evict(&self, idle_before_ms: u64, keep: usize, spare: Option<&str>) -> Vec<String> {
+        let mut removed = Vec::new();
+        self.map.retain(|id, t| {
+            let idle = t.last_used_ms.load(Ordering::Relaxed) < idle_before_ms && spare != Some(id.as_str());
+            if idle {
+                removed.push(id.clone());
+            }
+            !idle
+        });
+        let excess = self.map.len().saturating_sub(keep);
+        if excess > 0 {
+            let mut by_age: Vec<(u64, String)> = self
+                .map
+                .iter()
+                .filter(|e| spare != Some(e.key().as_str()))
+                .map(|e| (e.value().last_use.load(Ordering::Relaxed), e.key().clone()))
+                .collect();
+            let excess = excess.min(by_age.len());
+            if excess == 0 {
+                return removed;
+            }
+            by_age.select_nth_unstable(excess - 1);
+            for (_, id) in by_age.into_iter().take(excess) {
+                self.map.remove(&id);
+                removed.push(id);
+            }
+        }
+        removed
     }
 
     /// Number of live trajectories.
@@ -80,8 +149,9 @@ impl App {
         consume: bool,
         blocking: bool,
     ) -> (Step, Option<Queued>) {
-        let handle = self.trajectories.get_or_create(trajectory_id);
-        let ctx = StepContext { now_ms: crate::unix_now_ms(), modes: self.modes_for(trajectory_id), consume };
+        let now_ms = crate::unix_now_ms();
+        let handle = self.live_trajectory(trajectory_id, now_ms);
+        let ctx = StepContext { now_ms, modes: self.modes_for(trajectory_id), consume };
         let started = std::time::Instant::now();
         let mut guard = handle.lock();
         self.step_locked(&mut guard, trajectory_id, event, ctx, started, blocking)
@@ -94,7 +164,7 @@ impl App {
     /// the same lock, so none can run between the forward and the observation: a decision made
     /// after an answer was seen always sees what the answer said.
     pub fn observe_around<R>(&self, trajectory_id: &str, events: &[Event], forward: impl FnOnce() -> R) -> R {
-        let handle = self.trajectories.get_or_create(trajectory_id);
+        let handle = self.live_trajectory(trajectory_id, crate::unix_now_ms());
         let mut guard = handle.lock();
         let out = forward();
         let modes = self.modes_for(trajectory_id);
@@ -112,6 +182,60 @@ impl App {
             }
         }
         out
+    }
+
+    /// The live trajectory `id`, marked used at `now_ms`. Creating one past
+    /// `limits.max_trajectories` first evicts the least recently used (down to 15/16 of the
+    /// limit, so the sort is paid once per sixteenth of it, not per trajectory).
+    fn live_trajectory(&self, id: &str, now_ms: u64) -> Arc<LiveTrajectory> {
+        let (handle, created) = self.trajectories.get_or_create(id, now_ms);
+        let max = self.config.limits.max_trajectories;
+        if created && self.trajectories.len() > max {
+            let evicted = self.trajectories.evict(0, (max - max / 16).max(1), Some(id));
+            self.forget_trajectories(evicted, "limits.max_trajectories");
+        }
+        handle
+    }
+
+    /// Evicts the trajectories idle for `limits.trajectory_idle_s` (and any past
+    /// `limits.max_trajectories`); returns how many went. Run periodically by `blindfold run`.
+    pub fn sweep_trajectories(&self) -> usize {
+        let limits = &self.config.limits;
+        let idle_ms = u64::try_from(limits.trajectory_idle.as_millis()).unwrap_or(u64::MAX);
+        let before = crate::unix_now_ms().saturating_sub(idle_ms);
+        let evicted = self.trajectories.evict(before, limits.max_trajectories, None);
+        let n = evicted.len();
+        self.forget_trajectories(evicted, "limits.trajectory_idle_s");
+        n
+    }
+
+    /// Ends trajectory `id`: its engine state, authority tracker, aliases and mode override go
+    /// (its trace records stay). A later event under the same id starts a fresh trajectory.
+    pub fn end_trajectory(&self, id: &str) {
+        self.trajectories.end(id);
+        self.forget_trajectories(vec![id.to_owned()], "");
+    }
+
+    /// Drops what other parts keep per trajectory for `ids` (already out of the live map).
+    fn forget_trajectories(&self, ids: Vec<String>, why: &str) {
+        if ids.is_empty() {
+            return;
+        }
+        for id in &ids {
+            if let Some(trace) = &self.trace {
+                trace.end(id);
+            }
+            self.identities.end(id);
+            self.trajectory_modes.remove(id);
+        }
+        if !why.is_empty() {
+            tracing::info!(
+                evicted = ids.len(),
+                live = self.trajectories.len(),
+                limit = why,
+                "trajectories evicted"
+            );
+        }
     }
 
     /// [`App::step_and_queue`] once the trajectory's lock is held.
@@ -185,6 +309,77 @@ mod tests {
     use serde_json::json;
     use std::sync::mpsc;
     use std::time::Duration;
+
+    #[test]
+    fn eviction_takes_the_idle_then_the_least_recently_used_never_the_spared() {
+        let live = super::Trajectories::default();
+        for (id, at) in [("a", 1), ("b", 2), ("c", 3), ("d", 5)] {
+            assert!(live.get_or_create(id, at).1, "{id} is new");
+        }
+        assert!(!live.get_or_create("a", 4).1, "a exists: only marked used");
+        assert_eq!(live.evict(0, 3, None), vec!["b".to_owned()], "b is the least recently used");
+        let mut idle = live.evict(5, 10, Some("a"));
+        idle.sort();
+        assert_eq!(idle, vec!["c".to_owned()], "c idle since 3; a idle since 4 but spared");
+        assert_eq!(live.evict(0, 0, Some("d")), vec!["a".to_owned()]);
+        assert_eq!(live.len(), 1);
+        assert!(!live.get_or_create("d", 6).1 && live.get_or_create("b", 7).1, "b starts afresh");
+    }
+
+    fn anonymizer() -> blindfold_engine::identity::Anonymizer {
+        use blindfold_engine::identity::{AliasMap, Lexicon};
+        blindfold_engine::identity::Anonymizer::new(Lexicon::default(), AliasMap::new(7, ["agent"]))
+    }
+
+    #[test]
+    fn live_trajectories_stay_within_the_limit_and_take_their_per_trajectory_state_along() {
+        let dir = tempfile::tempdir().expect("dir");
+        let app =
+            crate::trace::tests::app_with(dir.path(), u64::MAX, None, |c| c.limits.max_trajectories = 16);
+        let task = |i: usize| Event::Task { text: format!("task number {i}") };
+        let adopted = |app: &crate::app::App, id: &str| {
+            let mut made = false;
+            app.identities.adopt(id, || {
+                made = true;
+                anonymizer()
+            });
+            !made
+        };
+        for i in 0..100 {
+            let id = format!("t{i}");
+            app.identities.adopt(&id, anonymizer);
+            app.trajectory_modes.insert(id.clone(), app.modes());
+            app.decide(&id, &task(i), true);
+            assert!(app.trajectories.len() <= 16, "{} live after {i}", app.trajectories.len());
+            assert!(app.trace.as_ref().expect("trace").report(&id).is_some(), "the newest is live");
+        }
+        // t0 went long ago, with its tracker, aliases and mode override.
+        assert!(app.trace.as_ref().expect("trace").report("t0").is_none());
+        assert!(!adopted(&app, "t0"), "t0's aliases were forgotten");
+        assert!(!app.trajectory_modes.contains_key("t0"));
+        assert!(app.trajectory_modes.len() <= 16);
+        assert!(adopted(&app, "t99"));
+        // A trajectory ended on the control API goes the same way.
+        app.end_trajectory("t99");
+        assert!(app.trace.as_ref().expect("trace").report("t99").is_none());
+        assert!(!adopted(&app, "t99"));
+    }
+
+    #[test]
+    fn the_sweep_evicts_trajectories_idle_past_the_limit() {
+        let dir = tempfile::tempdir().expect("dir");
+        let app = crate::trace::tests::app_with(dir.path(), u64::MAX, None, |c| {
+            c.limits.trajectory_idle = Duration::from_secs(1);
+        });
+        app.decide("old", &Event::Task { text: "an old task".into() }, true);
+        assert_eq!(app.sweep_trajectories(), 0, "not idle yet");
+        std::thread::sleep(Duration::from_millis(1100));
+        app.decide("new", &Event::Task { text: "a new task".into() }, true);
+        assert_eq!(app.sweep_trajectories(), 1);
+        assert!(app.trace.as_ref().expect("trace").report("old").is_none());
+        assert!(app.trace.as_ref().expect("trace").report("new").is_some());
+        assert_eq!(app.trajectories.len(), 1);
+    }
 
     fn check(step: &blindfold_engine::Step) -> String {
         step.decision.as_ref().map(|d| d.check.clone()).unwrap_or_default()

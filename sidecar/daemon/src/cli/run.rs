@@ -82,6 +82,7 @@ async fn serve(cfg: config::Config) -> ExitCode {
         router = router.merge(ws);
     }
     let limits = app.config.limits;
+    let sweeper = spawn_trajectory_sweeper(app.clone());
     let stop = tokio_util::sync::CancellationToken::new();
     let unix = match app.config.server.control_socket.as_deref() {
         None => None,
@@ -109,6 +110,7 @@ async fn serve(cfg: config::Config) -> ExitCode {
         signal.cancel();
     });
     crate::server::serve(listener, router, limits, stop.cancelled_owned()).await;
+    sweeper.abort();
     if let Some(unix) = unix {
         let _ = unix.await;
     }
@@ -117,6 +119,21 @@ async fn serve(cfg: config::Config) -> ExitCode {
     }
     tracing::info!("blindfold stopped");
     ExitCode::SUCCESS
+}
+
+/// Evicts idle trajectories every quarter of `limits.trajectory_idle_s` (between 1 s and a
+/// minute), until aborted.
+fn spawn_trajectory_sweeper(app: App) -> tokio::task::JoinHandle<()> {
+    let period = (app.config.limits.trajectory_idle / 4)
+        .clamp(std::time::Duration::from_secs(1), std::time::Duration::from_secs(60));
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            app.sweep_trajectories();
+        }
+    })
 }
 
 /// Resolves on SIGINT or SIGTERM.

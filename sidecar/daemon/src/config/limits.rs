@@ -20,6 +20,10 @@ pub struct RawLimits {
     pub client_timeout_s: u64,
     /// Events one trajectory may carry; later ones are denied `limit_exceeded`.
     pub max_events_per_trajectory: u64,
+    /// Live trajectories kept at most; creating one past it evicts the least recently used.
+    pub max_trajectories: usize,
+    /// Seconds without an event after which a trajectory's live state is evicted.
+    pub trajectory_idle_s: u64,
 }
 
 impl Default for RawLimits {
@@ -30,6 +34,8 @@ impl Default for RawLimits {
             max_connections: 512,
             client_timeout_s: 30,
             max_events_per_trajectory: 100_000,
+            max_trajectories: 4096,
+            trajectory_idle_s: 3600,
         }
     }
 }
@@ -47,6 +53,10 @@ pub struct Limits {
     pub client_timeout: Duration,
     /// See [`RawLimits::max_events_per_trajectory`].
     pub max_events_per_trajectory: u64,
+    /// See [`RawLimits::max_trajectories`].
+    pub max_trajectories: usize,
+    /// See [`RawLimits::trajectory_idle_s`].
+    pub trajectory_idle: Duration,
 }
 
 impl Default for Limits {
@@ -74,12 +84,23 @@ impl RawLimits {
         if self.max_events_per_trajectory == 0 {
             return Err(ConfigError::field("limits.max_events_per_trajectory", "at least 1"));
         }
+        if !(1..=10_000_000).contains(&self.max_trajectories) {
+            return Err(ConfigError::field("limits.max_trajectories", "between 1 and 10000000"));
+        }
+        if !(1..=30 * 86_400).contains(&self.trajectory_idle_s) {
+            return Err(ConfigError::field(
+                "limits.trajectory_idle_s",
+                "between 1 and 2592000 seconds (30 days)",
+            ));
+        }
         Ok(Limits {
             max_json_depth: self.max_json_depth,
             max_header_bytes: self.max_header_bytes,
             max_connections: self.max_connections,
             client_timeout: Duration::from_secs(self.client_timeout_s),
             max_events_per_trajectory: self.max_events_per_trajectory,
+            max_trajectories: self.max_trajectories,
+            trajectory_idle: Duration::from_secs(self.trajectory_idle_s),
         })
     }
 }

@@ -94,11 +94,7 @@ struct EndTrajectory {
 /// `end_trajectory {trajectory}`: evicts its live state.
 pub fn end_trajectory(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: EndTrajectory = params(p)?;
-    app.trajectories.end(&p.trajectory);
-    if let Some(trace) = &app.trace {
-        trace.end(&p.trajectory);
-    }
-    app.trajectory_modes.remove(&p.trajectory);
+    app.end_trajectory(&p.trajectory);
     Ok(json!({"ended": p.trajectory}))
 }
 

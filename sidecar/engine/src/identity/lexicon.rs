@@ -125,7 +125,8 @@ impl LexiconBuilder {
     pub fn build(&self) -> Lexicon {
         let (words, kinds): (Vec<String>, Vec<WordKind>) =
             self.words.iter().map(|(w, k)| (w.clone(), k.clone())).unzip();
-        Lexicon { matcher: WordMatcher::new(&words), words, kinds, builder: self.clone() }
+        let compiled = Compiled { matcher: WordMatcher::new(&words), words, kinds, builder: self.clone() };
+        Lexicon { inner: std::sync::Arc::new(compiled) }
     }
 }
 
@@ -140,9 +141,16 @@ pub struct LexHit<'l> {
     pub kind: &'l WordKind,
 }
 
-/// A compiled identity lexicon (immutable; extend through [`Lexicon::to_builder`]).
+/// A compiled identity lexicon (immutable; extend through [`Lexicon::to_builder`]). Cloning
+/// shares it (every trajectory's anonymizer holds one).
 #[derive(Debug, Clone)]
 pub struct Lexicon {
+    inner: std::sync::Arc<Compiled>,
+}
+
+/// What a lexicon is made of, shared by its clones.
+#[derive(Debug)]
+struct Compiled {
     matcher: WordMatcher,
     words: Vec<String>,
     kinds: Vec<WordKind>,
@@ -163,42 +171,48 @@ impl Lexicon {
 
     /// The builder this lexicon came from, to add words and rebuild.
     pub fn to_builder(&self) -> LexiconBuilder {
-        self.builder.clone()
+        self.inner.builder.clone()
     }
 
     /// Every whole-word occurrence of a lexicon word, leftmost-longest, non-overlapping.
     pub fn hits(&self, text: &str) -> Vec<LexHit<'_>> {
-        self.matcher
+        self.inner
+            .matcher
             .find(text)
             .into_iter()
-            .map(|WordHit { start, end, pattern }| LexHit { start, end, kind: &self.kinds[pattern] })
+            .map(|WordHit { start, end, pattern }| LexHit { start, end, kind: &self.inner.kinds[pattern] })
             .collect()
     }
 
     /// True when `text` contains any lexicon word.
     pub fn matches(&self, text: &str) -> bool {
-        self.matcher.any(text)
+        self.inner.matcher.any(text)
     }
 
     /// The identity tokens (model/family/tier/provider/extra words, lowercase) for leak scans.
     pub fn identity_tokens(&self) -> impl Iterator<Item = &str> {
-        self.words.iter().zip(&self.kinds).filter(|(_, k)| k.is_identity_token()).map(|(w, _)| w.as_str())
+        self.inner
+            .words
+            .iter()
+            .zip(&self.inner.kinds)
+            .filter(|(_, k)| k.is_identity_token())
+            .map(|(w, _)| w.as_str())
     }
 
     /// The kind of `word`, if it is in the lexicon.
     pub fn kind_of(&self, word: &str) -> Option<&WordKind> {
         let w = normalize_word(word)?;
-        self.words.binary_search(&w).ok().map(|i| &self.kinds[i])
+        self.inner.words.binary_search(&w).ok().map(|i| &self.inner.kinds[i])
     }
 
     /// Number of words.
     pub fn len(&self) -> usize {
-        self.words.len()
+        self.inner.words.len()
     }
 
     /// True when the lexicon holds no word (never: the tier words are always present).
     pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
+        self.inner.words.is_empty()
     }
 }
 

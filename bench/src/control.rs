@@ -65,11 +65,15 @@ pub async fn sequential_checks(
     conns: usize,
     secs: f64,
 ) -> Result<(f64, Summary), String> {
+    // Each measurement has trajectories of its own: one per socket would otherwise carry every
+    // round's calls and reach `limits.max_events_per_trajectory` on a fast machine.
+    static MEASUREMENTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let run = MEASUREMENTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let end = Instant::now() + Duration::from_secs_f64(secs);
     let mut tasks = Vec::new();
     for k in 0..conns {
         let mut ws = open(port, token).await?;
-        let traj = format!("bench-ws-{k}");
+        let traj = format!("bench-ws-{run}-{k}");
         tasks.push(tokio::spawn(async move {
             let mut lat = Vec::new();
             let mut id = 0u64;

@@ -37,16 +37,27 @@ pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StrictJsonErro
 }
 
 /// Parses `bytes` as a JSON value, rejecting duplicate keys at any depth and trailing bytes.
+/// UTF-8 is checked once for the whole input (JSON text is UTF-8); input that is not is parsed
+/// byte-wise so its error names the place, as before.
 pub fn value_from_slice(bytes: &[u8]) -> Result<Value, StrictJsonError> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => value_from_str(text),
+        Err(_) => strict(serde_json::Deserializer::from_slice(bytes)),
+    }
+}
+
+/// Parses `text` as a JSON value, rejecting duplicate keys (see [`value_from_slice`]); its
+/// strings are not validated again one by one.
+pub fn value_from_str(text: &str) -> Result<Value, StrictJsonError> {
+    strict(serde_json::Deserializer::from_str(text))
+}
+
+fn strict<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+) -> Result<Value, StrictJsonError> {
     let value = StrictValue { depth: 0, max: max_depth() }.deserialize(&mut de)?;
     de.end()?;
     Ok(value)
-}
-
-/// Parses `text` as a JSON value, rejecting duplicate keys (see [`value_from_slice`]).
-pub fn value_from_str(text: &str) -> Result<Value, StrictJsonError> {
-    value_from_slice(text.as_bytes())
 }
 
 #[derive(Clone, Copy)]
@@ -136,6 +147,85 @@ impl<'de> Visitor<'de> for StrictVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The parse before UTF-8 was checked once: byte-wise throughout.
+    fn bytewise(bytes: &[u8]) -> Result<Value, StrictJsonError> {
+        strict(serde_json::Deserializer::from_slice(bytes))
+    }
+
+    /// JSON-like bytes: structure, strings with escapes, duplicate keys, non-ASCII and bytes that
+    /// are not UTF-8.
+    fn jsonish() -> impl Strategy<Value = Vec<u8>> {
+        let pieces = prop::sample::select(vec![
+            &b"{"[..],
+            b"}",
+            b"[",
+            b"]",
+            b",",
+            b":",
+            b"\"",
+            b"\"a\"",
+            b"\"\\u00e9\"",
+            b"\"\\n\"",
+            b"1",
+            b"-2.5e3",
+            b"true",
+            b"null",
+            b" ",
+            "é".as_bytes(),
+            "名".as_bytes(),
+            b"\xff",
+            b"\xc3",
+            b"\\",
+        ]);
+        prop::collection::vec(pieces, 0..24).prop_map(|v| v.concat())
+    }
+
+    /// Any JSON value (keys and strings of any characters, escapes included).
+    fn any_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<String>().prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
+                prop::collection::btree_map(any::<String>(), inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn any_value_parses_back_to_itself(v in any_value()) {
+            let text = serde_json::to_vec(&v).expect("serialise");
+            prop_assert_eq!(value_from_slice(&text).expect("valid JSON"), v.clone());
+            prop_assert_eq!(bytewise(&text).expect("valid JSON"), v);
+        }
+
+        #[test]
+        fn checking_utf8_once_parses_as_before(bytes in jsonish()) {
+            match (value_from_slice(&bytes), bytewise(&bytes)) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+                (Err(_), Err(_)) => {}
+                (a, b) => prop_assert!(false, "{:?} gave {:?} against {:?}", bytes, a, b),
+            }
+        }
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_refused_naming_the_place() {
+        let e = value_from_slice(b"{\"a\":\"\xff\"}").expect_err("not UTF-8");
+        assert!(e.to_string().contains("line 1"), "{e}");
+        assert!(value_from_slice(b"\xff").is_err());
+        assert_eq!(value_from_slice("{\"a\":\"é\"}".as_bytes()).expect("UTF-8")["a"], "é");
+    }
 
     #[test]
     fn rejects_duplicate_keys_at_any_depth() {

@@ -71,9 +71,19 @@ pub(super) fn context_trajectory(ctx: &str) -> String {
     format!("a2a-{}", hex::encode(&Sha256::digest(ctx.as_bytes())[..8]))
 }
 
+/// The coordinator knows the agents by the aliases of discovery: trajectory `task` keeps them.
+/// Called right before each decision, so the aliases live exactly as long as the trajectory
+/// (a request that decides nothing leaves nothing behind for eviction to miss).
+fn adopt_aliases(p: &A2aProxy, task: &str) {
+    if let Ok(anon) = p.anon.read() {
+        p.app.identities.adopt(task, || anon.clone());
+    }
+}
+
 /// Decides a delegation (and any action it asks the agent to run); `Some(refusal)` when blocked.
 async fn decide_delegation(p: &A2aProxy, agent: &A2aUpstream, task: &str, params: &Value) -> Option<Refusal> {
     let msg = a2a::message(params)?;
+    adopt_aliases(p, task);
     let text = a2a::message_text(msg);
     // Asking to review, verify or check is a verify request (its answer can verify a proposal).
     let intent = crate::pi::map::intent_of(&text);
@@ -169,10 +179,6 @@ pub(super) async fn post_rpc(
     }
     let params = frame.params();
     let task = trajectory(&p, params);
-    // The coordinator knows these agents by the aliases of discovery: the trajectory keeps them.
-    if let Ok(anon) = p.anon.read() {
-        p.app.identities.adopt(&task, || anon.clone());
-    }
     if a2a::is_send(&method)
         && let Some(refusal) = decide_delegation(&p, &agent, &task, params).await
     {
@@ -206,6 +212,7 @@ fn report_answer(p: &A2aProxy, agent: &A2aUpstream, task: &str, answer: a2a::Ans
     if answer.is_empty() {
         return;
     }
+    adopt_aliases(p, task);
     let event = Event::Response {
         from: agent.id.clone(),
         text: answer.text,

@@ -113,6 +113,11 @@ pub struct HttpTopology {
 
 /// Starts the HTTP topology under `dir` with the `blindfold` binary.
 pub fn start_http(dir: &Path, blindfold: &Path) -> Result<HttpTopology, String> {
+    start_http_with(dir, blindfold, "")
+}
+
+/// [`start_http`] with `extra` added to Blindfold's configuration (whole TOML tables).
+pub fn start_http_with(dir: &Path, blindfold: &Path, extra: &str) -> Result<HttpTopology, String> {
     let (up, relay, bf, mp) = (free_port(), free_port(), free_port(), free_port());
     let upstream = Guard::spawn(Command::new(sibling("bench-upstream")).arg(up.to_string()))
         .map_err(|e| format!("bench-upstream: {e}"))?;
@@ -120,7 +125,7 @@ pub fn start_http(dir: &Path, blindfold: &Path) -> Result<HttpTopology, String> 
         Guard::spawn(Command::new(sibling("bench-http-relay")).args([relay.to_string(), up.to_string()]))
             .map_err(|e| format!("bench-http-relay: {e}"))?;
     let extra = format!(
-        "[model_proxy]\nupstream = \"http://127.0.0.1:{up}\"\nlisten = \"127.0.0.1:{mp}\"\n\n\
+        "{extra}\n[model_proxy]\nupstream = \"http://127.0.0.1:{up}\"\nlisten = \"127.0.0.1:{mp}\"\n\n\
          [[a2a.upstreams]]\nid = \"bench\"\nurl = \"http://127.0.0.1:{up}\"\nmodel = \"bench-model-7\"\nprovider = \"Benchco\"\n"
     );
     let config = blindfold_config(dir, bf, &extra);

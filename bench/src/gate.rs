@@ -83,6 +83,11 @@ pub mod limits {
     pub const RSS_CONNECTIONS_MIB: f64 = 64.0;
     /// RSS growth from 100,000 to all decisions, MiB (allocator noise; the state is windowed).
     pub const RSS_GROWTH_MIB: f64 = 8.0;
+    /// RSS growth under A2A conversation churn once the live-trajectory cap is reached, MiB:
+    /// the 512 capped conversations hold ≈ 60 MiB, so state that were not evicted would add
+    /// about that much per 512 further conversations (a run adds thousands); the allocator's
+    /// own swings stay within a few MiB.
+    pub const A2A_CHURN_GROWTH_MIB: f64 = 16.0;
 }
 
 #[cfg(test)]

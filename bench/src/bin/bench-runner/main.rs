@@ -3,6 +3,7 @@
 //! `bench/results/<timestamp>.json`, and exits non-zero when a median misses its bound.
 //! (`bench-runner --help` for the options.)
 
+mod churn;
 mod memory;
 mod report;
 mod workloads;

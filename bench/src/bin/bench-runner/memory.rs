@@ -1,5 +1,6 @@
-//! Memory: Blindfold's RSS idle, with 1,000 open control connections, and along a run of
-//! decisions spread over 10,000 trajectories (state must stay bounded by its windows).
+//! Memory: Blindfold's RSS idle, with 1,000 open control connections, along a run of decisions
+//! spread over 10,000 trajectories (state must stay bounded by its windows), and under A2A
+//! conversation churn (`churn`).
 
 use crate::Plan;
 use crate::report::Row;
@@ -78,7 +79,10 @@ pub fn run(plan: &Plan, dir: &Path) -> Result<Outcome, String> {
     let last = points.last().map_or(f64::NAN, |p| p.1);
     let growth = last - first;
     let trace_bytes = dir_bytes(&dir.join("state").join("traces"));
-    let rows = vec![
+    drop(bf);
+    eprintln!("  A2A conversations, one after another, {} s per load", plan.secs.max(1.0));
+    let (churn_rows, churn, churn_bound) = crate::churn::run(plan, &dir.join("churn"))?;
+    let mut rows = vec![
         Row::single("memory (Blindfold RSS)", "idle (MiB)", idle),
         Row::single("memory (Blindfold RSS)", "1,000 open control sockets (MiB)", with_conns),
         Row::single(
@@ -93,15 +97,18 @@ pub fn run(plan: &Plan, dir: &Path) -> Result<Outcome, String> {
         )
         .note(format!("growth {growth:+.1} MiB; trace on disk {:.0} MiB", trace_bytes as f64 / 1048576.0)),
     ];
+    rows.extend(churn_rows);
     let json = json!({
         "idle_mib": idle, "connections": CONNECTIONS, "with_connections_mib": with_conns,
         "trajectories": TRAJECTORIES,
         "decisions": points.iter().map(|(n, m, r)| json!({"decisions": n, "rss_mib": m, "rate_per_s": r})).collect::<Vec<_>>(),
         "growth_after_first_checkpoint_mib": growth, "trace_bytes": trace_bytes,
+        "a2a_churn": churn,
     });
     let bounds = vec![
         Bound::at_most("RSS with 1,000 open connections", with_conns, limits::RSS_CONNECTIONS_MIB, "MiB"),
         Bound::at_most("RSS growth after the first 10% of decisions", growth, limits::RSS_GROWTH_MIB, "MiB"),
+        churn_bound,
     ];
     Ok(Outcome { json, bounds, rows })
 }

@@ -1,0 +1,72 @@
+//! Memory under conversation churn: A2A conversations of 100 messages each, one after another at
+//! saturation, through a Blindfold whose live trajectories are capped; its RSS once the cap is
+//! first reached and after several times as many conversations must stay level.
+
+use crate::Plan;
+use crate::report::Row;
+use blindfold_bench::arms::{Arm, start_http_with};
+use blindfold_bench::gate::{Bound, limits};
+use blindfold_bench::loadgen::Payload;
+use blindfold_bench::proc::rss_kib;
+use blindfold_bench::wire::A2A_TURNS;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::Duration;
+
+/// The cap on live trajectories of this run (`[limits] max_trajectories`).
+const MAX_TRAJECTORIES: usize = 512;
+/// Loads at saturation: the first fills the cap (512 conversations are 51,200 messages, about
+/// two seconds here), the others each replace the live conversations several times over.
+const LOADS: usize = 5;
+
+fn mib(pid: u32) -> Result<f64, String> {
+    std::thread::sleep(Duration::from_millis(300));
+    rss_kib(pid).map(|k| k as f64 / 1024.0).ok_or_else(|| "Blindfold exited".to_owned())
+}
+
+/// Runs the churn; its rows, JSON section and bound.
+pub fn run(plan: &Plan, dir: &Path) -> Result<(Vec<Row>, Value, Bound), String> {
+    let limits = format!("[limits]\nmax_trajectories = {MAX_TRAJECTORIES}\n");
+    let topo = start_http_with(dir, &plan.blindfold, &limits)?;
+    let pid = topo.blindfold_pid();
+    let secs = plan.secs.max(1.0);
+    let mut sent = 0u64;
+    let mut points = Vec::new();
+    for _ in 0..LOADS {
+        let r = topo.load(Arm::Blindfold, Payload::A2aSend, 0.0, 32, secs)?;
+        if r.errors > 0 {
+            return Err(format!("A2A churn: {} errors, first {:?}", r.errors, r.first_error));
+        }
+        sent += r.ok;
+        let m = mib(pid)?;
+        eprintln!("  A2A churn: after {sent} messages ({} conversations) {m:.1} MiB", sent / A2A_TURNS);
+        points.push((sent, m));
+    }
+    let (first_n, first) = points[0];
+    let (last_n, last) = points[points.len() - 1];
+    let growth = last - first;
+    let rows = vec![
+        Row::single(
+            "memory (Blindfold RSS)",
+            &format!("A2A churn, cap {MAX_TRAJECTORIES}: after {first_n} messages (MiB)"),
+            first,
+        ),
+        Row::single("memory (Blindfold RSS)", &format!("A2A churn: after {last_n} messages (MiB)"), last)
+            .note(format!(
+                "growth {growth:+.1} MiB over {} more conversations",
+                (last_n - first_n) / A2A_TURNS
+            )),
+    ];
+    let json = json!({
+        "max_trajectories": MAX_TRAJECTORIES, "messages_per_conversation": A2A_TURNS,
+        "points": points.iter().map(|(n, m)| json!({"messages": n, "rss_mib": m})).collect::<Vec<_>>(),
+        "growth_after_first_load_mib": growth,
+    });
+    let bound = Bound::at_most(
+        "RSS growth under A2A churn past the trajectory cap",
+        growth,
+        limits::A2A_CHURN_GROWTH_MIB,
+        "MiB",
+    );
+    Ok((rows, json, bound))
+}

@@ -61,7 +61,8 @@ struct Args {
     /// Workloads to run, comma-separated (default: all).
     #[arg(long, value_name = "WORKLOADS", value_delimiter = ',', value_parser = ["mcp", "a2a", "model", "control", "memory"])]
     only: Vec<String>,
-    /// Seconds of offered load per HTTP measurement (A2A, model API, control API).
+    /// Seconds of offered load per HTTP measurement (A2A, model API, control API; each of the
+    /// five loads of the memory workload's A2A churn, at least 1).
     #[arg(long, value_name = "SECONDS")]
     secs: Option<f64>,
     /// Sequential MCP `tools/call` round trips per arm and round.
@@ -70,7 +71,8 @@ struct Args {
     /// Pipelined MCP calls per arm and round.
     #[arg(long, value_name = "N")]
     mcp_pipelined: Option<usize>,
-    /// Decisions for the memory workload (spread over 10,000 trajectories).
+    /// Decisions for the memory workload (spread over 10,000 trajectories; its A2A conversation
+    /// churn follows, through a Blindfold capped at 512 live trajectories).
     #[arg(long, value_name = "N")]
     decisions: Option<u64>,
     /// Directory the JSON results are written to.

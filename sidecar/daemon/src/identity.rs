@@ -110,6 +110,16 @@ impl Identities {
         self.by_trajectory.remove(trajectory);
     }
 
+    /// Number of trajectories holding aliases.
+    pub fn len(&self) -> usize {
+        self.by_trajectory.len()
+    }
+
+    /// True when no trajectory holds aliases.
+    pub fn is_empty(&self) -> bool {
+        self.by_trajectory.is_empty()
+    }
+
     /// The identity tokens of the lexicon (for leak scans).
     pub fn tokens(&self) -> Vec<String> {
         self.lexicon.identity_tokens().map(str::to_owned).collect()

@@ -1,5 +1,5 @@
 //! The A2A answer scrub (forwarded as it came when it names no identity, rewritten when it
-//! does) and the trajectory id of a conversation.
+//! does), the trajectory id of a conversation, and the aliases a request leaves behind.
 
 use super::rpc::scrubbed;
 use axum::body::Bytes;
@@ -63,4 +63,56 @@ fn a_conversation_keeps_the_trajectory_id_it_always_had() {
         let full = blindfold_engine::canonical::sha256_hex(ctx.as_bytes());
         assert_eq!(super::rpc::context_trajectory(ctx), format!("a2a-{}", &full[..16]));
     }
+}
+
+async fn call(router: &axum::Router, req: axum::http::Request<axum::body::Body>) -> (u16, serde_json::Value) {
+    use http_body_util::BodyExt;
+    use tower_service::Service;
+    let resp = router.clone().call(req).await.expect("infallible");
+    let status = resp.status().as_u16();
+    let body = resp.into_body().collect().await.expect("body").to_bytes();
+    (status, serde_json::from_slice(&body).unwrap_or_default())
+}
+
+#[tokio::test]
+async fn a_request_that_decides_nothing_leaves_no_aliases_behind() {
+    use axum::body::Body;
+    use axum::http::Request;
+    use serde_json::json;
+    let dir = tempfile::tempdir().expect("dir");
+    let app = crate::trace::tests::app_with(dir.path(), u64::MAX, None, |c| {
+        // Nothing listens on the discard port: every forward ends in 502.
+        c.transports.a2a_upstreams = vec![crate::config::A2aUpstream {
+            id: "planner".into(),
+            url: "http://127.0.0.1:9".into(),
+            identity: identity(),
+        }];
+    });
+    let router = super::router(&app).expect("a2a routes");
+    let (_, list) = call(&router, Request::get("/a2a").body(Body::empty()).expect("request")).await;
+    let alias = list["agents"][0]["alias"].as_str().expect("an alias").to_owned();
+    let rpc = |body: serde_json::Value| {
+        Request::post(format!("/a2a/{alias}"))
+            .header("content-type", "application/json")
+            .header("a2a-version", "1.0")
+            .body(Body::from(body.to_string()))
+            .expect("request")
+    };
+    // A task poll without a conversation decides nothing: no aliases stay behind for it.
+    let poll = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t-1"}});
+    assert_eq!(call(&router, rpc(poll)).await.0, 502);
+    assert!(app.identities.is_empty(), "{} trajectories hold aliases", app.identities.len());
+    // A send is decided: its trajectory holds the aliases of discovery until it ends.
+    let send = json!({"jsonrpc": "2.0", "id": 2, "method": "SendMessage", "params": {"message": {
+        "messageId": "m-1", "contextId": "ctx-1", "role": "ROLE_USER", "parts": [{"text": "Summarise the review."}]}}});
+    assert_eq!(call(&router, rpc(send)).await.0, 502);
+    let task = super::rpc::context_trajectory("ctx-1");
+    assert_eq!(app.identities.len(), 1);
+    assert_eq!(
+        app.identities.anonymizer(&task).aliases().alias_of("planner"),
+        Some(alias.as_str()),
+        "the trajectory names the agent as discovery did"
+    );
+    app.end_trajectory(&task);
+    assert!(app.identities.is_empty());
 }

@@ -2,9 +2,11 @@
 //!
 //! A trajectory's graph only grows (one artifact per handoff, response, tool result…), so one
 //! `Vec` of them would be reallocated and copied whole each time it doubles, and a big one lands
-//! on fresh huge pages the kernel must clear. Chunks of [`CHUNK`] are allocated once and never
-//! move. The graph names its `n`-th artifact `ev-<n>` (1-based), so an id is found by parsing its
-//! number and checking the artifact there carries exactly that id: no index map, no hashing.
+//! on fresh huge pages the kernel must clear. Chunks of [`CHUNK`] are never copied once full; a
+//! chunk grows like any `Vec` until then (4, 8, … 64), so a trajectory of a few artifacts does
+//! not hold room for 64 of them (≈ 27 KB). The graph names its `n`-th artifact `ev-<n>`
+//! (1-based), so an id is found by parsing its number and checking the artifact there carries
+//! exactly that id: no index map, no hashing.
 
 use blindfold_schemas::EvidenceArtifact;
 
@@ -34,11 +36,7 @@ impl ArtifactStore {
         debug_assert_eq!(artifact.evidence_id, id_of(self.len + 1));
         match self.chunks.last_mut() {
             Some(chunk) if chunk.len() < CHUNK => chunk.push(artifact),
-            _ => {
-                let mut chunk = Vec::with_capacity(CHUNK);
-                chunk.push(artifact);
-                self.chunks.push(chunk);
-            }
+            _ => self.chunks.push(vec![artifact]),
         }
         self.len += 1;
     }
@@ -130,6 +128,25 @@ mod tests {
             Just(format!("ev-{}", usize::MAX)),
             "\\PC{0,12}",
         ]
+    }
+
+    #[test]
+    fn a_chunk_holds_room_for_what_it_holds_and_never_more_than_a_chunk() {
+        let mut store = ArtifactStore::default();
+        for n in 1..=3 {
+            store.push(artifact(n, String::new()));
+        }
+        assert!(
+            store.chunks[0].capacity() < CHUNK,
+            "a small graph holds {} slots",
+            store.chunks[0].capacity()
+        );
+        for n in 4..=200 {
+            store.push(artifact(n, String::new()));
+        }
+        assert_eq!(store.chunks.len(), 200usize.div_ceil(CHUNK));
+        assert!(store.chunks.iter().all(|c| c.capacity() <= CHUNK && c.len() <= CHUNK));
+        assert!(store.chunks[..3].iter().all(|c| c.len() == CHUNK), "full chunks before the last");
     }
 
     proptest! {

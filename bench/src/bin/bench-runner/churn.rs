@@ -3,26 +3,20 @@
 //! first reached and after several times as many conversations must stay level.
 
 use crate::Plan;
+use crate::memory::mib;
 use crate::report::Row;
 use blindfold_bench::arms::{Arm, start_http_with};
 use blindfold_bench::gate::{Bound, limits};
 use blindfold_bench::loadgen::Payload;
-use blindfold_bench::proc::rss_kib;
 use blindfold_bench::wire::A2A_TURNS;
 use serde_json::{Value, json};
 use std::path::Path;
-use std::time::Duration;
 
 /// The cap on live trajectories of this run (`[limits] max_trajectories`).
 const MAX_TRAJECTORIES: usize = 512;
 /// Loads at saturation: the first fills the cap (512 conversations are 51,200 messages, about
 /// two seconds here), the others each replace the live conversations several times over.
 const LOADS: usize = 5;
-
-fn mib(pid: u32) -> Result<f64, String> {
-    std::thread::sleep(Duration::from_millis(300));
-    rss_kib(pid).map(|k| k as f64 / 1024.0).ok_or_else(|| "Blindfold exited".to_owned())
-}
 
 /// Runs the churn; its rows, JSON section and bound.
 pub fn run(plan: &Plan, dir: &Path) -> Result<(Vec<Row>, Value, Bound), String> {

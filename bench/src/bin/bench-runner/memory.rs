@@ -18,7 +18,8 @@ const CONNECTIONS: usize = 1000;
 /// Trajectories the decisions are spread over.
 const TRAJECTORIES: u64 = 10_000;
 
-fn mib(pid: u32) -> Result<f64, String> {
+/// Blindfold's RSS in MiB, read once a moment of quiet has let it settle.
+pub(crate) fn mib(pid: u32) -> Result<f64, String> {
     std::thread::sleep(Duration::from_millis(300));
     rss_kib(pid).map(|k| k as f64 / 1024.0).ok_or_else(|| "Blindfold exited".to_owned())
 }

@@ -192,7 +192,7 @@ impl App {
         let max = self.config.limits.max_trajectories;
         if created && self.trajectories.len() > max {
             let evicted = self.trajectories.evict(0, (max - max / 16).max(1), Some(id));
-            self.forget_trajectories(evicted, "limits.max_trajectories");
+            self.forget_evicted(evicted, "limits.max_trajectories");
         }
         handle
     }
@@ -205,7 +205,7 @@ impl App {
         let before = crate::unix_now_ms().saturating_sub(idle_ms);
         let evicted = self.trajectories.evict(before, limits.max_trajectories, None);
         let n = evicted.len();
-        self.forget_trajectories(evicted, "limits.trajectory_idle_s");
+        self.forget_evicted(evicted, "limits.trajectory_idle_s");
         n
     }
 
@@ -213,29 +213,29 @@ impl App {
     /// (its trace records stay). A later event under the same id starts a fresh trajectory.
     pub fn end_trajectory(&self, id: &str) {
         self.trajectories.end(id);
-        self.forget_trajectories(vec![id.to_owned()], "");
+        self.forget_trajectory(id);
+        self.trajectory_modes.remove(id);
     }
 
-    /// Drops what other parts keep per trajectory for `ids` (already out of the live map).
-    fn forget_trajectories(&self, ids: Vec<String>, why: &str) {
+    /// Drops what other parts keep for trajectories the live map evicted under `limit`. An
+    /// operator's mode override stays: it was set on the trusted path, may be stricter than the
+    /// global modes, and goes only when the operator clears it or ends the trajectory.
+    fn forget_evicted(&self, ids: Vec<String>, limit: &str) {
         if ids.is_empty() {
             return;
         }
         for id in &ids {
-            if let Some(trace) = &self.trace {
-                trace.end(id);
-            }
-            self.identities.end(id);
-            self.trajectory_modes.remove(id);
+            self.forget_trajectory(id);
         }
-        if !why.is_empty() {
-            tracing::info!(
-                evicted = ids.len(),
-                live = self.trajectories.len(),
-                limit = why,
-                "trajectories evicted"
-            );
+        tracing::info!(evicted = ids.len(), live = self.trajectories.len(), limit, "trajectories evicted");
+    }
+
+    /// Drops the authority tracker and aliases of trajectory `id` (out of the live map).
+    fn forget_trajectory(&self, id: &str) {
+        if let Some(trace) = &self.trace {
+            trace.end(id);
         }
+        self.identities.end(id);
     }
 
     /// [`App::step_and_queue`] once the trajectory's lock is held.
@@ -332,7 +332,7 @@ mod tests {
     }
 
     #[test]
-    fn live_trajectories_stay_within_the_limit_and_take_their_per_trajectory_state_along() {
+    fn live_trajectories_stay_within_the_limit_and_take_their_tracker_and_aliases_along() {
         let dir = tempfile::tempdir().expect("dir");
         let app =
             crate::trace::tests::app_with(dir.path(), u64::MAX, None, |c| c.limits.max_trajectories = 16);
@@ -353,16 +353,16 @@ mod tests {
             assert!(app.trajectories.len() <= 16, "{} live after {i}", app.trajectories.len());
             assert!(app.trace.as_ref().expect("trace").report(&id).is_some(), "the newest is live");
         }
-        // t0 went long ago, with its tracker, aliases and mode override.
+        // t0 went long ago, with its tracker and aliases; the operator's mode override stays.
         assert!(app.trace.as_ref().expect("trace").report("t0").is_none());
         assert!(!adopted(&app, "t0"), "t0's aliases were forgotten");
-        assert!(!app.trajectory_modes.contains_key("t0"));
-        assert!(app.trajectory_modes.len() <= 16);
+        assert!(app.trajectory_modes.contains_key("t0"), "an eviction never relaxes an override");
         assert!(adopted(&app, "t99"));
-        // A trajectory ended on the control API goes the same way.
+        // A trajectory ended on the control API goes whole, its override too.
         app.end_trajectory("t99");
         assert!(app.trace.as_ref().expect("trace").report("t99").is_none());
         assert!(!adopted(&app, "t99"));
+        assert!(!app.trajectory_modes.contains_key("t99"));
     }
 
     #[test]

@@ -60,19 +60,26 @@ impl Trajectories {
         (t, created)
     }
 
-    /// Ends a trajectory: its state is evicted (the trace keeps the record).
-    pub fn end(&self, id: &str) {
-        self.map.remove(id);
+    /// Ends a trajectory: its state is taken out of the live map and returned (the trace keeps
+    /// the record).
+    pub fn end(&self, id: &str) -> Option<Arc<LiveTrajectory>> {
+        self.map.remove(id).map(|(_, t)| t)
     }
 
     /// Removes the trajectories idle since before `idle_before_ms`, then, while more than
-    /// `keep` remain, the least recently used; never `spare`. Returns the ids removed.
-    pub fn evict(&self, idle_before_ms: u64, keep: usize, spare: Option<&str>) -> Vec<String> {
+    /// `keep` remain, the least recently used; never `spare`. Returns what it removed (ids and
+    /// states), so the caller can free the states off its path.
+    pub fn evict(
+        &self,
+        idle_before_ms: u64,
+        keep: usize,
+        spare: Option<&str>,
+    ) -> Vec<(String, Arc<LiveTrajectory>)> {
         let mut removed = Vec::new();
         self.map.retain(|id, t| {
             let idle = t.last_used_ms.load(Ordering::Relaxed) < idle_before_ms && spare != Some(id.as_str());
             if idle {
-                removed.push(id.clone());
+                removed.push((id.clone(), t.clone()));
             }
             !idle
         });
@@ -89,10 +96,7 @@ impl Trajectories {
                 return removed;
             }
             by_age.select_nth_unstable(excess - 1);
-            for (_, id) in by_age.into_iter().take(excess) {
-                self.map.remove(&id);
-                removed.push(id);
-            }
+            removed.extend(by_age.into_iter().take(excess).filter_map(|(_, id)| self.map.remove(&id)));
         }
         removed
     }
@@ -212,30 +216,40 @@ impl App {
     /// Ends trajectory `id`: its engine state, authority tracker, aliases and mode override go
     /// (its trace records stay). A later event under the same id starts a fresh trajectory.
     pub fn end_trajectory(&self, id: &str) {
-        self.trajectories.end(id);
-        self.forget_trajectory(id);
+        let mut leftovers = Leftovers::default();
+        leftovers.keep(self.trajectories.end(id));
+        self.forget_trajectory(id, &mut leftovers);
         self.trajectory_modes.remove(id);
+        leftovers.free_off_path();
     }
 
     /// Drops what other parts keep for trajectories the live map evicted under `limit`. An
     /// operator's mode override stays: it was set on the trusted path, may be stricter than the
     /// global modes, and goes only when the operator clears it or ends the trajectory.
-    fn forget_evicted(&self, ids: Vec<String>, limit: &str) {
-        if ids.is_empty() {
+    /// The evicted states (and the trackers and aliases forgotten with them) are freed off the
+    /// caller's path: 257 conversations of 100 messages took 10–13 ms to free, inside the request
+    /// whose new trajectory triggered the eviction.
+    fn forget_evicted(&self, evicted: Vec<(String, Arc<LiveTrajectory>)>, limit: &str) {
+        if evicted.is_empty() {
             return;
         }
-        for id in &ids {
-            self.forget_trajectory(id);
+        let n = evicted.len();
+        let mut leftovers = Leftovers::default();
+        for (id, state) in evicted {
+            self.forget_trajectory(&id, &mut leftovers);
+            leftovers.keep(Some(state));
         }
-        tracing::info!(evicted = ids.len(), live = self.trajectories.len(), limit, "trajectories evicted");
+        leftovers.free_off_path();
+        tracing::info!(evicted = n, live = self.trajectories.len(), limit, "trajectories evicted");
     }
 
-    /// Drops the authority tracker and aliases of trajectory `id` (out of the live map).
-    fn forget_trajectory(&self, id: &str) {
+    /// Takes the authority tracker and aliases of trajectory `id` out of their maps (it left the
+    /// live map) into `leftovers`.
+    fn forget_trajectory(&self, id: &str, leftovers: &mut Leftovers) {
         if let Some(trace) = &self.trace {
-            trace.end(id);
+            leftovers.keep(trace.end(id));
         }
-        self.identities.end(id);
+        leftovers.keep(self.identities.end(id));
     }
 
     /// [`App::step_and_queue`] once the trajectory's lock is held.
@@ -266,6 +280,30 @@ impl App {
         let queued =
             self.trace.as_ref().map(|trace| trace.record_step(trajectory_id, event, &step, meta, blocking));
         (step, queued)
+    }
+}
+
+/// Per-trajectory state already out of every map, to be freed. A long trajectory is many small
+/// allocations; freeing hundreds of them is milliseconds of work that no request should wait on.
+#[derive(Default)]
+struct Leftovers(Vec<Box<dyn Send>>);
+
+impl Leftovers {
+    fn keep(&mut self, item: Option<impl Send + 'static>) {
+        if let Some(item) = item {
+            self.0.push(Box::new(item));
+        }
+    }
+
+    /// Frees everything on the runtime's blocking pool when there is a runtime, else here.
+    fn free_off_path(self) {
+        if self.0.is_empty() {
+            return;
+        }
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(move || drop(self))),
+            Err(_) => drop(self),
+        }
     }
 }
 
@@ -317,13 +355,42 @@ mod tests {
             assert!(live.get_or_create(id, at).1, "{id} is new");
         }
         assert!(!live.get_or_create("a", 4).1, "a exists: only marked used");
-        assert_eq!(live.evict(0, 3, None), vec!["b".to_owned()], "b is the least recently used");
-        let mut idle = live.evict(5, 10, Some("a"));
+        let ids = |v: Vec<(String, std::sync::Arc<super::LiveTrajectory>)>| -> Vec<String> {
+            v.into_iter().map(|(id, _)| id).collect()
+        };
+        assert_eq!(ids(live.evict(0, 3, None)), vec!["b".to_owned()], "b is the least recently used");
+        let mut idle = ids(live.evict(5, 10, Some("a")));
         idle.sort();
         assert_eq!(idle, vec!["c".to_owned()], "c idle since 3; a idle since 4 but spared");
-        assert_eq!(live.evict(0, 0, Some("d")), vec!["a".to_owned()]);
+        assert_eq!(ids(live.evict(0, 0, Some("d"))), vec!["a".to_owned()]);
         assert_eq!(live.len(), 1);
         assert!(!live.get_or_create("d", 6).1 && live.get_or_create("b", 7).1, "b starts afresh");
+    }
+
+    /// Sends the thread it is dropped on.
+    struct DropWitness(mpsc::Sender<std::thread::ThreadId>);
+
+    impl Drop for DropWitness {
+        fn drop(&mut self) {
+            let _ = self.0.send(std::thread::current().id());
+        }
+    }
+
+    #[test]
+    fn leftovers_are_freed_off_the_callers_thread_inside_a_runtime_and_here_outside_one() {
+        let (tx, rx) = mpsc::channel();
+        let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+        runtime.block_on(async {
+            let mut leftovers = super::Leftovers::default();
+            leftovers.keep(Some(DropWitness(tx.clone())));
+            leftovers.free_off_path();
+        });
+        let freed_on = rx.recv_timeout(Duration::from_secs(10)).expect("freed");
+        assert_ne!(freed_on, std::thread::current().id(), "freed on the blocking pool");
+        let mut leftovers = super::Leftovers::default();
+        leftovers.keep(Some(DropWitness(tx)));
+        leftovers.free_off_path();
+        assert_eq!(rx.try_recv(), Ok(std::thread::current().id()), "no runtime: freed at once, here");
     }
 
     fn anonymizer() -> blindfold_engine::identity::Anonymizer {

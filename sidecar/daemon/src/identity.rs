@@ -105,9 +105,10 @@ impl Identities {
         }
     }
 
-    /// Forgets a trajectory's aliases (it ended).
-    pub fn end(&self, trajectory: &str) {
-        self.by_trajectory.remove(trajectory);
+    /// Forgets a trajectory's aliases (it ended); returns them, for the caller to free where it
+    /// costs nothing.
+    pub fn end(&self, trajectory: &str) -> Option<impl Send + 'static> {
+        self.by_trajectory.remove(trajectory)
     }
 
     /// Number of trajectories holding aliases.

@@ -110,9 +110,10 @@ impl TraceHub {
         tracker.lock().ok().map(|t| t.report())
     }
 
-    /// Forgets a trajectory's tracker (the trace keeps the record).
-    pub fn end(&self, trajectory: &str) {
-        self.trackers.remove(trajectory);
+    /// Forgets a trajectory's tracker (the trace keeps the record); returns it, for the caller
+    /// to free where it costs nothing.
+    pub fn end(&self, trajectory: &str) -> Option<impl Send + 'static> {
+        self.trackers.remove(trajectory)
     }
 
     /// Traces one engine step of `trajectory`: the tracker sees it, the record is built and

@@ -18,6 +18,10 @@ fn bad_config_exits_64_naming_the_field() {
     assert_eq!(out.status.code(), Some(64));
     assert!(String::from_utf8_lossy(&out.stderr).contains("server.listen"));
 
+    let out = blindfold().arg("run").env("BLINDFOLD_SERVER__WORKERS", "100000").output().expect("run");
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("server.workers"));
+
     std::fs::write(&cfg, "[modes]\nbogus = true\n").expect("write");
     let out = blindfold().args(["run", "--config"]).arg(&cfg).output().expect("run");
     assert_eq!(out.status.code(), Some(64));
@@ -31,8 +35,24 @@ fn print_config_shows_the_embedded_default() {
     let text = String::from_utf8(out.stdout).expect("utf8");
     let v: toml::Value = toml::from_str(&text).expect("toml");
     assert_eq!(v["server"]["listen"].as_str(), Some("127.0.0.1:7700"));
+    assert_eq!(v["server"]["workers"].as_integer(), Some(1), "one runtime worker by default");
     for mode in ["anonymize", "preverify", "grants", "enforce"] {
         assert_eq!(v["modes"][mode].as_bool(), Some(true), "{mode} on by default");
+    }
+}
+
+#[test]
+fn server_workers_sets_the_runtime_threads() {
+    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    for (configured, expected) in [(None, 1), (Some("3"), 3), (Some("0"), cpus)] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let env: Vec<(&str, String)> =
+            configured.map(|n| ("BLINDFOLD_SERVER__WORKERS", n.to_owned())).into_iter().collect();
+        let daemon = Daemon::start(&dir.path().join("state"), &env);
+        let (code, body) = blindfold_integration_tests::http_get(daemon.port, "/healthz").expect("get");
+        assert_eq!(code, 200);
+        let v: Value = serde_json::from_str(&body).expect("json");
+        assert_eq!(v["workers"], expected, "workers = {configured:?}");
     }
 }
 

@@ -118,9 +118,10 @@ impl App {
     /// `consume` is true at the moment of forwarding (a grant's use is taken), false for a dry run.
     /// A poisoned trajectory lock (a panic elsewhere) yields a denial, never a pass. A deny and an
     /// effectful allow block the calling thread until their trace record is written (a `write` on
-    /// the trace thread; never the runtime's work); when it cannot be written the decision becomes
-    /// an enforced `deny{internal_error}`. Async callers may use [`App::decide_traced`] instead,
-    /// which awaits rather than blocks.
+    /// the trace thread; never the runtime's work; a multi-threaded runtime's worker is handed
+    /// over for the wait, see [`Queued::written_blocking`]); when it cannot be written the
+    /// decision becomes an enforced `deny{internal_error}`. Async callers may use
+    /// [`App::decide_traced`] instead, which awaits rather than blocks.
     pub fn decide(&self, trajectory_id: &str, event: &Event, consume: bool) -> Step {
         let (step, queued) = self.step_and_queue(trajectory_id, event, consume, true);
         match queued {
@@ -446,6 +447,49 @@ mod tests {
         assert!(app.trace.as_ref().expect("trace").report("old").is_none());
         assert!(app.trace.as_ref().expect("trace").report("new").is_some());
         assert_eq!(app.trajectories.len(), 1);
+    }
+
+    /// A write with no task, grant or evidence behind it: a denial, so its record is durable.
+    fn unsupported_write() -> Event {
+        let args = json!({"path": "/srv/app/settings.yml", "content": "x"});
+        Event::ToolCall {
+            actor: "coordinator".into(),
+            tool: "write_file".into(),
+            args: args.as_object().cloned().expect("object"),
+            proposal: None,
+            call_id: None,
+        }
+    }
+
+    #[test]
+    fn a_durable_wait_works_on_one_worker_on_a_current_thread_runtime_and_without_one() {
+        let dir = tempfile::tempdir().expect("dir");
+        let app = std::sync::Arc::new(crate::trace::tests::app_in(dir.path(), u64::MAX, None));
+        let denied = |app: &crate::app::App, id: &str| {
+            let step = app.decide(id, &unsupported_write(), false);
+            assert!(step.blocks(), "{id}: {:?}", step.decision);
+        };
+        // One worker: the wait hands the worker over (`block_in_place`), and the runtime's other
+        // task still runs.
+        let one = tokio::runtime::Builder::new_multi_thread().worker_threads(1).build().expect("runtime");
+        let a = app.clone();
+        one.block_on(async move {
+            let other = tokio::spawn(async { 7 });
+            tokio::spawn(async move { denied(&a, "multi") }).await.expect("decided");
+            assert_eq!(other.await.expect("ran"), 7);
+        });
+        // A current-thread runtime cannot hand its thread over (`block_in_place` would panic
+        // there): the wait blocks in place.
+        let current = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+        current.block_on(async { denied(&app, "current") });
+        denied(&app, "plain");
+        let trace = app.trace.as_ref().expect("trace");
+        trace.flush().expect("flushed");
+        let files = std::fs::read_dir(dir.path().join("traces")).expect("trace dir");
+        let written: String = files.filter_map(|f| std::fs::read_to_string(f.ok()?.path()).ok()).collect();
+        for id in ["multi", "current", "plain"] {
+            assert!(written.contains(&format!("\"trajectory\":\"{id}\"")), "{id}'s denial is on disk");
+        }
     }
 
     fn check(step: &blindfold_engine::Step) -> String {

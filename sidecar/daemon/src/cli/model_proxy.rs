@@ -35,7 +35,7 @@ pub fn run(args: ModelProxyArgs) -> ExitCode {
         }
     };
     super::run::init_logging();
-    let runtime = match tokio::runtime::Runtime::new() {
+    let runtime = match super::serving_runtime(cfg.server.workers) {
         Ok(rt) => rt,
         Err(e) => return super::usage_error(format!("cannot start runtime: {e}")),
     };

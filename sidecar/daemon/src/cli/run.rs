@@ -36,7 +36,7 @@ pub fn run(args: RunArgs) -> ExitCode {
         };
     }
     init_logging();
-    let runtime = match tokio::runtime::Runtime::new() {
+    let runtime = match super::serving_runtime(cfg.server.workers) {
         Ok(rt) => rt,
         Err(e) => return super::usage_error(format!("cannot start runtime: {e}")),
     };
@@ -70,7 +70,7 @@ async fn serve(cfg: config::Config) -> ExitCode {
         &app,
         std::sync::Arc::new(crate::opencode::hold::QueueHolds(app.clone())),
     );
-    tracing::info!(%listen, state_dir = %app.config.state_dir.display(), modes = ?app.modes(), "blindfold listening");
+    tracing::info!(%listen, state_dir = %app.config.state_dir.display(), workers = app.config.server.workers, modes = ?app.modes(), "blindfold listening");
     let mut router = crate::control::router(app.clone());
     if let Some(mcp) = crate::mcp::http::router(&app) {
         router = router.merge(mcp);

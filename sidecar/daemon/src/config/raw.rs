@@ -81,6 +81,13 @@ pub struct RawServer {
     /// state directory.
     #[serde(default)]
     pub control_socket: String,
+    /// Runtime worker threads; 0 means one per CPU.
+    #[serde(default = "one_worker")]
+    pub workers: usize,
+}
+
+fn one_worker() -> usize {
+    1
 }
 
 /// `[state]`: Blindfold's private directory.

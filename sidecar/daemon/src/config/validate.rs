@@ -37,6 +37,8 @@ pub struct ServerConfig {
     pub allowed_origins: Vec<String>,
     /// The control API's Unix socket (absolute path), when configured.
     pub control_socket: Option<PathBuf>,
+    /// Worker threads of the runtime that serves every listener (at least 1).
+    pub workers: usize,
 }
 
 /// `[model_proxy]`, validated.
@@ -128,6 +130,7 @@ impl RawConfig {
         }
         let state_dir = resolve_state_dir(&self.state.dir)?;
         let control_socket = control_socket(&self.server.control_socket, &state_dir)?;
+        let workers = workers(self.server.workers)?;
         if self.grants.leeway_s > MAX_LEEWAY_S {
             return Err(ConfigError::field("grants.leeway_s", format!("at most {MAX_LEEWAY_S} seconds")));
         }
@@ -180,6 +183,7 @@ impl RawConfig {
                 listen,
                 allowed_origins: self.server.allowed_origins.clone(),
                 control_socket,
+                workers,
             },
             state_dir,
             modes: ModeSet {
@@ -330,6 +334,20 @@ fn validate_trace(
 
 /// Longest Unix socket path (the platform's `sun_path` holds 108 bytes with its terminator).
 const MAX_SOCKET_PATH: usize = 100;
+
+/// Most runtime worker threads accepted in `[server] workers`.
+const MAX_WORKERS: usize = 256;
+
+/// `[server] workers`: 0 is one per CPU (as the OS reports them), else the number itself.
+fn workers(configured: usize) -> Result<usize, ConfigError> {
+    if configured > MAX_WORKERS {
+        return Err(ConfigError::field("server.workers", format!("at most {MAX_WORKERS} (0: one per CPU)")));
+    }
+    if configured > 0 {
+        return Ok(configured);
+    }
+    Ok(std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get))
+}
 
 /// `[server] control_socket`: empty is none, a relative path is under the state directory.
 fn control_socket(raw: &str, state_dir: &std::path::Path) -> Result<Option<PathBuf>, ConfigError> {

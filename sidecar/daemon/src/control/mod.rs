@@ -36,5 +36,6 @@ async fn healthz(State(app): State<App>) -> Json<Value> {
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
         "modes": app.modes(),
+        "workers": tokio::runtime::Handle::current().metrics().num_workers(),
     }))
 }

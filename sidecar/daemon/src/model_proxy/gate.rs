@@ -44,7 +44,9 @@ impl CallGate for ProxyGate {
             }
         };
         for event in &events {
-            let step = decide_on_worker(&self.app, &self.trajectory, event, self.consume);
+            // The codecs are synchronous (a call is gated the moment its last byte is assembled),
+            // so `decide` is called, not awaited: a durable record's wait hands the worker over.
+            let step = self.app.decide(&self.trajectory, event, self.consume);
             if let Some(decision) = &step.decision {
                 tracing::info!(
                     trajectory = %self.trajectory, tool = %call.name, decision = ?decision.decision,
@@ -60,25 +62,5 @@ impl CallGate for ProxyGate {
             }
         }
         CallOutcome::Forward { arguments: mapped.unwrap_or_else(|| call.arguments.clone()) }
-    }
-}
-
-/// [`App::decide`] from inside a codec callback. The codecs are synchronous (a call is gated the
-/// moment its last byte is assembled, in the middle of a chunk), so the async
-/// [`App::decide_traced`] cannot be awaited here; `decide` may block until the durable trace
-/// record is written, so on a multi-threaded runtime the worker is handed over first
-/// (`block_in_place`), and elsewhere (a current-thread runtime, no runtime) it blocks in place.
-fn decide_on_worker(
-    app: &App,
-    trajectory: &str,
-    event: &blindfold_schemas::Event,
-    consume: bool,
-) -> blindfold_engine::Step {
-    use tokio::runtime::{Handle, RuntimeFlavor};
-    let multi = Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread);
-    if multi {
-        tokio::task::block_in_place(|| app.decide(trajectory, event, consume))
-    } else {
-        app.decide(trajectory, event, consume)
     }
 }

@@ -469,8 +469,8 @@ mod tests {
             let step = app.decide(id, &unsupported_write(), false);
             assert!(step.blocks(), "{id}: {:?}", step.decision);
         };
-        // One worker: the wait hands the worker over (`block_in_place`), and the runtime's other
-        // task still runs.
+        // One worker, inside a task: the wait runs in `block_in_place`, and the runtime goes on
+        // (its other task completes afterwards).
         let one = tokio::runtime::Builder::new_multi_thread().worker_threads(1).build().expect("runtime");
         let a = app.clone();
         one.block_on(async move {

@@ -106,13 +106,13 @@ pub(crate) fn open_app(cfg: crate::config::Config) -> Result<crate::app::App, Ex
     })
 }
 
-/// Prints `message` to stderr and returns the usage exit code.
 /// The runtime a serving command runs on: multi-threaded (so a durable trace wait can hand its
 /// worker over) with `workers` workers (`[server] workers`).
 pub(crate) fn serving_runtime(workers: usize) -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().worker_threads(workers.max(1)).enable_all().build()
 }
 
+/// Prints `message` to stderr and returns the usage exit code.
 pub(crate) fn usage_error(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("blindfold: {message}");
     ExitCode::from(EXIT_USAGE)

@@ -418,3 +418,32 @@ fn run(mut writer: TraceWriter, shared: &Shared, live: &broadcast::Sender<Arc<Tr
     }
     shared.progress.notify_all();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Pending, Submitted, TraceWriteError};
+    use crate::trace::Queued;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    #[test]
+    fn a_blocking_wait_for_a_durable_record_hands_a_one_worker_runtime_over() {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).build().expect("runtime");
+        // A durable record whose acknowledgement the test gives, when it chooses.
+        let (ack, acked) = mpsc::sync_channel::<Result<(), TraceWriteError>>(1);
+        let queued = Queued { submitted: Ok(Submitted { seq: 1, ack: Pending::Sync(acked) }), durable: true };
+        let (started_tx, started) = mpsc::channel();
+        let waiting = runtime.spawn(async move {
+            started_tx.send(()).expect("started");
+            queued.written_blocking()
+        });
+        started.recv_timeout(Duration::from_secs(10)).expect("the waiting task runs");
+        // The only worker is inside that wait; another task runs only if it was handed over.
+        let (ran_tx, ran) = mpsc::channel();
+        runtime.spawn(async move { ran_tx.send(()).expect("ran") });
+        ran.recv_timeout(Duration::from_secs(10)).expect("another task ran during the wait");
+        assert!(!waiting.is_finished(), "still waiting for its acknowledgement");
+        ack.send(Ok(())).expect("ack");
+        assert_eq!(runtime.block_on(waiting).expect("joined"), Ok(()));
+    }
+}

@@ -48,22 +48,11 @@ pub struct Queued {
 }
 
 impl Queued {
-    /// Blocks until a durable record is written. On a worker of a multi-threaded runtime the
-    /// worker is handed over first (`block_in_place`), so the runtime's other connections go on
-    /// while this caller waits for the disk (with one worker, they would otherwise all wait);
-    /// on a current-thread runtime or a plain thread it blocks in place.
+    /// Blocks until a durable record is written (handing a multi-threaded runtime's worker over
+    /// meanwhile: [`Submitted::written_blocking`](super::sink::Submitted::written_blocking)).
     pub fn written_blocking(self) -> Result<(), TraceWriteError> {
-        use tokio::runtime::{Handle, RuntimeFlavor};
         match self.submitted {
-            Ok(s) if self.durable => {
-                let multi =
-                    Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread);
-                if multi {
-                    tokio::task::block_in_place(|| s.written_blocking())
-                } else {
-                    s.written_blocking()
-                }
-            }
+            Ok(s) if self.durable => s.written_blocking(),
             Ok(_) => Ok(()),
             Err(e) => Err(e),
         }

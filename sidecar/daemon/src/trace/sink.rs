@@ -92,13 +92,23 @@ impl Submitted {
     }
 
     /// The same, blocking the calling thread (for records submitted with
-    /// [`TraceSink::submit_blocking`], which is usable inside a runtime).
+    /// [`TraceSink::submit_blocking`], which is usable inside a runtime). On a worker of a
+    /// multi-threaded runtime the worker is handed over first (`block_in_place`), so the
+    /// runtime's other connections go on while this caller waits for the disk (with one worker
+    /// they would otherwise all wait); on a current-thread runtime or a plain thread it blocks in
+    /// place. A record that needs no acknowledgement returns at once, handing nothing over.
     pub fn written_blocking(self) -> Result<(), TraceWriteError> {
-        match self.ack {
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        if matches!(self.ack, Pending::None) {
+            return Ok(());
+        }
+        let wait = move || match self.ack {
             Pending::None => Ok(()),
             Pending::Async(rx) => rx.blocking_recv().unwrap_or_else(|_| Err(stopped())),
             Pending::Sync(rx) => rx.recv().unwrap_or_else(|_| Err(stopped())),
-        }
+        };
+        let multi = Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread);
+        if multi { tokio::task::block_in_place(wait) } else { wait() }
     }
 }
 

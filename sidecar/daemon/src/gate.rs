@@ -7,11 +7,14 @@ use blindfold_engine::{Step, StepContext, Trajectory};
 use blindfold_schemas::Event;
 use dashmap::DashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// One live trajectory: its engine state and when an event last touched it.
 pub struct LiveTrajectory {
     state: Mutex<Trajectory>,
+    /// Informational events reported with [`App::observe_soon`] and not applied yet; whoever
+    /// next locks `state` applies them first, in order.
+    deferred: Mutex<Vec<Event>>,
     /// Milliseconds since the Unix epoch of the last event (idle eviction).
     last_used_ms: AtomicU64,
     /// The daemon-wide use count at the last event (least-recently-used eviction: unlike a
@@ -23,6 +26,21 @@ impl LiveTrajectory {
     /// Locks the engine state.
     pub fn lock(&self) -> std::sync::LockResult<std::sync::MutexGuard<'_, Trajectory>> {
         self.state.lock()
+    }
+}
+
+/// Applies the events deferred on a trajectory when dropped: by the task
+/// [`App::observe_soon`] spawns, whether the task runs or its runtime drops it unrun.
+struct AppliedOnDrop {
+    app: App,
+    id: String,
+    handle: Arc<LiveTrajectory>,
+}
+
+impl Drop for AppliedOnDrop {
+    fn drop(&mut self) {
+        let mut guard = self.handle.lock();
+        self.app.apply_deferred(&self.handle, &mut guard, &self.id);
     }
 }
 
@@ -52,6 +70,7 @@ impl Trajectories {
                 created = true;
                 Arc::new(LiveTrajectory {
                     state: Mutex::new(Trajectory::new(id)),
+                    deferred: Mutex::new(Vec::new()),
                     last_used_ms: AtomicU64::new(now_ms),
                     last_use: AtomicU64::new(use_no),
                 })
@@ -99,6 +118,13 @@ impl Trajectories {
             removed.extend(by_age.into_iter().take(excess).filter_map(|(_, id)| self.map.remove(&id)));
         }
         removed
+    }
+
+    /// The live trajectories with events deferred by [`App::observe_soon`] not applied yet.
+    fn with_deferred(&self) -> Vec<(String, Arc<LiveTrajectory>)> {
+        let pending =
+            |t: &LiveTrajectory| !t.deferred.lock().unwrap_or_else(PoisonError::into_inner).is_empty();
+        self.map.iter().filter(|e| pending(e.value())).map(|e| (e.key().clone(), e.value().clone())).collect()
     }
 
     /// Number of live trajectories.
@@ -159,7 +185,61 @@ impl App {
         let ctx = StepContext { now_ms, modes: self.modes_for(trajectory_id), consume };
         let started = std::time::Instant::now();
         let mut guard = handle.lock();
+        self.apply_deferred(&handle, &mut guard, trajectory_id);
         self.step_locked(&mut guard, trajectory_id, event, ctx, started, blocking)
+    }
+
+    /// Records the informational `event` of `trajectory_id` (an agent's answer: nothing waits
+    /// for its step or its record) soon rather than now, so that observing an answer
+    /// stays off the path relaying it. The event is queued on the trajectory and applied by a
+    /// task spawned on the current runtime (here, without one) — or first by any step of the
+    /// trajectory that comes before that task runs, since every step applies what is queued
+    /// before its own event. A decision made after this returns therefore always sees it.
+    pub fn observe_soon(&self, trajectory_id: &str, event: Event) {
+        let handle = self.live_trajectory(trajectory_id, crate::unix_now_ms());
+        handle.deferred.lock().unwrap_or_else(PoisonError::into_inner).push(event);
+        let soon = AppliedOnDrop { app: self.clone(), id: trajectory_id.to_owned(), handle };
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            // A runtime shutting down drops the task unpolled, which applies the event too.
+            drop(runtime.spawn(async move { drop(soon) }));
+        }
+    }
+
+    /// Applies every event still deferred by [`App::observe_soon`] (for a process about to
+    /// exit, before its trace is flushed).
+    pub fn apply_all_deferred(&self) {
+        for (id, handle) in self.trajectories.with_deferred() {
+            drop(AppliedOnDrop { app: self.clone(), id, handle });
+        }
+    }
+
+    /// Applies (in order, under the trajectory's lock held in `guard`) the events queued on
+    /// `handle` by [`App::observe_soon`], and queues their records. Their records are
+    /// informational; only a step that failed closed (a poisoned state, the event limit) makes
+    /// one durable, and that one is waited for here like any other.
+    fn apply_deferred(
+        &self,
+        handle: &LiveTrajectory,
+        guard: &mut std::sync::LockResult<std::sync::MutexGuard<'_, Trajectory>>,
+        trajectory_id: &str,
+    ) {
+        let events = {
+            let mut deferred = handle.deferred.lock().unwrap_or_else(PoisonError::into_inner);
+            if deferred.is_empty() {
+                return;
+            }
+            std::mem::take(&mut *deferred)
+        };
+        let modes = self.modes_for(trajectory_id);
+        for event in &events {
+            let ctx = StepContext { now_ms: crate::unix_now_ms(), modes, consume: false };
+            let started = std::time::Instant::now();
+            let (step, queued) = self.step_locked(guard, trajectory_id, event, ctx, started, true);
+            if let Some(q) = queued {
+                let durable = q.durable;
+                settle(trajectory_id, step, q.written_blocking(), durable);
+            }
+        }
     }
 
     /// Runs `forward` (answers' bytes going out) and then records the informational `events`
@@ -171,6 +251,7 @@ impl App {
     pub fn observe_around<R>(&self, trajectory_id: &str, events: &[Event], forward: impl FnOnce() -> R) -> R {
         let handle = self.live_trajectory(trajectory_id, crate::unix_now_ms());
         let mut guard = handle.lock();
+        self.apply_deferred(&handle, &mut guard, trajectory_id);
         let out = forward();
         let modes = self.modes_for(trajectory_id);
         let mut settled = Vec::with_capacity(events.len());

@@ -220,8 +220,9 @@ fn report_answer(p: &A2aProxy, agent: &A2aUpstream, task: &str, answer: a2a::Ans
         proposals: answer.proposals,
         relations: answer.relations,
     };
-    // Informational: a response is recorded, never blocked (and never waits for the disk).
-    p.app.decide(task, &event, false);
+    // Informational: a response is recorded, never blocked; it is applied once the answer is on
+    // its way, and before any later step of the trajectory.
+    p.app.observe_soon(task, event);
 }
 
 /// A streamed answer, gathered event by event and reported as one `response` when the agent's

@@ -114,6 +114,7 @@ async fn serve(cfg: config::Config) -> ExitCode {
     if let Some(unix) = unix {
         let _ = unix.await;
     }
+    app.apply_all_deferred();
     if let Some(Err(e)) = app.trace.as_ref().map(|t| t.flush()) {
         tracing::error!(error = %e, "trace not flushed at shutdown");
     }

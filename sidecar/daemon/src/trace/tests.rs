@@ -655,3 +655,69 @@ fn the_writer_thread_runs_nicer_than_the_threads_that_decide() {
     assert!(!seen.is_empty(), "the writer thread is running");
     assert!(seen.iter().all(|&n| n == (me + 5).min(19)), "writer niceness {seen:?}, this thread's {me}");
 }
+
+/// The kinds and decisions of `trajectory`'s records, in file order.
+fn kinds_and_verdicts(records: &[TraceRecord], trajectory: &str) -> Vec<(TraceKind, Option<Verdict>)> {
+    records.iter().filter(|r| r.trajectory == trajectory).map(|r| (r.kind, r.decision)).collect()
+}
+
+#[test]
+fn answers_observed_soon_change_no_decision_and_reach_the_trace_in_step_order() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let issuer = IssuerKey::generate();
+    let app = app_in(dir.path(), 1 << 20, Some(&issuer));
+    grant_note(&app, &issuer, "inline");
+    grant_note(&app, &issuer, "soon");
+    let is_answer = |e: &Event| matches!(e, Event::Response { .. });
+    let mut inline = Vec::new();
+    for e in demo_events() {
+        let step = app.decide("inline", &e, true);
+        if !is_answer(&e) {
+            inline.push(step);
+        }
+    }
+    let runtime = runtime();
+    let soon = runtime.block_on(async {
+        // Nothing here yields, so no spawned application runs in between: each step is the
+        // one to apply the answers queued before it.
+        let mut soon = Vec::new();
+        for e in demo_events() {
+            if is_answer(&e) {
+                app.observe_soon("soon", e);
+            } else {
+                soon.push(app.decide("soon", &e, true));
+            }
+        }
+        soon
+    });
+    let decisions = |steps: &[blindfold_engine::Step]| -> Vec<_> {
+        steps.iter().map(|s| s.decision.as_ref().map(|d| (d.decision, d.check.clone()))).collect()
+    };
+    assert_eq!(decisions(&soon), decisions(&inline));
+    assert!(soon.iter().any(|s| s.blocks()), "the refuted installer is held: {:?}", decisions(&soon));
+
+    // An answer with no step after it is applied by its task; one whose task never runs (the
+    // runtime drops it), when the task goes; without a runtime, at once.
+    let last_answer = || demo_events().into_iter().rev().find(is_answer).expect("an answer");
+    let events = |id: &str| app.trajectories.get_or_create(id, 0).0.lock().expect("state").events;
+    app.decide("inline", &last_answer(), true);
+    runtime.block_on(async {
+        app.observe_soon("soon", last_answer());
+        assert_eq!(events("soon"), events("inline") - 1, "not applied yet");
+        tokio::task::yield_now().await;
+        assert_eq!(events("soon"), events("inline"), "applied by its task");
+    });
+    app.decide("inline", &last_answer(), true);
+    runtime.block_on(async { app.observe_soon("soon", last_answer()) });
+    drop(runtime);
+    assert_eq!(events("soon"), events("inline"), "applied as its runtime dropped the task");
+    app.decide("inline", &last_answer(), true);
+    app.observe_soon("soon", last_answer());
+    assert_eq!(events("soon"), events("inline"), "applied at once outside a runtime");
+
+    app.trace.as_ref().expect("trace").flush().expect("flushed");
+    let records = read_records(&[dir.path().join("traces")]).expect("read");
+    let inline = kinds_and_verdicts(&records, "inline");
+    assert_eq!(inline.len(), demo_events().len() + 3);
+    assert_eq!(kinds_and_verdicts(&records, "soon"), inline, "same records, same order");
+}

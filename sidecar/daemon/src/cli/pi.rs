@@ -32,6 +32,7 @@ pub fn run(args: PiRpcArgs) -> ExitCode {
         Err(code) => return code,
     };
     let max = cfg.transports.max_frame_bytes;
+    let workers = cfg.server.workers;
     let token_file = cfg.state_dir.join("adapter.token");
     let app = match super::open_app(cfg) {
         Ok(a) => a,
@@ -43,7 +44,7 @@ pub fn run(args: PiRpcArgs) -> ExitCode {
     };
     let task = args.task.clone().unwrap_or_else(|| format!("pi-{:016x}", rand::random::<u64>()));
     eprintln!("blindfold: pi-rpc trajectory {task}");
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match super::serving_runtime(workers) {
         Ok(rt) => rt,
         Err(e) => return super::usage_error(format!("cannot start runtime: {e}")),
     };

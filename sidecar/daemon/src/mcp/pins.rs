@@ -3,8 +3,10 @@
 //! a different definition (a "rug pull") is recorded, and calls of that tool go to review until an
 //! operator accepts the new definition (`blindfold mcp accept-tool --server S --tool T`).
 //!
-//! Pins live in `<state dir>/mcp-pins.json` (0600), written whole and renamed into place; every
-//! relay reloads the file when it changes on disk, so an acceptance takes effect at once in a
+//! Pins live in `<state dir>/mcp-pins.json` (0600), written whole and renamed into place, each
+//! read-modify-write under an exclusive lock of `<state dir>/mcp-pins.lock` (`flock`), so the
+//! processes sharing a state directory — every `mcp-stdio` relay, the daemon, `mcp accept-tool` —
+//! never lose each other's updates; every relay reloads the file when it changes on disk, so an acceptance takes effect at once in a
 //! running daemon or `mcp-stdio` relay. A change is noticed through an inotify watch
 //! ([`PinWatch`]: no `stat` per call, never stale), else by the file's modification time.
 
@@ -21,8 +23,15 @@ use super::pin_watch::PinWatch;
 /// The fields of a tool definition that are pinned.
 pub const PINNED_FIELDS: [&str; 4] = ["name", "description", "inputSchema", "annotations"];
 
-/// Serialises writers inside one process (relays of one daemon share the file).
+/// Serialises writers inside one process (relays of one daemon share the file); [`Locked`]
+/// serialises processes.
 static WRITE: Mutex<()> = Mutex::new(());
+
+/// An exclusive `flock` of the pin file's lock file, held for one read-modify-write; released
+/// when dropped (the file is closed).
+struct Locked {
+    _file: std::fs::File,
+}
 
 /// A pin store failure: callers fail closed.
 #[derive(Debug, thiserror::Error)]
@@ -187,6 +196,22 @@ impl ToolPins {
         }
     }
 
+    /// Waits for the exclusive lock of the pin file (other processes' updates in progress).
+    fn lock(&self) -> Result<Locked, PinError> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(self.path.with_extension("lock"))
+            .map_err(|e| self.err(format!("lock file: {e}")))?;
+        rustix::fs::flock(&f, rustix::fs::FlockOperation::LockExclusive)
+            .map_err(|e| self.err(format!("lock: {e}")))?;
+        Ok(Locked { _file: f })
+    }
+
     fn save(&self, file: PinFile) -> Result<(), PinError> {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
@@ -218,7 +243,9 @@ impl ToolPins {
         now_ms: u64,
     ) -> Result<Vec<(String, Seen)>, PinError> {
         let _w = WRITE.lock().map_err(|_| self.err("lock poisoned"))?;
-        let mut file = PinFile::clone(&*self.load()?);
+        let _locked = self.lock()?;
+        // Read under the lock, never from the cache: another process may have just written.
+        let mut file = self.read()?;
         let pins = file.servers.entry(server.to_owned()).or_default();
         let mut out = Vec::new();
         let mut dirty = false;
@@ -267,7 +294,8 @@ impl ToolPins {
     /// is no change awaiting acceptance.
     pub fn accept(&self, server: &str, tool: &str, now_ms: u64) -> Result<Option<Pin>, PinError> {
         let _w = WRITE.lock().map_err(|_| self.err("lock poisoned"))?;
-        let mut file = PinFile::clone(&*self.load()?);
+        let _locked = self.lock()?;
+        let mut file = self.read()?;
         let Some(pin) = file.servers.get_mut(server).and_then(|p| p.get_mut(tool)) else { return Ok(None) };
         let Some(changed) = pin.changed.take() else { return Ok(None) };
         *pin =
@@ -388,6 +416,37 @@ mod tests {
         // Another file of the state directory changing is no change of the pins.
         std::fs::write(dir.path().join("grants.redb"), b"x").expect("write");
         assert!(Arc::ptr_eq(&first, &pins.load().expect("load")));
+    }
+
+    #[test]
+    fn an_update_waits_for_another_process_holding_the_lock_and_keeps_its_pins() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let pins = Arc::new(ToolPins::open(dir.path()));
+        pins.observe("s", &[tool("v1")], 1).expect("observe");
+        // Another process (its own open file description) starts a read-modify-write.
+        let other = ToolPins::open(dir.path());
+        let held = other.lock().expect("lock");
+        let mut theirs = other.read().expect("read");
+        let relay = {
+            let pins = pins.clone();
+            std::thread::spawn(move || pins.observe("t", &[tool("v1")], 2).expect("observe"))
+        };
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(!relay.is_finished(), "the update waits for the lock");
+        let (sha256, definition) = definition_hash(&tool("v1"));
+        theirs
+            .servers
+            .entry("u".into())
+            .or_default()
+            .insert("lookup".into(), Pin { sha256, definition, pinned_ms: 2, changed: None });
+        other.save(theirs).expect("save");
+        drop(held);
+        assert_eq!(relay.join().expect("relay")[0].1, Seen::Pinned);
+        let file = ToolPins::open(dir.path()).read().expect("read");
+        let servers: Vec<&str> = file.servers.keys().map(String::as_str).collect();
+        assert_eq!(servers, ["s", "t", "u"], "no update lost");
+        let mode = std::fs::metadata(dir.path().join("mcp-pins.lock")).expect("lock file");
+        assert_eq!(std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o777, 0o600);
     }
 
     #[test]

@@ -5,9 +5,9 @@
 //!
 //! Pins live in `<state dir>/mcp-pins.json` (0600), written whole and renamed into place, each
 //! read-modify-write under an exclusive lock of `<state dir>/mcp-pins.lock` (`flock`), so the
-//! processes sharing a state directory — every `mcp-stdio` relay, the daemon, `mcp accept-tool` —
-//! never lose each other's updates; every relay reloads the file when it changes on disk, so an acceptance takes effect at once in a
-//! running daemon or `mcp-stdio` relay. A change is noticed through an inotify watch
+//! processes sharing a state directory — every `mcp-stdio` relay, the daemon, `mcp accept-tool`
+//! — never lose each other's updates. Every relay reloads the file when it changes on disk, so
+//! an acceptance takes effect at once in a running daemon or `mcp-stdio` relay. A change is noticed through an inotify watch
 //! ([`PinWatch`]: no `stat` per call, never stale), else by the file's modification time.
 
 use blindfold_engine::canonical::{jcs, sha256_hex};

@@ -7,8 +7,9 @@
 //! read-modify-write under an exclusive lock of `<state dir>/mcp-pins.lock` (`flock`), so the
 //! processes sharing a state directory — every `mcp-stdio` relay, the daemon, `mcp accept-tool`
 //! — never lose each other's updates. Every relay reloads the file when it changes on disk, so
-//! an acceptance takes effect at once in a running daemon or `mcp-stdio` relay. A change is noticed through an inotify watch
-//! ([`PinWatch`]: no `stat` per call, never stale), else by the file's modification time.
+//! an acceptance takes effect at once in a running daemon or `mcp-stdio` relay. A change is
+//! noticed through an inotify watch ([`PinWatch`]: no `stat` per call, never stale), else by the
+//! file's modification time.
 
 use blindfold_engine::canonical::{jcs, sha256_hex};
 use serde::{Deserialize, Serialize};

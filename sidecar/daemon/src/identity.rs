@@ -4,7 +4,7 @@
 //! agents' true identities; and Blindfold's own card-signing key.
 
 use crate::config::Config;
-use crate::state::{check_private_file, write_private_file};
+use crate::state::{check_private_file, create_private_once};
 use crate::trace::ActorDirectory;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -153,9 +153,11 @@ fn load_card_signer(config: &Config) -> Result<IssuerKey, String> {
     if generated && !path.exists() {
         let key = IssuerKey::generate();
         let private = key.private_pem().map_err(|e| e.to_string())?;
-        write_private_file(&path, private.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
-        write_public(&config.state_dir, &key)?;
-        return Ok(key);
+        if create_private_once(&path, private.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))? {
+            write_public(&config.state_dir, &key)?;
+            return Ok(key);
+        }
+        // Another process starting at the same moment created it first: theirs is read below.
     }
     check_private_file(&path).map_err(|e| format!("identity.card_signing_key: {e}"))?;
     let pem = std::fs::read_to_string(&path)
@@ -172,4 +174,31 @@ fn write_public(dir: &Path, key: &IssuerKey) -> Result<(), String> {
     let path = dir.join(CARD_PUB_FILE);
     let public = key.public_pem().map_err(|e| e.to_string())?;
     std::fs::write(&path, public).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn processes_starting_together_on_a_fresh_state_directory_share_one_card_signing_key() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let mut config = crate::config::load(None).expect("default config");
+        config.state_dir = dir.path().to_owned();
+        let start = std::sync::Barrier::new(8);
+        let kids: Vec<String> = std::thread::scope(|s| {
+            let starters: Vec<_> = (0..8)
+                .map(|_| {
+                    s.spawn(|| {
+                        start.wait();
+                        super::load_card_signer(&config).expect("key").kid().to_owned()
+                    })
+                })
+                .collect();
+            starters.into_iter().map(|h| h.join().expect("thread")).collect()
+        });
+        let on_disk = super::load_card_signer(&config).expect("key").kid().to_owned();
+        assert!(kids.iter().all(|k| *k == on_disk), "{kids:?} vs {on_disk}");
+        let public = std::fs::read_to_string(dir.path().join(super::CARD_PUB_FILE)).expect("public half");
+        let key = super::load_card_signer(&config).expect("key");
+        assert_eq!(public, key.public_pem().expect("pem"), "the public half is the key's");
+    }
 }

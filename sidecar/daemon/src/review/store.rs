@@ -44,7 +44,7 @@ pub struct ReviewStore {
 impl ReviewStore {
     /// Opens (or creates) `reviews.redb` in `state_dir`. A corrupt file is an error, never a reset.
     pub fn open(state_dir: &Path) -> Result<Self, StoreError> {
-        let db = Database::create(state_dir.join("reviews.redb")).map_err(err)?;
+        let db = crate::state::open_database(&state_dir.join("reviews.redb")).map_err(StoreError)?;
         let txn = db.begin_write().map_err(err)?;
         txn.open_table(ITEMS).map_err(err)?;
         txn.open_table(PENDING).map_err(err)?;

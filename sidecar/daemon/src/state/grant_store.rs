@@ -45,7 +45,7 @@ fn err(e: impl std::fmt::Display) -> StoreError {
 impl RedbGrantStore {
     /// Opens (or creates) `grants.redb` in `state_dir`. A corrupt file is an error, never a reset.
     pub fn open(state_dir: &Path) -> Result<Self, StoreError> {
-        let db = Database::create(state_dir.join("grants.redb")).map_err(err)?;
+        let db = crate::state::open_database(&state_dir.join("grants.redb")).map_err(StoreError)?;
         let txn = db.begin_write().map_err(err)?;
         txn.open_table(JTIS).map_err(err)?;
         txn.commit().map_err(err)?;

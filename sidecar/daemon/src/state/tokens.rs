@@ -1,6 +1,6 @@
 //! Capability tokens for the control API: one for adapters, one for the operator (SPEC §9).
 
-use super::{check_private_file, write_private_file};
+use super::{check_private_file, create_private_once};
 use std::path::Path;
 
 /// What a token may do.
@@ -47,17 +47,23 @@ impl Tokens {
 
 fn load_or_create(path: &Path) -> Result<String, String> {
     if path.exists() {
-        check_private_file(path)?;
-        let token = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let token = token.trim().to_owned();
-        if token.len() < 32 {
-            return Err(format!("{}: token too short; delete it to regenerate", path.display()));
-        }
-        return Ok(token);
+        return read_token(path);
     }
     let bytes: [u8; 32] = rand::random();
     let token = hex::encode(bytes);
-    write_private_file(path, token.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+    let placed =
+        create_private_once(path, token.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Another process starting at the same moment created it first: theirs holds.
+    if placed { Ok(token) } else { read_token(path) }
+}
+
+fn read_token(path: &Path) -> Result<String, String> {
+    check_private_file(path)?;
+    let token = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let token = token.trim().to_owned();
+    if token.len() < 32 {
+        return Err(format!("{}: token too short; delete it to regenerate", path.display()));
+    }
     Ok(token)
 }
 
@@ -66,4 +72,39 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn processes_starting_together_on_a_fresh_state_directory_agree_on_the_tokens() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let start = std::sync::Barrier::new(8);
+        let all: Vec<Tokens> = std::thread::scope(|s| {
+            let starters: Vec<_> = (0..8)
+                .map(|_| {
+                    s.spawn(|| {
+                        start.wait();
+                        Tokens::load_or_create(dir.path()).expect("tokens")
+                    })
+                })
+                .collect();
+            starters.into_iter().map(|h| h.join().expect("thread")).collect()
+        });
+        let on_disk = |f: &str| std::fs::read_to_string(dir.path().join(f)).expect("token file");
+        for t in &all {
+            assert_eq!(
+                (&t.adapter, &t.operator),
+                (&on_disk(ADAPTER_TOKEN_FILE), &on_disk(OPERATOR_TOKEN_FILE))
+            );
+        }
+        assert_ne!(all[0].adapter, all[0].operator);
+        let left: Vec<_> =
+            std::fs::read_dir(dir.path()).expect("dir").map(|e| e.expect("entry").file_name()).collect();
+        assert_eq!(left.len(), 2, "no temporary file left: {left:?}");
+        let mode = std::fs::metadata(dir.path().join(OPERATOR_TOKEN_FILE)).expect("meta").permissions();
+        assert_eq!(std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777, 0o600);
+    }
 }

@@ -183,17 +183,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("tmp");
         let mut config = crate::config::load(None).expect("default config");
         config.state_dir = dir.path().to_owned();
-        let start = std::sync::Barrier::new(8);
-        let kids: Vec<String> = std::thread::scope(|s| {
-            let starters: Vec<_> = (0..8)
-                .map(|_| {
-                    s.spawn(|| {
-                        start.wait();
-                        super::load_card_signer(&config).expect("key").kid().to_owned()
-                    })
-                })
-                .collect();
-            starters.into_iter().map(|h| h.join().expect("thread")).collect()
+        let kids = crate::state::started_together(8, || {
+            super::load_card_signer(&config).expect("key").kid().to_owned()
         });
         let on_disk = super::load_card_signer(&config).expect("key").kid().to_owned();
         assert!(kids.iter().all(|k| *k == on_disk), "{kids:?} vs {on_disk}");

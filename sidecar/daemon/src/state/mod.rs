@@ -70,6 +70,24 @@ pub fn check_private_file(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Runs `start` on `n` threads released at the same instant (processes starting together on one
+/// state directory); what each returned, in thread order.
+#[cfg(test)]
+pub(crate) fn started_together<T: Send>(n: usize, start: impl Fn() -> T + Sync) -> Vec<T> {
+    let gate = std::sync::Barrier::new(n);
+    std::thread::scope(|s| {
+        let starters: Vec<_> = (0..n)
+            .map(|_| {
+                s.spawn(|| {
+                    gate.wait();
+                    start()
+                })
+            })
+            .collect();
+        starters.into_iter().map(|h| h.join().expect("thread")).collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -81,18 +81,7 @@ mod tests {
     #[test]
     fn processes_starting_together_on_a_fresh_state_directory_agree_on_the_tokens() {
         let dir = tempfile::tempdir().expect("tmp");
-        let start = std::sync::Barrier::new(8);
-        let all: Vec<Tokens> = std::thread::scope(|s| {
-            let starters: Vec<_> = (0..8)
-                .map(|_| {
-                    s.spawn(|| {
-                        start.wait();
-                        Tokens::load_or_create(dir.path()).expect("tokens")
-                    })
-                })
-                .collect();
-            starters.into_iter().map(|h| h.join().expect("thread")).collect()
-        });
+        let all = crate::state::started_together(8, || Tokens::load_or_create(dir.path()).expect("tokens"));
         let on_disk = |f: &str| std::fs::read_to_string(dir.path().join(f)).expect("token file");
         for t in &all {
             assert_eq!(

@@ -117,6 +117,22 @@ impl LoadResult {
             ttfb: Summary::from_json(&v["ttfb"]),
         }
     }
+
+    /// One result for loads of equal length run one after another against the same arm (the
+    /// slices of a round): counts added, the achieved rate their mean (so equal to the rate of
+    /// the slices taken together), latencies merged by [`Summary::merge`].
+    pub fn merge(slices: &[LoadResult]) -> Self {
+        let rates: Vec<f64> = slices.iter().map(|s| s.achieved_rps).collect();
+        Self {
+            sent: slices.iter().map(|s| s.sent).sum(),
+            ok: slices.iter().map(|s| s.ok).sum(),
+            errors: slices.iter().map(|s| s.errors).sum(),
+            first_error: slices.iter().find_map(|s| s.first_error.clone()),
+            achieved_rps: if rates.is_empty() { 0.0 } else { rates.iter().sum::<f64>() / rates.len() as f64 },
+            latency: Summary::merge(&slices.iter().map(|s| s.latency).collect::<Vec<_>>()),
+            ttfb: Summary::merge(&slices.iter().map(|s| s.ttfb).collect::<Vec<_>>()),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -333,5 +349,27 @@ mod tests {
         drop(released);
         let t0 = std::time::Instant::now();
         pace(10.0, t0, t0 + Duration::from_secs(3600), release);
+    }
+
+    #[test]
+    fn merged_slices_add_counts_and_average_their_rates() {
+        let slice = |ok: u64, rps: f64, err: Option<&str>| LoadResult {
+            sent: ok + 1,
+            ok,
+            errors: 1,
+            first_error: err.map(str::to_owned),
+            achieved_rps: rps,
+            latency: Summary::of_us(vec![rps]),
+            ttfb: Summary::of_us(vec![rps / 2.0]),
+        };
+        let m = LoadResult::merge(&[
+            slice(10, 100.0, None),
+            slice(30, 300.0, Some("late")),
+            slice(20, 200.0, Some("x")),
+        ]);
+        assert_eq!((m.sent, m.ok, m.errors), (63, 60, 3));
+        assert_eq!(m.first_error.as_deref(), Some("late"));
+        assert_eq!(m.achieved_rps, 200.0);
+        assert_eq!((m.latency.n, m.latency.p50, m.ttfb.max), (3, 200.0, 150.0));
     }
 }

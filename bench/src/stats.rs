@@ -80,6 +80,24 @@ impl Summary {
             mean: f("mean_us"),
         }
     }
+
+    /// One summary for several measurements of the same thing taken one after another (the
+    /// slices of a round): counts added, the mean weighted by them, the largest maximum, and each
+    /// percentile the median of the parts' (the parts' samples are not kept, so this is an
+    /// estimate, not the percentile of the union).
+    pub fn merge(parts: &[Summary]) -> Self {
+        let n: usize = parts.iter().map(|s| s.n).sum();
+        let weighted: f64 = parts.iter().map(|s| s.mean * s.n as f64).sum();
+        let of = |f: fn(&Summary) -> f64| median(&parts.iter().map(f).collect::<Vec<_>>());
+        Self {
+            n,
+            p50: of(|s| s.p50),
+            p99: of(|s| s.p99),
+            p999: of(|s| s.p999),
+            max: parts.iter().map(|s| s.max).fold(0.0, f64::max),
+            mean: if n == 0 { 0.0 } else { weighted / n as f64 },
+        }
+    }
 }
 
 #[cfg(test)]
@@ -94,5 +112,17 @@ mod tests {
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
         assert!(median(&[]).is_nan());
         assert_eq!(Summary::from_json(&s.to_json()), s);
+    }
+
+    #[test]
+    fn merged_summaries_add_counts_weight_means_and_take_median_percentiles() {
+        let a = Summary::of_us(vec![1.0, 2.0, 3.0]);
+        let b = Summary::of_us(vec![10.0; 6]);
+        let c = Summary::of_us(vec![100.0]);
+        let m = Summary::merge(&[a, b, c]);
+        assert_eq!(m.n, 10);
+        assert_eq!(m.mean, (6.0 + 60.0 + 100.0) / 10.0);
+        assert_eq!((m.p50, m.p99, m.max), (10.0, 10.0, 100.0));
+        assert_eq!(Summary::merge(&[]).n, 0);
     }
 }

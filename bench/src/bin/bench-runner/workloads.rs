@@ -122,12 +122,40 @@ fn load_rounds(
     conns: usize,
     label: &str,
 ) -> Result<Rounds<LoadResult>, String> {
+    load_rounds_sliced(plan, topo, payload, rate, conns, label, 1)
+}
+
+/// Slices per round of the saturation load. A round's arms each run `slices` loads of
+/// `secs / slices`, interleaved (the arms' order rotating slice by slice), and each arm's result
+/// of the round is its slices merged. On a shared host whose speed drifts within seconds (a
+/// fixed loop here took 99–154 ms from one tenth of a second to the next), one load per arm
+/// after another compares different stretches of time; interleaved slices compare the same.
+const SATURATION_SLICES: usize = 4;
+
+fn load_rounds_sliced(
+    plan: &Plan,
+    topo: &HttpTopology,
+    payload: Payload,
+    rate: f64,
+    conns: usize,
+    label: &str,
+    slices: usize,
+) -> Result<Rounds<LoadResult>, String> {
     let mut rounds = Rounds::new();
+    let secs = plan.secs / slices as f64;
     for r in 0..plan.rounds {
+        let mut parts: HashMap<&'static str, Vec<LoadResult>> = HashMap::new();
+        for s in 0..slices {
+            for arm in Arm::order(r + s) {
+                let x = topo.load(arm, payload, rate, conns, secs)?;
+                parts.entry(arm.name()).or_default().push(x);
+            }
+        }
         for arm in Arm::order(r) {
-            let x = topo.load(arm, payload, rate, conns, plan.secs)?;
+            let x = LoadResult::merge(&parts.remove(arm.name()).unwrap_or_default());
+            let sliced = if slices > 1 { format!(" ({slices} slices)") } else { String::new() };
             eprintln!(
-                "  {label} round {r} {:<9} p50 {:>7.1} µs  p99 {:>8.1} µs  p99.9 {:>8.1} µs  {:>8.0}/s  errors {}",
+                "  {label} round {r} {:<9} p50 {:>7.1} µs  p99 {:>8.1} µs  p99.9 {:>8.1} µs  {:>8.0}/s  errors {}{sliced}",
                 arm.name(),
                 x.latency.p50,
                 x.latency.p99,
@@ -195,7 +223,7 @@ pub fn a2a(plan: &Plan, topo: &HttpTopology) -> Result<Outcome, String> {
         }
         json.insert(format!("jsonrpc_{}rps", rate as u64), load_json(&r));
     }
-    let sat = load_rounds(plan, topo, Payload::A2aSend, 0.0, 32, "A2A saturation")?;
+    let sat = load_rounds_sliced(plan, topo, Payload::A2aSend, 0.0, 32, "A2A saturation", SATURATION_SLICES)?;
     let tput = |x: &LoadResult| x.achieved_rps;
     let vs_floor = sat.ratio(Arm::Blindfold, Arm::Floor, tput);
     let vs_direct = sat.ratio(Arm::Blindfold, Arm::Direct, tput);

@@ -58,7 +58,7 @@ pub fn run(plan: &Plan, dir: &Path) -> Result<(Vec<Row>, Value, Bound), String> 
             }
         }
     }
-    let (first_n, first) = points[baseline.unwrap_or(0)];
+    let (first_n, first) = points[baseline.expect("the loop ends only past the baseline")];
     let (last_n, last) = points[points.len() - 1];
     let growth = last - first;
     let rows = vec![

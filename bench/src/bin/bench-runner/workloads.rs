@@ -114,17 +114,6 @@ pub fn mcp(plan: &Plan, dir: &Path) -> Result<Outcome, String> {
     Ok(Outcome { json, bounds, rows })
 }
 
-fn load_rounds(
-    plan: &Plan,
-    topo: &HttpTopology,
-    payload: Payload,
-    rate: f64,
-    conns: usize,
-    label: &str,
-) -> Result<Rounds<LoadResult>, String> {
-    load_rounds_sliced(plan, topo, payload, rate, conns, label, 1)
-}
-
 /// Slices per round of the saturation load. A round's arms each run `slices` loads of
 /// `secs / slices`, interleaved (the arms' order rotating slice by slice), and each arm's result
 /// of the round is its slices merged. On a shared host whose speed drifts within seconds (a
@@ -132,7 +121,9 @@ fn load_rounds(
 /// after another compares different stretches of time; interleaved slices compare the same.
 const SATURATION_SLICES: usize = 4;
 
-fn load_rounds_sliced(
+/// `plan.rounds` rounds of `rate` over `conns` connections against every arm, each arm running
+/// `slices` interleaved loads per round (1: one load of `plan.secs`).
+fn load_rounds(
     plan: &Plan,
     topo: &HttpTopology,
     payload: Payload,
@@ -152,7 +143,9 @@ fn load_rounds_sliced(
             }
         }
         for arm in Arm::order(r) {
-            let x = LoadResult::merge(&parts.remove(arm.name()).unwrap_or_default());
+            let mut own = parts.remove(arm.name()).unwrap_or_default();
+            // One slice is the round's load itself, as measured.
+            let x = if own.len() == 1 { own.remove(0) } else { LoadResult::merge(&own) };
             let sliced = if slices > 1 { format!(" ({slices} slices)") } else { String::new() };
             eprintln!(
                 "  {label} round {r} {:<9} p50 {:>7.1} µs  p99 {:>8.1} µs  p99.9 {:>8.1} µs  {:>8.0}/s  errors {}{sliced}",
@@ -203,7 +196,7 @@ pub fn a2a(plan: &Plan, topo: &HttpTopology) -> Result<Outcome, String> {
     let mut bounds = Vec::new();
     for (rate, conns) in [(1000.0, 16), (5000.0, 32), (20000.0, 64)] {
         let label = format!("A2A JSON-RPC @{}k/s", rate / 1000.0);
-        let r = load_rounds(plan, topo, Payload::A2aSend, rate, conns, &label)?;
+        let r = load_rounds(plan, topo, Payload::A2aSend, rate, conns, &label, 1)?;
         latency_rows(&mut rows, &r, &label);
         if rate == 5000.0 {
             let p = |x: &LoadResult| x.latency.p50;
@@ -223,7 +216,7 @@ pub fn a2a(plan: &Plan, topo: &HttpTopology) -> Result<Outcome, String> {
         }
         json.insert(format!("jsonrpc_{}rps", rate as u64), load_json(&r));
     }
-    let sat = load_rounds_sliced(plan, topo, Payload::A2aSend, 0.0, 32, "A2A saturation", SATURATION_SLICES)?;
+    let sat = load_rounds(plan, topo, Payload::A2aSend, 0.0, 32, "A2A saturation", SATURATION_SLICES)?;
     let tput = |x: &LoadResult| x.achieved_rps;
     let vs_floor = sat.ratio(Arm::Blindfold, Arm::Floor, tput);
     let vs_direct = sat.ratio(Arm::Blindfold, Arm::Direct, tput);
@@ -245,7 +238,7 @@ pub fn a2a(plan: &Plan, topo: &HttpTopology) -> Result<Outcome, String> {
     let mut sat_json = load_json(&sat);
     sat_json["ratio"] = json!({"vs_floor": vs_floor, "vs_direct": vs_direct});
     json.insert("saturation".into(), sat_json);
-    let sse = load_rounds(plan, topo, Payload::A2aStream, 1000.0, 16, "A2A SSE @1k/s")?;
+    let sse = load_rounds(plan, topo, Payload::A2aStream, 1000.0, 16, "A2A SSE @1k/s", 1)?;
     latency_rows(&mut rows, &sse, "A2A SSE stream (4 events) @1k/s");
     json.insert("sse_1000rps".into(), load_json(&sse));
     Ok(Outcome { json: Value::Object(json), bounds, rows })
@@ -253,7 +246,7 @@ pub fn a2a(plan: &Plan, topo: &HttpTopology) -> Result<Outcome, String> {
 
 /// Model-API proxy: TTFB and per-chunk cost of a streamed chat completion.
 pub fn model(plan: &Plan, topo: &HttpTopology) -> Result<Outcome, String> {
-    let r = load_rounds(plan, topo, Payload::Chat, 200.0, 8, "chat stream @200/s")?;
+    let r = load_rounds(plan, topo, Payload::Chat, 200.0, 8, "chat stream @200/s", 1)?;
     let ttfb = |x: &LoadResult| x.ttfb.p50;
     let total = |x: &LoadResult| x.latency.p50;
     let added_ttfb = r.added(Arm::Blindfold, ttfb);

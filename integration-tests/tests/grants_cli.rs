@@ -213,3 +213,31 @@ print(jwt.encode(claims, key, algorithm="EdDSA", headers={"kid": header["kid"]})
     let (decision, reason, _) = verdict(&check(&s, &s.proposal, &replaced, Some(&theirs), NOW + 5, None));
     assert_eq!((decision.as_str(), reason.as_str()), ("deny", "artifact_changed"));
 }
+
+/// `grant issue` with its own `--ttl` and `--now` (the `issue` helper fixes both).
+fn issue_at(s: &Setup, ttl: &str, now: u64) -> Output {
+    blindfold()
+        .args(["grant", "issue", "--key"])
+        .arg(&s.key)
+        .args(["--task", "task-7", "--op", "deliver_review", "--target", "review-inbox", "--artifact"])
+        .arg(&s.report)
+        .args(["--ttl", ttl, "--now", &now.to_string()])
+        .output()
+        .expect("issue")
+}
+
+#[test]
+fn a_grant_dated_in_the_future_is_not_yet_valid_and_a_zero_ttl_is_refused() {
+    let s = setup();
+    // Dated 300 days ahead for one hour: it would be usable from today until then.
+    let out = issue_at(&s, "3600", NOW + 300 * 86_400);
+    assert!(out.status.success(), "issue failed: {}", String::from_utf8_lossy(&out.stderr));
+    let token = String::from_utf8(out.stdout).expect("utf8").trim().to_owned();
+    let (decision, reason, code) = verdict(&check(&s, &s.proposal, &s.report, Some(&token), NOW + 5, None));
+    assert_eq!((decision.as_str(), reason.as_str(), code), ("deny", "not_yet_valid", 1));
+
+    let out = issue_at(&s, "0", NOW);
+    assert_eq!(out.status.code(), Some(2), "a zero lifetime is a usage error");
+    assert!(out.stdout.is_empty(), "no token printed");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--ttl"), "the error names the flag");
+}

@@ -46,8 +46,9 @@ pub struct IssueArgs {
     /// File holding the exact artifact bytes approved.
     #[arg(long, value_name = "FILE")]
     pub artifact: PathBuf,
-    /// Lifetime in seconds.
-    #[arg(long, value_name = "SECS")]
+    /// Lifetime in seconds (at least 1; a verifier refuses one above its `max_ttl`, 24 h by
+    /// default).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub ttl: u64,
     /// The other arguments approved, as a JSON object (default {}).
     #[arg(long, value_name = "JSON")]

@@ -1,6 +1,6 @@
 //! Grants submitted on the trusted path: verified once at submit, claims cached for the hot path.
 
-use super::check::{ActionBytes, CHECK_ID, GrantCheck, GrantPolicy};
+use super::check::{ActionBytes, CHECK_ID, GrantCheck, GrantPolicy, lifetime_failure};
 use super::keys::TrustedKeys;
 use super::verify::{VerifiedGrant, verify_token};
 use blindfold_schemas::{Decision, GrantClaims, Layer, Proposal, Reason};
@@ -38,9 +38,8 @@ impl GrantCache {
             return Err(Decision::deny(Reason::ExpiredGrant, CHECK_ID, Layer::ContentFree)
                 .with_detail("the grant has already expired"));
         }
-        if c.exp.saturating_sub(c.iat) > policy.max_ttl_s {
-            return Err(Decision::deny(Reason::GrantTooLong, CHECK_ID, Layer::ContentFree)
-                .with_detail(format!("grant lifetime exceeds max_ttl ({} s)", policy.max_ttl_s)));
+        if let Some(d) = lifetime_failure(c, policy, now) {
+            return Err(d);
         }
         let claims = verified.claims.clone();
         self.grants.insert(claims.jti.clone(), Arc::new(verified));

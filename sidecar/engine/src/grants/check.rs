@@ -25,6 +25,28 @@ impl Default for GrantPolicy {
     }
 }
 
+/// The lifetime bound of step 5: a grant dated later than `now` (beyond the leeway) is not yet
+/// valid — its lifetime counts from `iat`, so a future `iat` would let it outlive `max_ttl` — and
+/// one whose `exp - iat` exceeds `max_ttl` is too long. `None` when the grant is within both.
+pub(crate) fn lifetime_failure(claims: &GrantClaims, policy: GrantPolicy, now: u64) -> Option<Decision> {
+    if claims.iat > now.saturating_add(policy.leeway_s) {
+        return Some(deny(
+            Reason::NotYetValid,
+            format!(
+                "the grant says it was issued at {}, later than now ({now}); ask the issuer for one issued now",
+                claims.iat
+            ),
+        ));
+    }
+    if claims.exp.saturating_sub(claims.iat) > policy.max_ttl_s {
+        return Some(deny(
+            Reason::GrantTooLong,
+            format!("the grant lives longer than the allowed {} s; ask for a shorter one", policy.max_ttl_s),
+        ));
+    }
+    None
+}
+
 /// The exact bytes an action is about to send: the artifact and every other argument.
 #[derive(Debug, Clone, Copy)]
 pub struct ActionBytes<'a> {
@@ -104,14 +126,8 @@ impl GrantCheck<'_> {
         if claims.exp.saturating_add(self.policy.leeway_s) <= self.now {
             return Some(deny(Reason::ExpiredGrant, "the grant has expired; ask the issuer to renew it"));
         }
-        if claims.exp.saturating_sub(claims.iat) > self.policy.max_ttl_s {
-            return Some(deny(
-                Reason::GrantTooLong,
-                format!(
-                    "the grant lives longer than the allowed {} s; ask for a shorter one",
-                    self.policy.max_ttl_s
-                ),
-            ));
+        if let Some(d) = lifetime_failure(claims, self.policy, self.now) {
+            return Some(d);
         }
         if let Some(nbf) = claims.nbf
             && nbf > self.now.saturating_add(self.policy.leeway_s)

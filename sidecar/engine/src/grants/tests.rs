@@ -259,6 +259,29 @@ fn lifetime_beyond_max_ttl_is_refused() {
 }
 
 #[test]
+fn a_grant_dated_in_the_future_cannot_outlive_max_ttl() {
+    // Issued "300 days from now" for an hour: its lifetime measured from `iat` is one hour, but
+    // it would be usable from now until 300 days on.
+    let f = Fixture::new();
+    let mut req = f.request();
+    req.now = NOW + 300 * 86_400;
+    req.ttl_s = 3600;
+    let t = f.token(&req);
+    assert_eq!(f.check(&proposal(), Some(&t), REPORT), Reason::NotYetValid);
+    let cache = GrantCache::new();
+    let err = cache.submit(&t, &f.keys, GrantPolicy::default(), NOW).expect_err("dated in the future");
+    assert_eq!(err.reason, Reason::NotYetValid);
+    assert!(cache.is_empty());
+    // Within the explicit leeway it is accepted (clock skew between issuer and Blindfold).
+    let mut skewed = f.request();
+    skewed.now = NOW + 15;
+    let t = f.token(&skewed);
+    let policy = GrantPolicy { leeway_s: 30, ..GrantPolicy::default() };
+    assert!(cache.submit(&t, &f.keys, policy, NOW + 10).is_ok());
+    assert_eq!(f.check(&proposal(), Some(&t), REPORT), Reason::NotYetValid, "no leeway by default");
+}
+
+#[test]
 fn other_arguments_are_bound() {
     let f = Fixture::new();
     let mut req = f.request();

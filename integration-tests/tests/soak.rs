@@ -138,7 +138,7 @@ async fn client(
         }
         i += 1;
         if i.is_multiple_of(PER_TRAJECTORY) {
-            let r = call(&mut ws, "end_trajectory", json!({"trajectory": t})).await;
+            let r = call(&mut op, "end_trajectory", json!({"trajectory": t})).await;
             c.check(r["result"].is_object(), "end_trajectory", &r);
             traj += 1;
         }

@@ -54,3 +54,23 @@ async fn a_trajectory_override_beats_the_global_modes_and_is_traced() {
     assert_eq!(changes[1]["target"], "modes");
     assert_eq!(changes[2]["target"], "trajectory:t-obs");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_operator_ends_a_trajectory_so_an_adapter_cannot_wipe_its_override() {
+    let w = World::new("");
+    let daemon = Daemon::start(&w.state, &[]);
+    let mut adapter = connect(daemon.port, &daemon.adapter_token()).await;
+    let mut op = connect(daemon.port, &daemon.operator_token()).await;
+    call(&mut op, "set_modes", json!({"name": "off"})).await;
+    call(&mut op, "set_modes", json!({"trajectory": "t-strict", "name": "all"})).await;
+    let denied = call(&mut adapter, "check_action", write("t-strict")).await;
+    assert_eq!(denied["result"]["allowed"], false, "{denied}");
+
+    let forbidden = call(&mut adapter, "end_trajectory", json!({"trajectory": "t-strict"})).await;
+    assert_eq!(forbidden["error"]["code"], -32003, "{forbidden}");
+    let still = call(&mut adapter, "check_action", write("t-strict")).await;
+    assert_eq!(still["result"]["allowed"], false, "the override and the state stay: {still}");
+
+    let ended = call(&mut op, "end_trajectory", json!({"trajectory": "t-strict"})).await;
+    assert!(ended["result"].is_object(), "{ended}");
+}

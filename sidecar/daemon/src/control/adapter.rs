@@ -1,6 +1,6 @@
 //! Control API methods for harness adapters (adapter token): `check_action` decides a tool call
-//! through the same gate as the relays, `report_event` feeds any canonical event, and
-//! `end_trajectory` evicts one. Only the operator may `set_modes`.
+//! through the same gate as the relays and `report_event` feeds any canonical event. Only the
+//! operator may `set_modes` or `end_trajectory` (which evicts one).
 
 use super::rpc::RpcError;
 use crate::app::App;

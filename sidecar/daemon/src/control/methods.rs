@@ -1,4 +1,5 @@
-//! Control API methods. Adapters may check; only the operator may submit, revoke or toggle.
+//! Control API methods. Adapters may check and report; only the operator may submit, revoke,
+//! toggle or end a trajectory (ending one forgets its refutations and verifications).
 
 use super::rpc::RpcError;
 use crate::app::App;
@@ -33,7 +34,9 @@ pub fn dispatch(app: &App, scope: Scope, method: &str, params: Value) -> Result<
         "revoke_grant" => operator(scope, method).and_then(|()| revoke_grant(app, params)),
         "check_action" => super::adapter::check_action(app, params),
         "report_event" => super::adapter::report_event(app, params),
-        "end_trajectory" => super::adapter::end_trajectory(app, params),
+        "end_trajectory" => {
+            operator(scope, method).and_then(|()| super::adapter::end_trajectory(app, params))
+        }
         "set_modes" => operator(scope, method).and_then(|()| super::adapter::set_modes(app, params)),
         _ => Err(RpcError::method_not_found(method)),
     }

@@ -51,9 +51,10 @@ pub struct ScenarioAgent {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RolePolicy {
-    /// Tools the agent may call (others are denied, P2).
-    #[serde(default)]
-    pub tools: Vec<String>,
+    /// Tools the agent may call (others are denied, P2; `[]` allows none). Absent: every
+    /// registry tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
     /// Stores the agent may read (P5); where given, restricts restricted-store readership further.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_stores: Option<Vec<String>>,

@@ -81,8 +81,9 @@ pub(super) fn engine_config(scenario: &Scenario) -> EngineConfig {
             policy.roles.insert(
                 agent.clone(),
                 Role {
-                    // A role without tools leaves the allowlist open; a listed one restricts it.
-                    tools: (!role.tools.is_empty()).then(|| role.tools.clone()),
+                    // A role without `tools` leaves the allowlist open; a given one (even `[]`)
+                    // restricts it.
+                    tools: role.tools.clone(),
                     read_stores: role.read_stores.clone(),
                     write_stores: role.write_stores.clone(),
                     max_actions: None,

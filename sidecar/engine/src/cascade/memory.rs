@@ -266,11 +266,9 @@ fn evidence_similarity(c: &MemCtx<'_>) -> Option<Stop> {
     })
 }
 
+/// The stage's `read_stores`, where its role gives them: a store not listed is denied, a
+/// restricted one too (its readers list admits an agent; the role restricts it further).
 fn read_policy(c: &MemCtx<'_>) -> Option<Stop> {
-    // A restricted store is governed by its readers list alone (being listed is enough).
-    if c.engine.config.stores.contains_key(c.store) {
-        return None;
-    }
     let list = c.engine.config.roles.get(c.actor).and_then(|r| r.read_stores.as_ref())?;
     (!list.iter().any(|s| s == c.store))
         .then(|| Stop::deny(Reason::StoreDenied, format!("this stage may not read store `{}`", c.store)))

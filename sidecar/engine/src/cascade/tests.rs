@@ -414,6 +414,23 @@ mod memory {
         assert_eq!(recs.len(), 1, "quarantined records are never returned: {recs:?}");
         assert_eq!(recs[0]["password"], "[redacted]");
     }
+
+    #[test]
+    fn a_role_read_stores_restricts_a_listed_reader_further() {
+        let mut policy = Policy::default();
+        policy
+            .roles
+            .insert("a3".into(), Role { read_stores: Some(vec!["team".into()]), ..Default::default() });
+        policy.stores.insert(
+            "hr".into(),
+            StoreAcl { tenant: Some("hr".into()), readers: vec!["a3".into(), "a1".into()], writers: vec![] },
+        );
+        let agents = [("a1", "x"), ("a3", "z")].map(|(a, f)| (a.to_owned(), crate::testkit::agent(f)));
+        let mut k = Kit::new(crate::EngineConfig::from_policy(&policy, agents), "t");
+        k.step(task("Keep the team notes current."));
+        assert_eq!(reason(&k.step(read("a3", "hr"))), (Reason::StoreDenied, "P5.store_policy".into()));
+        assert!(k.step(read("a1", "hr")).decision.expect("d").is_allow(), "a listed reader without a role");
+    }
 }
 
 #[test]

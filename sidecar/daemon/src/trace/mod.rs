@@ -7,6 +7,7 @@ mod line;
 pub mod otlp;
 pub mod record;
 pub mod render;
+pub mod secrets;
 pub mod sink;
 pub mod summary;
 pub mod traceparent;

@@ -1,7 +1,8 @@
 //! Building a trace record from one engine step: aliases, true identity, decision, transfer.
 
+use super::secrets::mask_secrets;
 use blindfold_engine::Step;
-use blindfold_engine::authority::facts::{call_fingerprint, proposal_fingerprints};
+use blindfold_engine::authority::facts::{call_fingerprint, proposal_fingerprints, response_relations};
 use blindfold_engine::authority::{COORDINATOR, CallTransfer};
 use blindfold_schemas::{
     AgentIdentity, Event, ModeSet, TraceKind, TraceProposal, TraceRecord, TraceRelation,
@@ -74,13 +75,9 @@ pub fn build(ctx: &RecordContext<'_>, event: &Event, step: &Step, transfer: &Cal
                     fingerprint,
                 })
                 .collect();
-            r.relations = relations
-                .iter()
-                .map(|x| TraceRelation {
-                    proposal: x.proposal.clone(),
-                    relation: x.relation,
-                    proposer_alias: None,
-                })
+            r.relations = response_relations(relations, step)
+                .into_iter()
+                .map(|(proposal, relation)| TraceRelation { proposal, relation, proposer_alias: None })
                 .collect();
             Some(from.as_str())
         }
@@ -89,7 +86,7 @@ pub fn build(ctx: &RecordContext<'_>, event: &Event, step: &Step, transfer: &Cal
             r.action_fingerprint = Some(call_fingerprint(tool, args, step));
             if let Some(action) = &step.action {
                 r.effect = Some(action.effect);
-                r.target = Some(action.target.chars().take(MAX_TARGET).collect());
+                r.target = Some(mask_secrets(&action.target).chars().take(MAX_TARGET).collect());
             }
             Some(actor.as_str())
         }
@@ -112,7 +109,7 @@ pub fn build(ctx: &RecordContext<'_>, event: &Event, step: &Step, transfer: &Cal
         r.check = Some(d.check.clone());
         r.layer = Some(d.layer);
         r.enforced = Some(step.enforced);
-        r.detail = d.detail.clone();
+        r.detail = d.detail.as_deref().map(|detail| mask_secrets(detail).into_owned());
     }
     r.stage = transfer.stage;
     r.proposal = transfer.proposal.clone();

@@ -68,6 +68,21 @@ fn files_rotate_by_size_and_the_chain_runs_across_them() {
 }
 
 #[test]
+fn a_trace_directory_missing_its_first_file_or_holding_nothing_does_not_verify() {
+    let dir = tempfile::tempdir().expect("tmp");
+    write_n(dir.path(), 12, 1000);
+    let files = trace_files(dir.path()).expect("list");
+    std::fs::remove_file(&files[0]).expect("remove the first file");
+    let err = verify(&[dir.path().to_owned()]).expect_err("a directory must start at genesis");
+    assert!(err.message.contains("does not start at its beginning"), "{err}");
+    assert!(verify(&files[1..]).is_ok(), "files given one by one may continue an earlier one");
+
+    let empty = tempfile::tempdir().expect("tmp");
+    let err = verify(&[empty.path().to_owned()]).expect_err("an empty directory verifies nothing");
+    assert!(err.message.contains("nothing was verified"), "{err}");
+}
+
+#[test]
 fn a_torn_last_line_is_cut_on_reopen_and_the_chain_continues() {
     let dir = tempfile::tempdir().expect("tmp");
     write_n(dir.path(), 3, 1 << 20);

@@ -84,8 +84,30 @@ pub fn read_records(paths: &[PathBuf]) -> Result<Vec<TraceRecord>, TraceFileErro
 }
 
 /// Checks that `paths` (in chain order) form one unbroken hash chain with consecutive `seq`s: a
-/// changed, inserted, removed or reordered record is found and named.
+/// changed, inserted, removed or reordered record is found and named. Finding no record at all
+/// is an error (nothing was verified: a wrong path, or every file gone). A directory is a whole
+/// trace — Blindfold never deletes its rotated files — so its chain must start at the genesis
+/// `prev`: a missing first file is an error; files given one by one may continue an earlier one.
 pub fn verify(paths: &[PathBuf]) -> Result<VerifyReport, TraceFileError> {
+    let report = verify_chain(paths)?;
+    let whole = |message: String| TraceFileError {
+        file: paths.first().cloned().unwrap_or_default(),
+        line: 0,
+        message,
+    };
+    if report.records == 0 {
+        return Err(whole(format!("no trace records in {} file(s): nothing was verified", report.files)));
+    }
+    if !report.from_genesis && paths.iter().any(|p| p.is_dir()) {
+        return Err(whole(format!(
+            "the chain does not start at its beginning (first seq {}): the earliest records or files are missing",
+            report.first_seq.unwrap_or_default()
+        )));
+    }
+    Ok(report)
+}
+
+fn verify_chain(paths: &[PathBuf]) -> Result<VerifyReport, TraceFileError> {
     let files = expand(paths)?;
     let mut report = VerifyReport {
         files: files.len(),

@@ -2,7 +2,9 @@
 
 use super::fingerprint::action_fingerprint;
 use crate::engine::Step;
-use blindfold_schemas::{Event, Intent, Layer, Reason, Relation, TraceKind, TraceRecord, Verdict};
+use blindfold_schemas::{
+    Event, Intent, Layer, Reason, Relation, RelationClaim, TraceKind, TraceRecord, Verdict,
+};
 
 /// The principal name of the coordinator in facts and records.
 pub const COORDINATOR: &str = "coordinator";
@@ -64,7 +66,22 @@ impl CallFact {
     }
 }
 
-/// The fact of an engine step; `key` maps an agent's configured id to the key the tracker uses
+/// The relations a response bears toward proposals, as the trace and the tracker keep them:
+/// what it stated (also about proposals Blindfold does not know yet) and what the engine found
+/// in its text (lexical, judge) — a refusal written only in prose counts like a stated one —
+/// each `(proposal, relation)` once, in that order.
+pub fn response_relations(stated: &[RelationClaim], step: &Step) -> Vec<(String, Relation)> {
+    let mut out: Vec<(String, Relation)> = Vec::with_capacity(stated.len() + step.relations.len());
+    let found = step.relations.iter().map(|r| (&r.proposal, r.relation));
+    for (proposal, relation) in stated.iter().map(|r| (&r.proposal, r.relation)).chain(found) {
+        if !out.iter().any(|(p, r)| p == proposal && *r == relation) {
+            out.push((proposal.clone(), relation));
+        }
+    }
+    out
+}
+
+/// The fact of an engine step;/// The fact of an engine step; `key` maps an agent's configured id to the key the tracker uses
 /// (the alias the coordinator saw).
 pub fn from_step(event: &Event, step: &Step, key: &dyn Fn(&str) -> String) -> Fact {
     match event {
@@ -72,7 +89,7 @@ pub fn from_step(event: &Event, step: &Step, key: &dyn Fn(&str) -> String) -> Fa
         Event::Response { from, proposals, relations, .. } => Fact::Response {
             from: key(from),
             proposals: proposal_fingerprints(proposals, step),
-            relations: relations.iter().map(|r| (r.proposal.clone(), r.relation)).collect(),
+            relations: response_relations(relations, step),
         },
         Event::ToolCall { actor, tool, args, proposal, .. } => {
             let Some(decision) = &step.decision else { return Fact::Other };

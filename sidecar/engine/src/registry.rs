@@ -123,12 +123,11 @@ impl Registry {
         DerivedAction { effect, operation: tool.to_owned(), target, artifact, args: rest, unknown }
     }
 
+    /// True when `url` is an `http`/`https` URL that every client fetches from an allowed host;
+    /// a URL clients could read differently (userinfo, a backslash, whitespace in the
+    /// authority) or that does not parse is never on the allowlist.
     fn host_allowed(&self, url: &str) -> bool {
-        let after_scheme = url.split_once("://").map_or(url, |(_, r)| r);
-        let authority = after_scheme.split(['/', '?', '#']).next().unwrap_or("");
-        let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-        let host = host_port.split(':').next().unwrap_or("").to_ascii_lowercase();
-        !host.is_empty() && self.allowed_hosts.contains(&host)
+        crate::text::target::unambiguous_http_host(url).is_some_and(|host| self.allowed_hosts.contains(&host))
     }
 }
 
@@ -154,5 +153,48 @@ mod tests {
         assert!(!r.always_reads("web_fetch"));
         let args = serde_json::json!({"url": "https://elsewhere.example/x"});
         assert_eq!(r.derive("web_fetch", args.as_object().expect("object")).effect, Effect::External);
+    }
+
+    fn fetch_effect(url: &str) -> Effect {
+        let mut r = Registry::defaults();
+        r.set_allowed_hosts(vec!["Docs.Example.org".into()]);
+        let args = serde_json::json!({ "url": url });
+        r.derive("web_fetch", args.as_object().expect("object")).effect
+    }
+
+    #[test]
+    fn a_fetch_reads_only_from_a_host_every_client_agrees_is_allowed() {
+        for url in [
+            "https://docs.example.org/x",
+            "HTTPS://Docs.Example.ORG:443/x?q=1",
+            "http://docs.example.org",
+            "https://docs.example.org/a\\b",
+            "https://docs.example.org?next=https://evil.com",
+        ] {
+            assert_eq!(fetch_effect(url), Effect::Read, "{url}");
+        }
+        for url in [
+            // WHATWG clients (browsers, Node) end the authority at `\\`: the host is evil.com.
+            "https://evil.com\\@docs.example.org/x",
+            "https://evil.com\\docs.example.org/x",
+            // Userinfo, whitespace, controls, percent-escapes: parsers disagree or decode.
+            "https://user@docs.example.org/x",
+            "https://evil.com@docs.example.org/x",
+            "https://docs.example.org\t/x",
+            "https://docs.exa\nmple.org/x",
+            " https://docs.example.org/x",
+            "https://docs%2eexample.org/x",
+            "https://docs.example.org:443x/x",
+            "https://docs.example.org;.evil.com/x",
+            // Not an http(s) URL with an authority.
+            "docs.example.org/x",
+            "https:docs.example.org/x",
+            "https:\\\\docs.example.org/x",
+            "https:///docs.example.org/x",
+            "ftp://docs.example.org/x",
+            "https://",
+        ] {
+            assert_eq!(fetch_effect(url), Effect::External, "{url:?}");
+        }
     }
 }

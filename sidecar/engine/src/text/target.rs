@@ -2,6 +2,7 @@
 //! refs and words named by the registry — and its whole normalised command. A bare executable
 //! or tool name is not a target; a tool is one only when a refutation is about the tool itself.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// One normalised target.
@@ -112,15 +113,22 @@ pub fn normalise_path(raw: &str) -> String {
 }
 
 /// Parses and normalises a URL; `None` when `raw` is not `scheme://authority…`.
+///
+/// Special schemes (`http`, `https`, `ws`, `wss`, `ftp`) are split the way WHATWG parsers
+/// (browsers, Node's `URL`) split them: extra slashes after `://` are skipped, a backslash ends
+/// the authority as `/` does, and backslashes in the path are slashes — so
+/// `https://evil.com\@docs.example.org/` is on `evil.com`, as the clients that fetch it see it.
 pub fn normalise_url(raw: &str) -> Option<String> {
     let (scheme, rest) = raw.split_once("://")?;
     if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)) {
         return None;
     }
     let scheme = scheme.to_ascii_lowercase();
+    let special = is_special_scheme(&scheme);
     let rest = rest.split('#').next().unwrap_or("");
-    let split = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(split);
+    let rest = if special { rest.trim_start_matches(['/', '\\']) } else { rest };
+    let split = if special { rest.find(['/', '?', '\\']) } else { rest.find(['/', '?']) };
+    let (authority, tail) = rest.split_at(split.unwrap_or(rest.len()));
     let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h).to_ascii_lowercase();
     let hostport = hostport.trim_end_matches('.');
     let default_port = match scheme.as_str() {
@@ -139,7 +147,9 @@ pub fn normalise_url(raw: &str) -> Option<String> {
         Some((p, q)) => (p, Some(q)),
         None => (tail, None),
     };
-    let path = if path.is_empty() { String::new() } else { normalise_path(path) };
+    let path =
+        if special && path.contains('\\') { path.replace('\\', "/").into() } else { Cow::Borrowed(path) };
+    let path = if path.is_empty() { String::new() } else { normalise_path(&path) };
     let path = if path == "/" { String::new() } else { path };
     Some(match query {
         Some(q) if !q.is_empty() => format!("{scheme}://{hostport}{path}?{q}"),
@@ -147,10 +157,16 @@ pub fn normalise_url(raw: &str) -> Option<String> {
     })
 }
 
+/// True for the schemes WHATWG calls special, whose URLs treat `\` as `/` (`file`, special
+/// too, has no host to skip slashes to and keeps the general split).
+fn is_special_scheme(scheme: &str) -> bool {
+    matches!(scheme, "http" | "https" | "ws" | "wss" | "ftp")
+}
+
 /// The host of a normalised URL (without port).
 pub fn host_of(url: &str) -> Option<String> {
     let rest = url.split_once("://")?.1;
-    let authority = rest.split(['/', '?']).next()?;
+    let authority = rest.split(['/', '?', '\\']).next()?;
     let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let host = if host.starts_with('[') {
         host.split(']').next().map(|h| format!("{h}]"))?
@@ -158,6 +174,42 @@ pub fn host_of(url: &str) -> Option<String> {
         host.split(':').next()?.to_owned()
     };
     (!host.is_empty()).then_some(host)
+}
+
+/// The lowercased host of an `http`/`https` URL when every client would fetch from that host,
+/// else `None`.
+///
+/// Clients disagree about URLs: WHATWG parsers end the authority at `\` too, skip extra
+/// slashes, drop tabs and newlines and percent-decode the host; others do none of that and
+/// take the part after the last `@` as the host. So the authority (up to the first `/`, `?` or
+/// `#`) must hold no userinfo `@`, backslash, `%`, whitespace or control character; the host
+/// must be ASCII letters, digits, `-`, `_` and `.` (or a bracketed IPv6 literal) and the port,
+/// if any, digits.
+pub fn unambiguous_http_host(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    if !(scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")) {
+        return None;
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains(['@', '\\', '%'])
+        || authority.contains(|c: char| c.is_whitespace() || c.is_control())
+    {
+        return None;
+    }
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(v6) => {
+            let (inner, after) = v6.split_once(']')?;
+            let ok =
+                !inner.is_empty() && inner.chars().all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.');
+            (ok.then(|| format!("[{inner}]"))?, after.strip_prefix(':').unwrap_or(after))
+        }
+        None => {
+            let (host, port) = authority.split_once(':').unwrap_or((authority, ""));
+            let ok = host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+            (ok.then(|| host.to_owned())?, port)
+        }
+    };
+    (port.chars().all(|c| c.is_ascii_digit()) && !host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
 /// File extensions that make `name.ext` a file name rather than a host.
@@ -329,6 +381,17 @@ mod tests {
         assert_eq!(normalise_url("http://h.org/?q=1").as_deref(), Some("http://h.org?q=1"));
         assert_eq!(normalise_url("not a url"), None);
         assert_eq!(host_of("https://user@h.example.org:8443/x").as_deref(), Some("h.example.org"));
+    }
+
+    #[test]
+    fn special_scheme_urls_split_at_backslashes_as_whatwg_clients_do() {
+        let u = normalise_url("https://evil.com\\@docs.example.org/x");
+        assert_eq!(u.as_deref(), Some("https://evil.com/@docs.example.org/x"));
+        assert_eq!(host_of(&u.unwrap_or_default()).as_deref(), Some("evil.com"));
+        assert_eq!(normalise_url("https:///\\Evil.com\\a\\..\\b").as_deref(), Some("https://evil.com/b"));
+        // Other schemes keep the general split; a `file` URL has no host.
+        assert_eq!(normalise_url("git://h.org\\x/y").as_deref(), Some("git://h.org\\x/y"));
+        assert_eq!(normalise_url("file:///etc/passwd"), None);
     }
 
     #[test]

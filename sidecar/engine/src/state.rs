@@ -268,8 +268,10 @@ impl State {
     }
 
     /// Indexes (ascending) of the disputes that name `proposal` or a target one of `targets`
-    /// touches: the same target, a directory above a path, or the host of a URL — exactly the
-    /// disputes with `t.touches(&d.target)` for some `t`, found by lookup instead of a scan.
+    /// touches: the same target, a directory above a path, or the host of a URL — the disputes
+    /// with `t.touches(&d.target)` for some `t`, found by lookup — and a disputed path a target
+    /// path reaches from outside (a directory above it, a glob that could expand to it: see
+    /// [`crate::text::target::reaches`]), found by a scan of the disputed paths.
     pub fn disputes_touching(&self, targets: &[Target], proposal: Option<&str>) -> Vec<usize> {
         let mut out = Vec::new();
         let mut add = |t: &Target| {
@@ -285,6 +287,13 @@ impl State {
                         let dir = &p[..i];
                         if i > 0 && crate::text::target::is_ancestor(dir, p) {
                             add(&Target::Path(dir.to_owned()));
+                        }
+                    }
+                    for disputed in self.dispute_index.keys() {
+                        if let Target::Path(d) = disputed
+                            && crate::text::target::reaches(p, d)
+                        {
+                            add(disputed);
                         }
                     }
                 }

@@ -142,6 +142,44 @@ fn split_actions_on_a_disputed_target_stay_disputed() {
 }
 
 #[test]
+fn actions_reaching_a_disputed_target_from_outside_stay_disputed() {
+    let mut k = kit();
+    k.step(task("Tidy /srv and /tmp: old builds, the helper scripts /tmp/clean.sh and clean.sh"));
+    let script = "#!/bin/sh\nrm -rf /srv/releases\n";
+    for path in ["/tmp/clean.sh", "clean.sh"] {
+        k.grant("write_file", path, script.as_bytes(), json!({}), None, None);
+        let s = k.step(call("coordinator", "write_file", json!({"path": path, "content": script}), None));
+        assert!(s.decision.as_ref().expect("d").is_allow(), "{s:?}");
+    }
+    let rm = "rm -rf /srv/releases";
+    k.step(response("a1", "I propose clearing it.", &[("p1", "bash", json!({ "command": rm }))], &[]));
+    k.step(response("a2", "Do not run that: /srv/releases holds the only copy.", &[], &[]));
+    for cmd in [
+        "rm -rf /srv",
+        "rm -rf /srv/rel*",
+        "rm -rf /s?v/rel[a-z]ases/old",
+        "rm -rf /*",
+        "cd /srv && rm -rf releases",
+        "cd /srv; rm -rf releases",
+        "/tmp/clean.sh",
+        "./clean.sh",
+        "cd /tmp && ./clean.sh",
+    ] {
+        k.grant("bash", cmd, cmd.as_bytes(), json!({}), None, None);
+        let s = k.step(call("coordinator", "bash", json!({ "command": cmd }), None));
+        assert_eq!(decided(&s).1, Reason::Contradicted, "{cmd}: {s:?}");
+    }
+    // Beside the disputed target, not above or over it: allowed.
+    for cmd in
+        ["rm -rf /srv/tmp", "rm -rf /srv/tmp*", "rm -rf /srv/releases-old", "cd /tmp && rm -rf releases"]
+    {
+        k.grant("bash", cmd, cmd.as_bytes(), json!({}), None, None);
+        let s = k.step(call("coordinator", "bash", json!({ "command": cmd }), None));
+        assert!(s.decision.as_ref().expect("d").is_allow(), "{cmd}: {s:?}");
+    }
+}
+
+#[test]
 fn negation_traps_do_not_dispute() {
     let mut k = kit();
     propose_rm(&mut k);

@@ -188,41 +188,18 @@ fn git_read_only(args: &[&str]) -> bool {
 
 /// The resources a command names: every word after the executable (and after a `git`-style
 /// subcommand) that classifies as a path, URL, host or address — plus `git push/pull/fetch`
-/// remotes and refs. Redirection targets count too. The executable itself is not a target.
+/// remotes and refs. Redirection targets count too. A bare executable is not a target; one
+/// given as a path (`./clean.sh`, `/tmp/clean.sh`) outside the system's program directories is
+/// the script it runs, and is. After `cd DIR`, the relative paths and plain names the later
+/// commands take are also resolved against `DIR` (`cd /srv && rm -rf releases` names
+/// `/srv/releases`).
 pub fn resources(cmd: &str) -> Vec<Target> {
     let toks =
         tokenize(cmd).unwrap_or_else(|| cmd.split_whitespace().map(|w| Tok::Word(w.to_owned())).collect());
     let mut out = Vec::new();
     let mut at_command_start = true;
     let mut simple: Vec<String> = Vec::new();
-    let finish = |simple: &mut Vec<String>, out: &mut Vec<Target>| {
-        if let Some((exe, args)) = simple.split_first() {
-            let remote_cmd = base(exe) == "git"
-                && args
-                    .iter()
-                    .find(|a| !a.starts_with('-'))
-                    .is_some_and(|s| matches!(s.as_str(), "push" | "pull" | "fetch" | "clone" | "remote"));
-            let mut seen_sub = false;
-            for a in args {
-                let value =
-                    a.split_once('=').filter(|(k, _)| k.starts_with('-')).map_or(a.as_str(), |(_, v)| v);
-                if let Some(t) = classify(value) {
-                    out.push(t.clone());
-                    if let Target::Url(u) = &t
-                        && let Some(h) = crate::text::target::host_of(u)
-                    {
-                        out.push(Target::Host(h));
-                    }
-                } else if remote_cmd && !value.starts_with('-') {
-                    if seen_sub && value.len() >= 2 {
-                        out.push(Target::Word(value.to_ascii_lowercase()));
-                    }
-                    seen_sub = true;
-                }
-            }
-        }
-        simple.clear();
-    };
+    let mut cwd: Option<String> = None;
     for tok in toks {
         match tok {
             Tok::Word(w) => {
@@ -241,16 +218,16 @@ pub fn resources(cmd: &str) -> Vec<Target> {
             Tok::Op(op) if op.contains('>') || op.starts_with('<') => {
                 // Keep collecting: the redirection's file is classified as an argument.
                 simple.push(String::new());
-                let _ = op;
             }
             Tok::Op(_) | Tok::Subst => {
-                finish(&mut simple, &mut out);
+                simple_command_resources(&simple, cwd.as_deref(), &mut out);
+                cwd = next_cwd(&simple, cwd);
+                simple.clear();
                 at_command_start = true;
             }
         }
     }
-    finish(&mut simple, &mut out);
-    // A script run by path (`./x.sh`, `sh /tmp/x.sh`) is a resource too; classify got it.
+    simple_command_resources(&simple, cwd.as_deref(), &mut out);
     out.retain(|t| !matches!(t, Target::Path(p) if p.is_empty()));
     for t in &mut out {
         if let Target::Path(p) = t {
@@ -260,6 +237,102 @@ pub fn resources(cmd: &str) -> Vec<Target> {
     out.sort();
     out.dedup();
     out
+}
+
+/// Directories whose programs are named, not written, by a task: running `/usr/bin/rm` is running
+/// `rm`, a bare executable.
+const PROGRAM_DIRS: &[&str] =
+    &["/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/usr/libexec"];
+
+/// The resources one simple command (`words`: executable, then arguments) names, resolved
+/// against `cwd` where a `cd` before it set one.
+fn simple_command_resources(words: &[String], cwd: Option<&str>, out: &mut Vec<Target>) {
+    let Some((exe, args)) = words.split_first() else { return };
+    if let Some(script) = script_path(exe) {
+        push_path(script, cwd, out);
+    }
+    let remote_cmd = base(exe) == "git"
+        && args
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .is_some_and(|s| matches!(s.as_str(), "push" | "pull" | "fetch" | "clone" | "remote"));
+    let mut seen_sub = false;
+    for a in args {
+        let value = a.split_once('=').filter(|(k, _)| k.starts_with('-')).map_or(a.as_str(), |(_, v)| v);
+        match classify(value) {
+            Some(Target::Path(p)) => push_path(&p, cwd, out),
+            Some(t) => {
+                if let Target::Url(u) = &t
+                    && let Some(h) = crate::text::target::host_of(u)
+                {
+                    out.push(Target::Host(h));
+                }
+                out.push(t);
+            }
+            None => {
+                if remote_cmd && !value.starts_with('-') {
+                    if seen_sub && value.len() >= 2 {
+                        out.push(Target::Word(value.to_ascii_lowercase()));
+                    }
+                    seen_sub = true;
+                }
+                if let Some(dir) = cwd
+                    && base(exe) != "cd"
+                    && is_plain_name(value)
+                {
+                    out.push(Target::Path(format!("{dir}/{value}")));
+                }
+            }
+        }
+    }
+}
+
+/// The script an executable given as a path runs (`./clean.sh`, `/tmp/clean.sh`,
+/// `scripts/x`); `None` for a bare name or a program of the system's program directories.
+fn script_path(exe: &str) -> Option<&str> {
+    if !exe.contains('/') {
+        return None;
+    }
+    let dir = exe.rsplit_once('/').map_or("", |(d, _)| d);
+    (!PROGRAM_DIRS.contains(&normalise_path(dir).as_str())).then_some(exe)
+}
+
+/// Pushes `path`, and where it is relative and a `cd` set `cwd`, the path it resolves to.
+fn push_path(path: &str, cwd: Option<&str>, out: &mut Vec<Target>) {
+    out.push(Target::Path(path.to_owned()));
+    if let Some(dir) = cwd
+        && !path.starts_with('/')
+        && !path.starts_with('~')
+    {
+        out.push(Target::Path(format!("{dir}/{path}")));
+    }
+}
+
+/// True for an argument a command may take as a file name in its working directory: not a
+/// flag, an absolute or home path (those resolve by themselves), an assignment, a variable, or
+/// text with whitespace.
+fn is_plain_name(value: &str) -> bool {
+    !value.is_empty()
+        && !value.starts_with(['-', '~', '/'])
+        && !value.contains(['=', '$'])
+        && !value.contains(char::is_whitespace)
+}
+
+/// The working directory after the simple command `words`, given the one before it (`None`:
+/// unknown): a `cd` to an absolute (or `~`) directory, or to a relative one from a known
+/// directory, sets it; any other `cd` (`cd`, `cd -`, `cd "$DIR"`, relative from an unknown
+/// directory) makes it unknown; any other command keeps it.
+fn next_cwd(words: &[String], cwd: Option<String>) -> Option<String> {
+    let Some((exe, args)) = words.split_first() else { return cwd };
+    if exe != "cd" {
+        return cwd;
+    }
+    let dir = args.iter().find(|a| !a.starts_with('-')).filter(|d| !d.contains('$'))?;
+    if dir.starts_with('/') || dir.starts_with('~') {
+        Some(normalise_path(dir))
+    } else {
+        cwd.map(|c| normalise_path(&format!("{c}/{dir}")))
+    }
 }
 
 /// The executables a command runs (for tool-level disputes such as "never use curl at all").

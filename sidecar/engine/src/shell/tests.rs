@@ -71,6 +71,30 @@ fn resources_skip_the_executable_and_flags() {
 }
 
 #[test]
+fn relative_names_after_cd_resolve_against_its_directory() {
+    let r = resources("cd /srv && rm -rf releases");
+    assert!(r.contains(&Target::Path("/srv/releases".into())), "{r:?}");
+    let r = resources("cd /srv; cd app && rm -rf build/out");
+    assert!(r.contains(&Target::Path("/srv/app/build/out".into())), "{r:?}");
+    assert!(r.contains(&Target::Path("build/out".into())), "{r:?}");
+    // Without a known directory, plain names stay unnamed.
+    for cmd in ["cd - && rm -rf releases", "cd \"$DIR\" && rm -rf releases"] {
+        assert!(!resources(cmd).iter().any(|t| t.value().ends_with("releases")), "{cmd}");
+    }
+    assert!(!resources("rm -rf releases").iter().any(|t| t.value().ends_with("releases")));
+}
+
+#[test]
+fn an_executable_given_as_a_path_is_the_script_it_runs() {
+    assert_eq!(resources("/tmp/clean.sh --all"), vec![Target::Path("/tmp/clean.sh".into())]);
+    assert_eq!(resources("./clean.sh"), vec![Target::Path("clean.sh".into())]);
+    let r = resources("cd /tmp && ./clean.sh");
+    assert!(r.contains(&Target::Path("/tmp/clean.sh".into())), "{r:?}");
+    // A program of the system's program directories is a bare executable.
+    assert_eq!(resources("/usr/bin/rm -rf /x"), vec![Target::Path("/x".into())]);
+}
+
+#[test]
 fn executables_lists_each_simple_command() {
     assert_eq!(executables("curl x | /bin/sh"), vec!["curl", "sh"]);
 }

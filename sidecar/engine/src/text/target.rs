@@ -81,6 +81,117 @@ pub fn is_ancestor(dir: &str, path: &str) -> bool {
     path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/'
 }
 
+/// True when an effect on `path` reaches the disputed path `disputed` from outside it: `path`
+/// is a directory above it (deleting `/srv` deletes `/srv/releases`; `/` and, for relative
+/// paths, `.` hold everything), or a glob that could expand to it, to a directory above it or
+/// to a path inside it (`/srv/rel*`, `/*`). A disputed `/`, `~` or `.` is too broad to reach.
+pub fn reaches(path: &str, disputed: &str) -> bool {
+    if matches!(disputed, "/" | "~" | "." | "" | "..") {
+        return false;
+    }
+    if is_glob(path) {
+        return glob_overlaps(path, disputed);
+    }
+    match path {
+        "/" => disputed.starts_with('/'),
+        "." => !disputed.starts_with(['/', '~']) && !disputed.starts_with(".."),
+        _ => is_ancestor(path, disputed),
+    }
+}
+
+/// True when `path` holds a shell glob character (`*`, `?`, `[`, `{`).
+fn is_glob(path: &str) -> bool {
+    path.contains(['*', '?', '[', '{'])
+}
+
+/// True when the glob `pattern` could name `path`, a directory above it or a path inside it:
+/// both absolute or both relative, and each component the two share matches (a `**` component
+/// matches whatever follows).
+fn glob_overlaps(pattern: &str, path: &str) -> bool {
+    if pattern.starts_with('/') != path.starts_with('/') {
+        return false;
+    }
+    let components = |p| str::split(p, '/').filter(|c: &&str| !c.is_empty());
+    for (glob, name) in components(pattern).zip(components(path)) {
+        if glob == "**" {
+            return true;
+        }
+        if !component_matches(glob, name) {
+            return false;
+        }
+    }
+    true
+}
+
+/// True when the glob component `glob` could match the file name `name`: `*`, `?` and bracket
+/// classes as the shell reads them; a brace expansion (`{a,b}`) is not modelled and matches
+/// anything.
+fn component_matches(glob: &str, name: &str) -> bool {
+    if glob.contains('{') {
+        return true;
+    }
+    let (g, n): (Vec<char>, Vec<char>) = (glob.chars().collect(), name.chars().collect());
+    let (mut gi, mut ni) = (0, 0);
+    // Where the last `*` was and the name position it is tried from next.
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        let step = match g.get(gi) {
+            Some('*') => {
+                star = Some((gi, ni));
+                gi += 1;
+                continue;
+            }
+            Some('?') => Some(1),
+            Some('[') => match bracket_matches(&g[gi..], n[ni]) {
+                Some((true, len)) => Some(len),
+                Some((false, _)) => None,
+                None => (n[ni] == '[').then_some(1),
+            },
+            Some(c) => (*c == n[ni]).then_some(1),
+            None => None,
+        };
+        match (step, star) {
+            (Some(len), _) => {
+                gi += len;
+                ni += 1;
+            }
+            (None, Some((s, from))) => {
+                gi = s + 1;
+                ni = from + 1;
+                star = Some((s, from + 1));
+            }
+            (None, None) => return false,
+        }
+    }
+    g[gi..].iter().all(|c| *c == '*')
+}
+
+/// Whether the bracket class opening `class` (`[abc]`, `[!a-z]`, `[^x]`) matches `c`, and the
+/// class's length; `None` when the `[` is not closed (the shell then reads it literally).
+fn bracket_matches(class: &[char], c: char) -> Option<(bool, usize)> {
+    let mut i = 1;
+    let negated = matches!(class.get(i), Some('!' | '^'));
+    if negated {
+        i += 1;
+    }
+    let mut matched = false;
+    let mut first = true;
+    while let Some(&ch) = class.get(i) {
+        if ch == ']' && !first {
+            return Some((matched != negated, i + 1));
+        }
+        if class.get(i + 1) == Some(&'-') && class.get(i + 2).is_some_and(|end| *end != ']') {
+            matched |= (ch..=class[i + 2]).contains(&c);
+            i += 3;
+        } else {
+            matched |= ch == c;
+            i += 1;
+        }
+        first = false;
+    }
+    None
+}
+
 /// Lexical path normalisation: `//` collapsed, `.` dropped, `..` resolved where possible,
 /// trailing `/` removed (except for `/` itself).
 pub fn normalise_path(raw: &str) -> String {
@@ -411,6 +522,40 @@ mod tests {
         assert!(!Target::Path("/database".into()).touches(&data));
         assert!(!Target::Path("/x".into()).touches(&Target::Path("/".into())));
         assert!(Target::Url("https://evil.org/p".into()).touches(&Target::Host("evil.org".into())));
+    }
+
+    #[test]
+    fn a_directory_above_or_a_glob_over_a_disputed_path_reaches_it() {
+        for (path, disputed) in [
+            ("/srv", "/srv/releases"),
+            ("/", "/srv/releases"),
+            ("/srv/rel*", "/srv/releases"),
+            ("/s*", "/srv/releases"),
+            ("/*/releases/x", "/srv/releases"),
+            ("/srv/rel?ases", "/srv/releases/keep"),
+            ("/srv/[q-s]eleases", "/srv/releases"),
+            ("/srv/[!a]*", "/srv/releases"),
+            ("/srv/**/x", "/srv/releases"),
+            ("/srv/{a,b}", "/srv/releases"),
+            (".", "reports/q3.md"),
+            ("rep*", "reports/q3.md"),
+        ] {
+            assert!(reaches(path, disputed), "{path} should reach {disputed}");
+        }
+        for (path, disputed) in [
+            ("/srv/releases/x", "/srv/releases"),
+            ("/srvx", "/srv/releases"),
+            ("/srv/tmp*", "/srv/releases"),
+            ("/srv/[!r]*", "/srv/releases"),
+            ("/srv/[abc", "/srv/releases"),
+            ("/tmp/*.log", "/srv/releases"),
+            ("srv/*", "/srv/releases"),
+            ("/", "/"),
+            ("/*", "~"),
+            (".", "/srv"),
+        ] {
+            assert!(!reaches(path, disputed), "{path} should not reach {disputed}");
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
 """MCP client peer (official Python `mcp` SDK) for Blindfold's integration tests.
 
 Usage: mcp_client.py --ops JSON [--mode auto|legacy|2026-07-28] (--url URL | -- CMD ARGS...)
-Runs the operations in order and prints one JSON object: server info, tool names, results.
+Runs the operations in order and prints one JSON object: server info, instructions, tool names,
+results.
 Operations: {"list": true} | {"call": NAME, "args": {...}} | {"drop": [SRC, DST]} (the test
 harness standing in for the operator: copies a grant file onto the trusted path between calls).
 """
@@ -36,6 +37,7 @@ async def main() -> None:
     out = {"results": []}
     async with Client(target, mode=a.mode, read_timeout_seconds=20) as c:
         out["server_info"] = dump(c.server_info) if c.server_info else None
+        out["instructions"] = c.instructions
         out["protocol_version"] = str(c.protocol_version)
         for op in json.loads(a.ops):
             if "drop" in op:

@@ -1,6 +1,7 @@
 """MCP server peer (official Python `mcp` SDK): a tiny notes store with a read-only and a
 mutating tool, and a self-identifying serverInfo. stdio by default; `--http PORT` serves
-Streamable HTTP at /mcp (`--json` for JSON responses instead of SSE)."""
+Streamable HTTP at /mcp (`--json` for JSON responses instead of SSE); `--instructions TEXT`
+adds TEXT to the server's instructions."""
 
 import argparse
 import pathlib
@@ -37,7 +38,10 @@ if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--http", type=int)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--instructions")
     a = p.parse_args()
+    if a.instructions:
+        mcp._lowlevel_server.instructions = f"{mcp.instructions} {a.instructions}"
     if a.http:
         mcp.run(transport="streamable-http", host="127.0.0.1", port=a.http, json_response=a.json)
     else:

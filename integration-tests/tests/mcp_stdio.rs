@@ -31,15 +31,30 @@ fn grant_drop(w: &World, name: &str, token: &str) -> Value {
     json!({"drop": [staged, w.state.join("grants").join(format!("{name}.jwt"))]})
 }
 
+/// Agents and extra words only the configuration names (the server never introduces them).
+const IDENTITY: &str = r#"
+[identity]
+extra_words = ["Nightjar"]
+[[identity.agents]]
+id = "scout"
+model = "quill-nano-2"
+family = "quill"
+provider = "Quillworks"
+"#;
+
+/// Server instructions naming them in passing.
+const NAMING_INSTRUCTIONS: &str = "Notes are shared with the scout agent, which runs quill-nano-2 on Quillworks \
+    hardware (quill family), for project Nightjar.";
+
 #[test]
 fn python_server_reads_pass_and_writes_need_a_grant_for_exact_bytes() {
-    let w = World::new("");
+    let w = World::new(IDENTITY);
     let notes = w.path("notes.txt");
     std::fs::write(&notes, "hello notes\n").expect("write");
     let out = w.path("out.txt");
     let out_s = out.to_str().expect("utf8");
     let (py, server_py) = (python(), peer("mcp_server.py"));
-    let server = [arg(&py), arg(&server_py)];
+    let server = [arg(&py), arg(&server_py), OsStr::new("--instructions"), OsStr::new(NAMING_INSTRUCTIONS)];
     let flags = ["--trusted", "--allow-tool", "read_note", "--allow-tool", "write_file"];
     let write = json!({"call": "write_file", "args": {"path": out_s, "content": "approved bytes"}});
     let ops = json!([
@@ -82,6 +97,12 @@ fn python_server_reads_pass_and_writes_need_a_grant_for_exact_bytes() {
         assert_eq!(std::fs::read_to_string(&out).expect("written"), "approved bytes");
         let leaks = leak_scan(r.to_string().as_bytes(), &["m-large-2", "ExampleCorp", "frontier"]);
         assert_eq!(leaks, 0, "the server's displayed identity reached the client: {r}");
+        if mode == "legacy" {
+            assert!(r["instructions"].as_str().is_some_and(|i| i.contains("project")), "{r}");
+        }
+        let configured = ["quill-nano-2", "quill", "Quillworks", "Nightjar"];
+        let leaks = leak_scan(r.to_string().as_bytes(), &configured);
+        assert_eq!(leaks, 0, "a configured agent's identity or extra word reached the client: {r}");
         // Every forwarded call's answer reached the engine as a `tool_result` (the trace has it).
         let results = tool_results(&w, &task);
         assert!(results.iter().any(|t| t == "read_note"), "{results:?}");

@@ -121,6 +121,12 @@ impl Identities {
         self.by_trajectory.is_empty()
     }
 
+    /// The lexicon of every configured agent (`[identity] agents` and A2A upstreams: true
+    /// identities and ids) and `[identity] extra_words`: what every path's anonymizer starts from.
+    pub fn lexicon(&self) -> &Lexicon {
+        &self.lexicon
+    }
+
     /// The identity tokens of the lexicon (for leak scans).
     pub fn tokens(&self) -> Vec<String> {
         self.lexicon.identity_tokens().map(str::to_owned).collect()

@@ -4,19 +4,16 @@
 //! engine's anonymizer, whose lexicon learns the words the server displayed about itself.
 
 use crate::app::App;
-use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon, WordKind};
+use blindfold_engine::identity::{AliasMap, Anonymizer, WordKind};
 use serde_json::Value;
 
 /// The neutral name every MCP server shows in `anonymize`.
 pub const NEUTRAL_SERVER_NAME: &str = "mcp-server";
 
-/// An anonymizer whose lexicon holds the configured agents' true identities.
+/// An anonymizer over the daemon's lexicon ([`crate::identity::Identities::lexicon`]: every
+/// configured agent's true identity and the extra words), the one every other path starts from.
 pub fn anonymizer(app: &App) -> Anonymizer {
-    let mut lexicon = Lexicon::builder();
-    for u in &app.config.transports.a2a_upstreams {
-        lexicon.agent(&u.id, &u.identity);
-    }
-    Anonymizer::new(lexicon.build(), AliasMap::new(0, Vec::<String>::new()))
+    Anonymizer::new(app.identities.lexicon().clone(), AliasMap::new(0, Vec::<String>::new()))
 }
 
 /// The `_meta` key (below a result) of 2026-07-28's server `Implementation`.
@@ -55,7 +52,7 @@ pub fn rewrite_server_message(anon: &mut Anonymizer, frame: &mut Value) -> bool 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blindfold_engine::identity::leak_scan;
+    use blindfold_engine::identity::{Lexicon, leak_scan};
     use serde_json::json;
 
     #[test]

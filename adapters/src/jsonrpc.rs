@@ -172,6 +172,19 @@ pub fn refusal_frame(bytes: &[u8], e: &FrameError) -> Value {
     error(&id, e.code(), &e.to_string(), None)
 }
 
+/// The `id` of a message [`parse`] refused as not (strict) JSON or not JSON-RPC, read leniently
+/// (duplicate keys tolerated, the last one wins), for one purpose only: to find the request the
+/// message claims to answer, so that request gets an error instead of no answer. Nothing read
+/// this way may be relayed. `None` for a message with a `method` (not an answer) or without a
+/// string or number `id`.
+pub fn lenient_answer_id(bytes: &[u8]) -> Option<Value> {
+    let value: Value = serde_json::from_slice(bytes).ok()?;
+    if value.get("method").is_some() {
+        return None;
+    }
+    value.get("id").filter(|id| id.is_string() || id.is_number()).cloned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,5 +222,15 @@ mod tests {
         let e = parse(bytes, 100, notif).expect_err("bad method");
         assert_eq!(refusal_frame(bytes, &e)["id"], json!(7));
         assert_eq!(refusal_frame(b"{", &FrameError::NotJson("x".into()))["id"], Value::Null);
+    }
+
+    #[test]
+    fn an_answer_with_duplicate_keys_still_names_its_request() {
+        let dup = br#"{"jsonrpc":"2.0","id":"c3","result":{"a":1},"result":{"a":2}}"#;
+        assert!(matches!(parse(dup, 1000, notif), Err(FrameError::NotJson(_))));
+        assert_eq!(lenient_answer_id(dup), Some(json!("c3")));
+        assert_eq!(lenient_answer_id(br#"{"jsonrpc":"2.0","id":4,"method":"x","method":"y"}"#), None);
+        assert_eq!(lenient_answer_id(br#"{"jsonrpc":"2.0","id":[4],"result":1}"#), None);
+        assert_eq!(lenient_answer_id(b"{\"id\":5,"), None);
     }
 }

@@ -1,5 +1,6 @@
 //! `blindfold mcp-stdio` at the byte level (a recording peer): bad input gets a protocol error
-//! and nothing is forwarded; `off` relays bytes unchanged; each side's exit ends the other.
+//! and nothing is forwarded; an answer that cannot be parsed becomes an error for its request;
+//! `off` relays bytes unchanged; each side's exit ends the other.
 
 use blindfold_integration_tests::blindfold;
 use blindfold_integration_tests::transports::{World, peer, python};
@@ -152,4 +153,28 @@ fn a_server_dying_mid_request_leaves_the_client_an_error_not_a_hang() {
     assert_eq!(answer["error"]["code"], -32603, "{answer}");
     assert!(answer["error"]["message"].as_str().unwrap_or("").contains("ended before answering"), "{answer}");
     assert_eq!(r.wait_exit(Duration::from_secs(15)), Some(4), "the relay exits with the server's code");
+}
+
+#[test]
+fn an_answer_blindfold_cannot_parse_leaves_the_client_an_error_not_a_hang() {
+    let w = World::new("");
+    let mut r = start(&w, &[], &["--duplicate-result-on", "tools/list"]);
+    r.send(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    assert_eq!(r.recv_json(), json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
+    // The server answers `tools/list` with `result` twice, then the ping; the client hears of
+    // "c2" first (an error, not silence), then gets the ping's answer.
+    r.send(br#"{"jsonrpc":"2.0","id":"c2","method":"tools/list"}"#);
+    r.send(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+    let answer = r.recv_json();
+    assert_eq!(answer["id"], "c2", "{answer}");
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap_or("").contains("cannot relay"), "{answer}");
+    assert!(answer.get("result").is_none(), "nothing of the unparseable answer is relayed: {answer}");
+    assert_eq!(
+        r.recv_json(),
+        json!({"jsonrpc": "2.0", "id": 3, "result": {}}),
+        "the next request still works"
+    );
+    r.stdin = None;
+    assert_eq!(r.wait_exit(Duration::from_secs(15)), Some(0));
 }

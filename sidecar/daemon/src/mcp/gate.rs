@@ -8,7 +8,7 @@ use super::grant_files::GrantFiles;
 use super::pins::{PINNED_FIELDS, Seen, ToolPins};
 use super::remote::{RemoteControl, RemoteVerdict};
 use crate::app::App;
-use blindfold_adapters::jsonrpc::{self, Kind, code};
+use blindfold_adapters::jsonrpc::{self, FrameError, Kind, code};
 use blindfold_adapters::mcp;
 use blindfold_adapters::refusal::Refusal;
 use blindfold_engine::{Engine, EngineConfig};
@@ -258,14 +258,7 @@ impl McpGate {
         let frame = match jsonrpc::parse(bytes, self.policy.max_frame, mcp::is_notification) {
             Ok(f) => f,
             Err(_) if transparent => return (ServerVerdict::Forward(bytes.to_vec()), None),
-            Err(e) => {
-                let refused = jsonrpc::refusal_frame(bytes, &e);
-                let answer = (!refused["id"].is_null()).then(|| {
-                    let msg = format!("the server sent a message Blindfold cannot relay: {e}");
-                    jsonrpc::error(&refused["id"], code::INTERNAL_ERROR, &msg, None)
-                });
-                return (ServerVerdict::Drop(answer), None);
-            }
+            Err(e) => return (ServerVerdict::Drop(self.unreadable_answer(bytes, &e)), None),
         };
         let (method, tool) = match frame.kind {
             Kind::Response => self.pending.remove(&frame.id().to_string()).unwrap_or_default(),
@@ -289,6 +282,22 @@ impl McpGate {
         }
         let verdict = self.filter_server(frame, bytes, &method, modes);
         (verdict, observation)
+    }
+
+    /// The error for the pending request a server message Blindfold cannot relay claims to
+    /// answer (its id read leniently, only to find that request, which is then no longer
+    /// pending); `None`, logged, when it names no pending request.
+    fn unreadable_answer(&mut self, bytes: &[u8], e: &FrameError) -> Option<Value> {
+        let id = match e {
+            FrameError::TooLarge { .. } => None,
+            FrameError::NotJson(_) | FrameError::Invalid(_) => jsonrpc::lenient_answer_id(bytes),
+        };
+        let Some(id) = id.filter(|id| self.pending.remove(&id.to_string()).is_some()) else {
+            tracing::warn!(task = %self.task, error = %e, "dropped a server message Blindfold cannot relay");
+            return None;
+        };
+        let msg = format!("the MCP server answered this request with a message Blindfold cannot relay: {e}");
+        Some(jsonrpc::error(&id, code::INTERNAL_ERROR, &msg, None))
     }
 
     /// The rest of [`McpGate::from_server_deferred`]: pins and allowlist of a `tools/list`,

@@ -1,9 +1,11 @@
 //! The MCP Streamable HTTP reverse proxy (`blindfold run` with `[mcp_http]`): the official
 //! Python `mcp` SDK on both ends, JSON and SSE answers, both eras; header/body consistency; an
-//! upstream dying mid-stream.
+//! upstream dying mid-stream; upstream HTTP errors scrubbed or replaced.
 
 use blindfold_engine::identity::leak_scan;
-use blindfold_integration_tests::transports::{World, http_post, mcp_client, python_peer, wait_port};
+use blindfold_integration_tests::transports::{
+    World, http_post, mcp_client, python_peer, run_daemon, wait_port,
+};
 use blindfold_integration_tests::{Daemon, free_port};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -116,4 +118,51 @@ fn mismatched_headers_are_refused_and_a_dying_upstream_gives_an_error() {
         .find(|v| v["id"] == "p1")
         .unwrap_or_else(|| panic!("no answer for p1 in {text}"));
     assert_eq!(error_event["error"]["code"], -32603, "{error_event}");
+}
+
+#[test]
+fn an_upstream_error_answer_is_scrubbed_or_replaced_never_relayed_raw() {
+    let w = World::new(
+        "[[identity.agents]]\nid = \"notes\"\nmodel = \"m-large-2\"\nprovider = \"ExampleCorp\"\n",
+    );
+    let port = free_port();
+    let _upstream = python_peer("failing_upstream.py", &[&port.to_string()]);
+    wait_port(port, Duration::from_secs(30));
+    let upstream =
+        format!("[mcp_http]\nupstream = \"http://127.0.0.1:{port}/mcp\"\ntask = \"task-failing\"\n");
+    let (daemon, d_port) = run_daemon(&w, &upstream);
+    let headers = [("Accept", "application/json, text/event-stream"), ("Content-Type", "application/json")];
+    let identity = ["m-large-2", "ExampleCorp"];
+
+    // HTTP 500 with a JSON-RPC error naming the model: scrubbed like any answer, status kept.
+    let (code, head, text) =
+        http_post(d_port, "/mcp", &headers, r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#);
+    assert_eq!(code, 500, "{head}\n{text}");
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!((v["id"].clone(), v["error"]["code"].clone()), (json!(7), json!(-32603)), "{v}");
+    assert!(v["error"]["message"].as_str().is_some_and(|m| m.contains("overloaded")), "{v}");
+    assert_eq!(
+        leak_scan(text.as_bytes(), &identity),
+        0,
+        "identity in a 500 answer reached the client: {text}"
+    );
+
+    // HTTP 502 with an HTML page: replaced by a JSON-RPC error for the request, status kept.
+    let (code, head, text) =
+        http_post(d_port, "/mcp", &headers, r#"{"jsonrpc":"2.0","id":"p2","method":"ping"}"#);
+    assert_eq!(code, 502, "{head}\n{text}");
+    assert!(head.to_ascii_lowercase().contains("content-type: application/json"), "{head}");
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(v["id"], "p2", "{v}");
+    assert!(v["error"]["message"].as_str().is_some_and(|m| m.contains("HTTP 502")), "{v}");
+    assert_eq!(leak_scan(text.as_bytes(), &identity), 0, "an upstream error page reached the client: {text}");
+    drop(daemon);
+
+    // Modes `off`: the page passes as the upstream sent it.
+    let off = "[modes]\nanonymize = false\npreverify = false\ngrants = false\nenforce = false\n";
+    let (_daemon, d_port) = run_daemon(&w, &format!("{upstream}\n{off}"));
+    let (code, _, text) =
+        http_post(d_port, "/mcp", &headers, r#"{"jsonrpc":"2.0","id":"p3","method":"ping"}"#);
+    assert_eq!(code, 502, "{text}");
+    assert!(text.contains("<h1>502 Bad Gateway</h1>"), "{text}");
 }

@@ -300,6 +300,12 @@ impl McpGate {
         Some(jsonrpc::error(&id, code::INTERNAL_ERROR, &msg, None))
     }
 
+    /// Request `id` will get no answer through this gate (the exchange carrying it failed):
+    /// it is no longer pending.
+    pub fn forget(&mut self, id: &Value) {
+        self.pending.remove(&id.to_string());
+    }
+
     /// The rest of [`McpGate::from_server_deferred`]: pins and allowlist of a `tools/list`,
     /// trusted annotations, and the identity scrub.
     fn filter_server(

@@ -146,7 +146,7 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
         }
     };
     let status = resp.status();
-    let out_headers = copy_response_headers(resp.headers());
+    let mut out_headers = copy_response_headers(resp.headers());
     let is_sse = out_headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -164,16 +164,11 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
                 );
             }
         };
-        if bytes.is_empty() || !status.is_success() {
-            Body::from(bytes)
-        } else {
-            let verdict = gate.lock().map(|mut g| g.from_server(&bytes));
-            match verdict {
-                Ok(ServerVerdict::Forward(b)) => Body::from(b),
-                Ok(ServerVerdict::Drop(Some(v))) => Body::from(v.to_string()),
-                _ => Body::from(
-                    rpc_error(&request_id, code::INTERNAL_ERROR, "upstream answer refused").to_string(),
-                ),
+        match whole_answer(&gate, status, bytes, &request_id) {
+            Answer::Relayed(b) => Body::from(b),
+            Answer::Replaced(v) => {
+                out_headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                Body::from(v.to_string())
             }
         }
     };
@@ -181,6 +176,44 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
     *r.status_mut() = status;
     *r.headers_mut() = out_headers;
     r
+}
+
+/// What the client gets in place of a whole (not streamed) upstream answer.
+enum Answer {
+    /// The answer's bytes as the gate relays them (scrubbed unless the modes are `off`).
+    Relayed(Vec<u8>),
+    /// A JSON-RPC error instead of an answer the gate would not relay.
+    Replaced(Value),
+}
+
+/// A whole upstream answer through the gate, whatever its HTTP status (an error page can carry
+/// identity as well as a result can). An answer the gate drops becomes a JSON-RPC error for the
+/// request: the gate's own for a 2xx answer when it has one; otherwise one of Blindfold's,
+/// naming the status of a non-2xx answer (the request is then no longer pending). An empty body
+/// has nothing to relay or scrub.
+fn whole_answer(gate: &Mutex<McpGate>, status: StatusCode, bytes: Vec<u8>, request_id: &Value) -> Answer {
+    if bytes.is_empty() {
+        return Answer::Relayed(bytes);
+    }
+    let Ok(mut gate) = gate.lock() else {
+        return Answer::Replaced(rpc_error(request_id, code::INTERNAL_ERROR, "gate unavailable"));
+    };
+    match gate.from_server(&bytes) {
+        ServerVerdict::Forward(b) => Answer::Relayed(b),
+        ServerVerdict::Drop(Some(v)) if status.is_success() => Answer::Replaced(v),
+        ServerVerdict::Drop(_) => {
+            gate.forget(request_id);
+            let msg = if status.is_success() {
+                "upstream answer refused".to_owned()
+            } else {
+                format!(
+                    "the MCP upstream answered HTTP {} with a body Blindfold cannot read",
+                    status.as_u16()
+                )
+            };
+            Answer::Replaced(rpc_error(request_id, code::INTERNAL_ERROR, &msg))
+        }
+    }
 }
 
 /// The SSE answer, each event's message through the gate; if the stream ends before the

@@ -3,7 +3,7 @@
 
 use super::Scrubber;
 use blindfold_engine::identity::{SESSION_KEYS, map_session_key_agent};
-use blindfold_schemas::{Decision, Event, Intent};
+use blindfold_schemas::{Decision, Event, Intent, Layer, Reason};
 use serde_json::{Map, Value};
 
 /// Tools through which a harness delegates to a sub-agent or reads what one wrote (OpenCode
@@ -105,6 +105,31 @@ pub enum CallOutcome {
 pub trait CallGate {
     /// Decides one call; called exactly once per call.
     fn gate(&mut self, call: &ProposedCall) -> CallOutcome;
+
+    /// Decides an answer part that may make the harness act but that cannot be read as a call (an
+    /// output item of an unknown type, a call item of an undocumented shape): it is a denial. By
+    /// default it is refused; a gate that only observes some trajectories may forward it there.
+    fn unreadable(&mut self, item: &UnreadableItem) -> CallOutcome {
+        CallOutcome::Refuse { text: refusal_text(&item.kind, &item.denial()) }
+    }
+}
+
+/// An answer part that may be a call but cannot be read as one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("output item {kind}: {detail}")]
+pub struct UnreadableItem {
+    /// The item's type as the upstream named it (`computer_call`, …; empty when it named none).
+    pub kind: String,
+    /// Why it cannot be read as a call.
+    pub detail: String,
+}
+
+impl UnreadableItem {
+    /// The denial it amounts to: malformed input on an effectful path.
+    pub fn denial(&self) -> Decision {
+        Decision::deny(Reason::MalformedInput, "P0.model_api", Layer::ContentFree)
+            .with_detail(self.to_string())
+    }
 }
 
 /// A call whose arguments are not a JSON object.
@@ -146,12 +171,33 @@ pub fn call_events(
         "subagent" => subagent_delegations(&args),
         n if SPAWN_TOOLS.contains(&n) => vec![delegate(&args, "agentId", "task")],
         n if COORDINATION_TOOLS.contains(&n) => Vec::new(),
+        PATCH_TOOL => patch_events(&args, call_id.as_ref()).map_err(malformed)?,
         _ => {
             let (tool, args) = canonical_tool(&name, args);
             vec![Event::ToolCall { actor: "coordinator".into(), tool, args, proposal: None, call_id }]
         }
     };
     Ok((events, forward))
+}
+
+/// A patch tool (Codex `apply_patch {input}`, the Responses API's `apply_patch` custom tool): one
+/// tool call per file the patch touches.
+const PATCH_TOOL: &str = "apply_patch";
+
+/// The file operations of an `apply_patch` call, as the registry's file tools.
+fn patch_events(args: &Map<String, Value>, call_id: Option<&String>) -> Result<Vec<Event>, String> {
+    let text = args.get("input").and_then(Value::as_str).ok_or("`input` is not a patch text")?;
+    let operations = super::patch::file_operations(text)?;
+    Ok(operations
+        .into_iter()
+        .map(|(tool, args)| Event::ToolCall {
+            actor: "coordinator".into(),
+            tool: tool.to_owned(),
+            args,
+            proposal: None,
+            call_id: call_id.cloned(),
+        })
+        .collect())
 }
 
 fn delegate(args: &Map<String, Value>, agent_key: &str, text_key: &str) -> Event {

@@ -11,6 +11,8 @@ mod calls;
 mod chat;
 mod chat_stream;
 mod json_text;
+mod patch;
+mod response_items;
 mod responses;
 mod responses_stream;
 mod sse;
@@ -23,8 +25,8 @@ mod tests;
 pub use anthropic_messages::{rewrite_messages_request, rewrite_messages_response};
 pub use anthropic_stream::MessagesStream;
 pub use calls::{
-    AGENT_TOOLS, BRIDGE, CallGate, CallOutcome, MalformedCall, ProposedCall, call_events, is_agent_call,
-    is_agent_call_text, map_agent_aliases, refusal_text,
+    AGENT_TOOLS, BRIDGE, CallGate, CallOutcome, MalformedCall, ProposedCall, UnreadableItem, call_events,
+    is_agent_call, is_agent_call_text, map_agent_aliases, refusal_text,
 };
 pub use chat::{rewrite_chat_request, rewrite_chat_response};
 pub use chat_stream::ChatStream;

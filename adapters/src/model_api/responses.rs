@@ -1,8 +1,9 @@
-//! OpenAI `POST /v1/responses`: scrubbing the request, gating the `function_call` output items of
-//! a response (non-streamed, or the final response object of a stream).
+//! OpenAI `POST /v1/responses`: scrubbing the request, gating the call output items of a response
+//! (non-streamed, or the final response object of a stream).
 
-use super::calls::{CallGate, CallOutcome, ProposedCall, is_agent_call_text};
+use super::calls::{CallGate, CallOutcome, is_agent_call_text};
 use super::json_text::{scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
+use super::response_items::{FUNCTION_CALL, ItemRole, item_key, item_kind, item_role, passes};
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
@@ -65,8 +66,9 @@ fn scrub_item(item: &mut Value, agent_calls: &HashSet<String>, s: &dyn Scrubber)
     }
 }
 
-/// Gates every `function_call` output item of a non-streamed response: allowed items stay (with
-/// agent aliases mapped back), refused ones become an assistant message stating the refusal.
+/// Gates every call output item of a non-streamed response (see [`item_role`]): allowed calls stay
+/// (a `function_call` with agent aliases mapped back), refused ones and refused unreadable items
+/// become an assistant message stating the refusal.
 pub fn rewrite_responses_response(body: &[u8], gate: &mut dyn CallGate) -> Result<Rewritten, MalformedBody> {
     let mut map = parse_object("response", body)?;
     let mut memo = HashMap::new();
@@ -77,14 +79,31 @@ pub fn rewrite_responses_response(body: &[u8], gate: &mut dyn CallGate) -> Resul
     Ok(finish(body, &map, changed))
 }
 
-/// The proposed call of a `function_call` item.
-pub(crate) fn item_call(item: &Value) -> ProposedCall {
-    let text = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-    ProposedCall { id: text("call_id"), name: text("name"), arguments: text("arguments") }
+/// Decides one output item; `None` when it passes undecided.
+pub(crate) fn decide_item(item: &Value, gate: &mut dyn CallGate) -> Option<CallOutcome> {
+    match item_role(item) {
+        ItemRole::Passes => None,
+        ItemRole::Call(call) => Some(gate.gate(&call)),
+        ItemRole::Unreadable(unreadable) => Some(gate.unreadable(&unreadable)),
+    }
 }
 
-/// Gates the `function_call` items in `items`; an outcome already in `memo` (by call id) is reused,
-/// so a call is decided once even when a stream repeats it in its final response.
+/// The arguments a forwarded item is sent with when they differ from its own: only a
+/// `function_call`'s are rewritten (other calls carry no agent alias to map back).
+pub(crate) fn rewritten_arguments<'a>(item: &Value, outcome: &'a CallOutcome) -> Option<&'a str> {
+    match outcome {
+        CallOutcome::Forward { arguments }
+            if item_kind(item) == FUNCTION_CALL
+                && item.get("arguments").and_then(Value::as_str) != Some(arguments.as_str()) =>
+        {
+            Some(arguments)
+        }
+        _ => None,
+    }
+}
+
+/// Gates the call items in `items`; an outcome already in `memo` (by [`item_key`]) is reused, so a
+/// call is decided once even when a stream repeats it in its final response.
 pub(crate) fn gate_items(
     items: &mut [Value],
     gate: &mut dyn CallGate,
@@ -92,29 +111,25 @@ pub(crate) fn gate_items(
 ) -> usize {
     let mut changed = 0;
     for item in items.iter_mut() {
-        if item.get("type").and_then(Value::as_str) != Some("function_call") {
+        if passes(item_kind(item)) {
             continue;
         }
-        let call = item_call(item);
-        let outcome = match memo.get(&call.id) {
-            Some(o) if !call.id.is_empty() => o.clone(),
+        let key = item_key(item);
+        let outcome = match memo.get(&key) {
+            Some(o) if !key.is_empty() => o.clone(),
             _ => {
-                let o = gate.gate(&call);
-                memo.insert(call.id.clone(), o.clone());
+                let Some(o) = decide_item(item, gate) else { continue };
+                memo.insert(key, o.clone());
                 o
             }
         };
-        match outcome {
-            CallOutcome::Forward { arguments } if arguments != call.arguments => {
-                item["arguments"] = Value::String(arguments);
-                changed += 1;
-            }
-            CallOutcome::Forward { .. } => {}
-            CallOutcome::Refuse { text } => {
-                let id = item.get("id").cloned().unwrap_or(Value::Null);
-                *item = refusal_item(id, &text, "completed");
-                changed += 1;
-            }
+        if let Some(arguments) = rewritten_arguments(item, &outcome) {
+            item["arguments"] = Value::String(arguments.to_owned());
+            changed += 1;
+        } else if let CallOutcome::Refuse { text } = outcome {
+            let id = item.get("id").cloned().unwrap_or(Value::Null);
+            *item = refusal_item(id, &text, "completed");
+            changed += 1;
         }
     }
     changed

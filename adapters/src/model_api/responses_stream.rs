@@ -1,10 +1,12 @@
 //! OpenAI response streams: events are forwarded as they arrive (byte for byte when untouched)
-//! except those of a `function_call` output item, held from `response.output_item.added` to
-//! `response.output_item.done`, gated, then sent — or replaced by the events of an assistant
-//! message stating the refusal. The final response object is gated with the same outcomes.
+//! except those of a call output item (any item that does not pass undecided), held from
+//! `response.output_item.added` to `response.output_item.done`, gated, then sent — or replaced by
+//! the events of an assistant message stating the refusal. The final response object is gated
+//! with the same outcomes.
 
-use super::calls::{CallGate, CallOutcome};
-use super::responses::{gate_items, item_call, refusal_item};
+use super::calls::{CallGate, CallOutcome, UnreadableItem};
+use super::response_items::{FUNCTION_CALL, item_key, item_kind, passes};
+use super::responses::{decide_item, gate_items, refusal_item, rewritten_arguments};
 use super::{MalformedBody, SseEvent};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -50,12 +52,14 @@ impl ResponsesStream {
         let held_at = index.as_ref().and_then(|i| self.held.iter().position(|h| &h.output_index == i));
         let entry = (ev.event.clone(), v.clone(), ev.raw.clone());
         match (kind.as_str(), held_at) {
-            ("response.output_item.added", None)
-                if v.pointer("/item/type") == Some(&json!("function_call")) =>
-            {
+            ("response.output_item.added", None) if !passes(item_kind(&v["item"])) => {
                 let output_index = index.unwrap_or(Value::Null);
                 self.held.push(Held { output_index, events: vec![entry] });
                 Ok(Vec::new())
+            }
+            ("response.output_item.done", None) if !passes(item_kind(&v["item"])) => {
+                let output_index = index.unwrap_or(Value::Null);
+                Ok(self.release(Held { output_index, events: vec![entry] }, gate))
             }
             ("response.output_item.done", Some(at)) => {
                 let mut held = self.held.remove(at);
@@ -87,22 +91,33 @@ impl ResponsesStream {
 
     /// Gates a completed item and returns the events to send for it.
     fn release(&mut self, held: Held, gate: &mut dyn CallGate) -> Vec<Vec<u8>> {
-        let call = held_call(&held);
-        let outcome = gate.gate(&call);
-        self.memo.insert(call.id.clone(), outcome.clone());
-        match outcome {
-            CallOutcome::Forward { arguments } if arguments == call.arguments => {
-                held.events.into_iter().map(|(_, _, raw)| raw).collect()
-            }
-            CallOutcome::Forward { arguments } => rewrite_arguments(held, &arguments),
-            CallOutcome::Refuse { text } => refusal_events(&held, &text),
-        }
+        let decided = match held_item(&held) {
+            Ok(item) => decide_item(&item, gate).map(|outcome| {
+                let rewritten = rewritten_arguments(&item, &outcome).map(str::to_owned);
+                (item_key(&item), rewritten, outcome)
+            }),
+            Err((key, unreadable)) => Some((key, None, gate.unreadable(&unreadable))),
+        };
+        let Some((key, rewritten, outcome)) = decided else { return raw_events(held) };
+        let events = match (&outcome, rewritten) {
+            (_, Some(arguments)) => rewrite_arguments(held, &arguments),
+            (CallOutcome::Refuse { text }, None) => refusal_events(&held, text),
+            (CallOutcome::Forward { .. }, None) => raw_events(held),
+        };
+        self.memo.insert(key, outcome);
+        events
     }
 }
 
-/// The call as the held events describe it: the done item when there is one, else the added item
-/// with the streamed argument deltas.
-fn held_call(held: &Held) -> super::ProposedCall {
+/// The held events as they came.
+fn raw_events(held: Held) -> Vec<Vec<u8>> {
+    held.events.into_iter().map(|(_, _, raw)| raw).collect()
+}
+
+/// The item as the held events describe it: the done item when there is one, else (the upstream
+/// ended early) a `function_call`'s added item with the streamed argument deltas. Any other item
+/// cut short is unreadable (with its memo key).
+fn held_item(held: &Held) -> Result<Value, (String, UnreadableItem)> {
     let item_of = |kind: &str| {
         held.events
             .iter()
@@ -110,21 +125,28 @@ fn held_call(held: &Held) -> super::ProposedCall {
             .and_then(|(_, v, _)| v.get("item"))
     };
     if let Some(item) = item_of("response.output_item.done") {
-        return item_call(item);
+        return Ok(item.clone());
     }
-    let mut call = item_call(item_of("response.output_item.added").unwrap_or(&Value::Null));
+    let mut item = item_of("response.output_item.added").cloned().unwrap_or(Value::Null);
+    if item_kind(&item) != FUNCTION_CALL {
+        let kind = item_kind(&item).to_owned();
+        let detail = "the stream ended before the item was complete".to_owned();
+        return Err((item_key(&item), UnreadableItem { kind, detail }));
+    }
+    let mut arguments = String::new();
     for (_, v, _) in &held.events {
         match v.get("type").and_then(Value::as_str) {
             Some("response.function_call_arguments.delta") => {
-                call.arguments.push_str(v.get("delta").and_then(Value::as_str).unwrap_or_default());
+                arguments.push_str(v.get("delta").and_then(Value::as_str).unwrap_or_default());
             }
             Some("response.function_call_arguments.done") => {
-                call.arguments = v.get("arguments").and_then(Value::as_str).unwrap_or_default().to_owned();
+                arguments = v.get("arguments").and_then(Value::as_str).unwrap_or_default().to_owned();
             }
             _ => {}
         }
     }
-    call
+    item["arguments"] = Value::String(arguments);
+    Ok(item)
 }
 
 /// The held events with the arguments replaced: one delta carrying them all, then the rest.

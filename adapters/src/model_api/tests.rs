@@ -19,7 +19,11 @@ impl Scrubber for Words {
     }
 }
 
-/// Refuses every `bash` call; forwards the rest with aliases mapped; records what it saw.
+/// Tools [`Script`] refuses.
+const REFUSED: &[&str] = &["bash", "apply_patch", "delete_file", "computer"];
+
+/// Refuses every call of a [`REFUSED`] tool; forwards the rest with aliases mapped; records what
+/// it saw.
 #[derive(Default)]
 struct Script {
     seen: Vec<ProposedCall>,
@@ -28,7 +32,7 @@ struct Script {
 impl CallGate for Script {
     fn gate(&mut self, call: &ProposedCall) -> CallOutcome {
         self.seen.push(call.clone());
-        if call.name == "bash" {
+        if REFUSED.contains(&call.name.as_str()) {
             return CallOutcome::Refuse { text: format!("refused {}", call.name) };
         }
         match call_events(call, &Words) {
@@ -379,4 +383,254 @@ fn call_events_map_harness_tools_and_delegations() {
     assert!(call_events(&call("bash", "[1]"), &Words).is_err());
     assert!(call_events(&call("bash", "{\"command\":\"a\",\"command\":\"b\"}"), &Words).is_err());
     assert!(call_events(&call("todoread", ""), &Words).is_ok(), "empty arguments are {{}}");
+}
+
+/// One output item of every kind a response carries: what passes, what the harness executes, and
+/// a type nobody documented.
+fn mixed_output() -> Vec<Value> {
+    vec![
+        json!({"type": "reasoning", "id": "rs1", "summary": []}),
+        json!({"type": "web_search_call", "id": "ws1", "status": "completed", "action": {"type": "search", "query": "q"}}),
+        json!({"type": "local_shell_call", "id": "lsh1", "call_id": "c-ls", "status": "completed",
+            "action": {"type": "exec", "command": ["rm", "-rf", "/srv/data"], "env": {}, "timeout_ms": 1000}}),
+        json!({"type": "custom_tool_call", "id": "ctc1", "call_id": "c-patch", "name": "apply_patch",
+            "input": "*** Begin Patch\n*** Delete File: /srv/data/db.sqlite\n*** End Patch\n"}),
+        json!({"type": "shell_call", "id": "sh1", "call_id": "c-sh", "status": "completed",
+            "action": {"commands": ["ls", "git push --force"]}}),
+        json!({"type": "apply_patch_call", "id": "apc1", "call_id": "c-apc", "status": "completed",
+            "operation": {"type": "delete_file", "path": "/srv/data/x"}}),
+        json!({"type": "computer_call", "id": "cu1", "call_id": "c-cu", "status": "completed",
+            "pending_safety_checks": [], "action": {"type": "type", "text": "rm -rf /"}}),
+        json!({"type": "teleport_call", "id": "tp1", "call_id": "c-tp", "destination": "prod"}),
+        json!({"type": "function_call", "id": "fc1", "call_id": "c-read", "name": "read", "arguments": "{\"filePath\":\"a\"}"}),
+        json!({"type": "message", "id": "m1", "status": "completed", "role": "assistant",
+            "content": [{"type": "output_text", "text": "hi", "annotations": []}]}),
+    ]
+}
+
+#[test]
+fn responses_response_gates_every_item_the_harness_would_execute() {
+    let resp = json!({"id": "r", "output": mixed_output()});
+    let mut gate = Script::default();
+    let out = rewrite_responses_response(resp.to_string().as_bytes(), &mut gate).expect("rewrite");
+    let v: Value = serde_json::from_slice(&out.body).expect("json");
+    let output = v["output"].as_array().expect("output");
+    let original = mixed_output();
+    for at in [0, 1, 8, 9] {
+        assert_eq!(output[at], original[at], "passes unchanged: {}", original[at]);
+    }
+    for at in 2..8 {
+        assert_eq!(output[at]["type"], "message", "replaced: {}", original[at]);
+        assert_eq!(output[at]["id"], original[at]["id"]);
+    }
+    let text = |at: usize| output[at]["content"][0]["text"].as_str().expect("text").to_owned();
+    assert_eq!(text(2), "refused bash");
+    assert_eq!(text(3), "refused apply_patch");
+    assert_eq!(text(4), "refused bash");
+    assert_eq!(text(5), "refused delete_file");
+    assert_eq!(text(6), "refused computer");
+    assert!(text(7).contains("`teleport_call`") && text(7).contains("malformed_input"), "{}", text(7));
+    let seen: Vec<(&str, &str)> = gate.seen.iter().map(|c| (c.name.as_str(), c.arguments.as_str())).collect();
+    assert_eq!(
+        seen,
+        [
+            ("bash", "{\"command\":\"rm -rf /srv/data\"}"),
+            (
+                "apply_patch",
+                "{\"input\":\"*** Begin Patch\\n*** Delete File: /srv/data/db.sqlite\\n*** End Patch\\n\"}"
+            ),
+            ("bash", "{\"command\":\"ls\\ngit push --force\"}"),
+            ("delete_file", "{\"path\":\"/srv/data/x\"}"),
+            ("computer", "{\"action\":{\"text\":\"rm -rf /\",\"type\":\"type\"}}"),
+            ("read", "{\"filePath\":\"a\"}"),
+        ]
+    );
+    assert_eq!(gate.seen[0].id, "c-ls");
+}
+
+#[test]
+fn responses_call_items_of_an_undocumented_shape_are_refused() {
+    let items = [
+        json!({"type": "local_shell_call", "id": "a", "call_id": "c1", "action": {"type": "exec", "command": "rm -rf /"}}),
+        json!({"type": "local_shell_call", "id": "b", "call_id": "c2", "action": {"type": "spawn", "command": ["ls"]}}),
+        json!({"type": "apply_patch_call", "id": "c", "call_id": "c3", "operation": {"type": "chmod_file", "path": "/x"}}),
+        json!({"type": "custom_tool_call", "id": "d", "call_id": "c4", "name": "deploy", "input": {"env": "prod"}}),
+        json!({"id": "e", "call_id": "c5", "name": "bash"}),
+    ];
+    let resp = json!({"output": items});
+    let mut gate = Script::default();
+    let out = rewrite_responses_response(resp.to_string().as_bytes(), &mut gate).expect("rewrite");
+    let v: Value = serde_json::from_slice(&out.body).expect("json");
+    for (at, item) in items.iter().enumerate() {
+        assert_eq!(v["output"][at]["type"], "message", "{item}");
+        let text = v["output"][at]["content"][0]["text"].as_str().expect("text");
+        assert!(text.contains("malformed_input"), "{item}: {text}");
+    }
+    assert!(gate.seen.is_empty(), "nothing unreadable reaches the engine as a call");
+
+    let argv = json!({"type": "local_shell_call", "id": "f", "call_id": "c6",
+        "action": {"type": "exec", "command": ["ls", "; rm -rf /", "it's"], "env": {"A": "1"}, "working_directory": "/w"}});
+    let mut gate = Script::default();
+    rewrite_responses_response(json!({"output": [argv]}).to_string().as_bytes(), &mut gate).expect("rewrite");
+    let args: Value = serde_json::from_str(&gate.seen[0].arguments).expect("json");
+    assert_eq!(
+        args,
+        json!({"command": "ls '; rm -rf /' 'it'\\''s'", "env": {"A": "1"}, "working_directory": "/w"})
+    );
+}
+
+#[test]
+fn apply_patch_calls_are_decided_as_the_file_operations_they_perform() {
+    let patch = "*** Begin Patch\n*** Add File: a.txt\n+hello\n*** Delete File: b.txt\n*** Update File: c.txt\n*** Move to: d.txt\n@@\n-x\n+y\n*** End Patch";
+    let call = ProposedCall {
+        id: "p1".into(),
+        name: "apply_patch".into(),
+        arguments: json!({"input": patch}).to_string(),
+    };
+    let (events, forward) = call_events(&call, &Words).expect("a patch");
+    assert_eq!(forward, None);
+    let events: Vec<Value> = events.iter().map(|e| serde_json::to_value(e).expect("json")).collect();
+    let tools: Vec<(&str, &Value)> =
+        events.iter().map(|e| (e["tool"].as_str().expect("tool"), &e["args"])).collect();
+    assert_eq!(
+        tools,
+        [
+            ("write_file", &json!({"path": "a.txt", "content": "+hello\n"})),
+            ("delete_file", &json!({"path": "b.txt"})),
+            ("edit_file", &json!({"path": "c.txt", "content": "@@\n-x\n+y\n"})),
+            ("move_file", &json!({"path": "c.txt", "destination": "d.txt"})),
+        ]
+    );
+    assert!(events.iter().all(|e| e["call_id"] == "p1" && e["actor"] == "coordinator"));
+    for bad in [
+        "rm -rf /",
+        "*** Begin Patch\n*** Delete File: x\n",
+        "*** Begin Patch\n*** End Patch",
+        "*** Begin Patch\n+stray\n*** End Patch",
+        "*** Begin Patch\n*** Delete File: x\n*** End Patch\n*** Delete File: y",
+        "*** Begin Patch\n*** Add File: \n*** End Patch",
+    ] {
+        let call = ProposedCall {
+            id: String::new(),
+            name: "apply_patch".into(),
+            arguments: json!({"input": bad}).to_string(),
+        };
+        assert!(call_events(&call, &Words).is_err(), "{bad:?}");
+    }
+    let call =
+        ProposedCall { id: String::new(), name: "apply_patch".into(), arguments: "{\"patch\":\"x\"}".into() };
+    assert!(call_events(&call, &Words).is_err(), "no patch text");
+}
+
+fn responses_event(kind: &str, extra: Value) -> Vec<u8> {
+    let mut v = extra;
+    v["type"] = json!(kind);
+    SseEvent::encode(Some(kind), &v.to_string())
+}
+
+fn run_responses(events: &[Vec<u8>], gate: &mut Script) -> (ResponsesStream, Vec<Vec<u8>>) {
+    let mut s = ResponsesStream::new();
+    let mut out = Vec::new();
+    for raw in events {
+        for e in decode_all(raw) {
+            out.extend(s.on_event(&e, gate).expect("event"));
+        }
+    }
+    (s, out)
+}
+
+#[test]
+fn responses_stream_holds_and_refuses_every_item_the_harness_would_execute() {
+    let output = mixed_output();
+    let mut events = Vec::new();
+    for (at, item) in output.iter().enumerate() {
+        let mut added = item.clone();
+        if item["type"] == "custom_tool_call" {
+            added["input"] = json!("");
+        }
+        if at == 4 {
+            // an item announced only by its `done` event
+            events.push(responses_event(
+                "response.output_item.done",
+                json!({"output_index": at, "item": item}),
+            ));
+            continue;
+        }
+        events
+            .push(responses_event("response.output_item.added", json!({"output_index": at, "item": added})));
+        if item["type"] == "custom_tool_call" {
+            let input = item["input"].as_str().expect("input");
+            let (a, b) = input.split_at(10);
+            for piece in [a, b] {
+                events.push(responses_event(
+                    "response.custom_tool_call_input.delta",
+                    json!({"output_index": at, "item_id": item["id"], "delta": piece}),
+                ));
+            }
+        }
+        events.push(responses_event("response.output_item.done", json!({"output_index": at, "item": item})));
+    }
+    events.push(responses_event("response.completed", json!({"response": {"id": "r", "output": output}})));
+    let mut gate = Script::default();
+    let (_, out) = run_responses(&events, &mut gate);
+    assert_eq!(gate.seen.len(), 6, "each call decided once, reused for the final response");
+    assert_eq!(out[..4], events[..4], "reasoning and provider-run search pass byte for byte");
+    let all: Vec<Value> = out.iter().map(|r| data_of(r)).collect();
+    for v in &all[..all.len() - 1] {
+        let kind = v["item"]["type"].as_str().unwrap_or("message");
+        assert!(["reasoning", "web_search_call", "function_call", "message"].contains(&kind), "{v}");
+        assert!(v["type"] != "response.custom_tool_call_input.delta", "{v}");
+    }
+    let deltas: Vec<&str> = all
+        .iter()
+        .filter(|v| v["type"] == "response.output_text.delta")
+        .map(|v| v["delta"].as_str().expect("delta"))
+        .collect();
+    assert_eq!(
+        deltas[..5],
+        ["refused bash", "refused apply_patch", "refused bash", "refused delete_file", "refused computer"]
+    );
+    assert!(deltas[5].contains("`teleport_call`") && deltas[5].contains("malformed_input"), "{}", deltas[5]);
+    let done = all.iter().filter(|v| v["type"] == "response.output_item.done").count();
+    assert_eq!(done, 10);
+    let last = &all.last().expect("completed")["response"]["output"];
+    let kinds: Vec<&str> =
+        last.as_array().expect("output").iter().map(|i| i["type"].as_str().expect("type")).collect();
+    assert_eq!(
+        kinds,
+        [
+            "reasoning",
+            "web_search_call",
+            "message",
+            "message",
+            "message",
+            "message",
+            "message",
+            "message",
+            "function_call",
+            "message"
+        ]
+    );
+}
+
+#[test]
+fn responses_stream_cut_short_refuses_a_held_non_function_call() {
+    let added = responses_event(
+        "response.output_item.added",
+        json!({"output_index": 0, "item": {"type": "custom_tool_call", "id": "ctc1", "call_id": "c1", "name": "apply_patch", "input": ""}}),
+    );
+    let delta = responses_event(
+        "response.custom_tool_call_input.delta",
+        json!({"output_index": 0, "item_id": "ctc1", "delta": "*** Begin Patch\n*** Delete File: x\n*** End Patch"}),
+    );
+    let mut gate = Script::default();
+    let (mut s, out) = run_responses(&[added, delta], &mut gate);
+    assert!(out.is_empty(), "held until complete");
+    let out = s.finish(&mut gate);
+    let all: Vec<Value> = out.iter().map(|r| data_of(r)).collect();
+    let text =
+        all.iter().find(|v| v["type"] == "response.output_text.delta").expect("refusal")["delta"].to_string();
+    assert!(text.contains("malformed_input") && text.contains("complete"), "{text}");
+    assert!(all.iter().all(|v| v["item"]["type"] != "custom_tool_call"));
+    assert!(gate.seen.is_empty());
 }

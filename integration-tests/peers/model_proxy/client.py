@@ -3,7 +3,8 @@
 Reads cases from a JSON file: [{"sdk": "openai"|"anthropic", "api": "chat"|"responses"|"messages",
 "stream": bool, "say": "<user text>", "system": "...", "tools": [...] (OpenAI chat shape)}], runs
 them in order and prints one JSON object per case: the assembled text, tool calls, finish/stop
-reason, usage, or the SDK's error (class, status, body).
+reason, usage (and for responses the type of every output item), or the SDK's error (class,
+status, body).
 Usage: python client.py --base http://127.0.0.1:PORT --cases FILE
 """
 
@@ -53,7 +54,9 @@ def responses(client, case):
     else:
         r = client.responses.create(**kwargs)
     calls = [{"id": o.call_id, "name": o.name, "arguments": o.arguments} for o in r.output if o.type == "function_call"]
-    return {"text": r.output_text, "calls": calls, "finish": r.status, "usage": r.usage.model_dump() if r.usage else None}
+    items = [o.get("type") if isinstance(o, dict) else o.type for o in r.output]
+    return {"text": r.output_text, "calls": calls, "items": items, "finish": r.status,
+            "usage": r.usage.model_dump() if r.usage else None}
 
 
 def messages(client, case):

@@ -10,6 +10,10 @@ chosen by a keyword in the latest user text (or by the conversation state):
                (its alias is read from the `task` tool description the model was shown)
   error-429    a 429 with a JSON error body
   slow-stream  40 text chunks 100 ms apart (to observe a client disconnect)
+  local-shell-rm  (responses) a provider-run `web_search_call`, then a `local_shell_call` of
+               `rm -rf /srv/data`
+  patch-delete (responses) a `custom_tool_call` of `apply_patch` deleting a file
+  unknown-item (responses) an output item of a type no API documents
 
 Once the history holds a tool result, it answers with the text "done" (harnesses loop on tools);
 a harness's title request ("You are a title generator…") gets a plain text answer.
@@ -96,6 +100,17 @@ def plan(body):
         return ("call", "bash", {"command": "touch blindfold-marker.txt", "description": "leave a marker"})
     if "read-file" in said:
         return ("call", "read", {"filePath": "README.md"})
+    if "local-shell-rm" in said:
+        return ("items", [
+            {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "data"}},
+            {"type": "local_shell_call", "id": "lsh_1", "call_id": "call_ls", "status": "completed",
+             "action": {"type": "exec", "command": ["rm", "-rf", "/srv/data"], "env": {}}}])
+    if "patch-delete" in said:
+        return ("items", [{"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_patch", "name": "apply_patch",
+                           "input": "*** Begin Patch\n*** Delete File: /srv/data/db.sqlite\n*** End Patch\n"}])
+    if "unknown-item" in said:
+        return ("items", [{"type": "teleport_call", "id": "tp_1", "call_id": "call_tp", "status": "completed",
+                           "destination": "production"}])
     if "delegate" in said:
         return ("call", "task", {"description": "review", "prompt": "review the change", "subagent_type": review_alias(body)})
     return ("text", HELLO)
@@ -237,6 +252,8 @@ def stream_messages(p, body):
 
 # --- OpenAI responses ---
 def output_of(p):
+    if p[0] == "items":
+        return p[1]
     if p[0] == "call":
         return [{"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": p[1],
                  "arguments": json.dumps(p[2]), "status": "completed"}]
@@ -262,7 +279,10 @@ def stream_responses(p, body):
 
     yield ev("response.created", response=pending)
     item = output_of(p)[0]
-    if p[0] == "call":
+    if p[0] == "items":
+        for index, item in enumerate(p[1]):
+            yield from stream_item(ev, index, item)
+    elif p[0] == "call":
         yield ev("response.output_item.added", output_index=0, item=dict(item, arguments="", status="in_progress"))
         for piece in chunks(item["arguments"]):
             yield ev("response.function_call_arguments.delta", item_id="fc_1", output_index=0, delta=piece)
@@ -280,6 +300,19 @@ def stream_responses(p, body):
                  part=item["content"][0])
         yield ev("response.output_item.done", output_index=0, item=item)
     yield ev("response.completed", response=whole)
+
+
+def stream_item(ev, index, item):
+    """The events of one built-in tool's output item: added, its input deltas, done."""
+    added = dict(item, status="in_progress")
+    if item["type"] == "custom_tool_call":
+        added["input"] = ""
+    yield ev("response.output_item.added", output_index=index, item=added)
+    if item["type"] == "custom_tool_call":
+        for piece in chunks(item["input"]):
+            yield ev("response.custom_tool_call_input.delta", item_id=item["id"], output_index=index, delta=piece)
+        yield ev("response.custom_tool_call_input.done", item_id=item["id"], output_index=index, input=item["input"])
+    yield ev("response.output_item.done", output_index=index, item=item)
 
 
 def main():

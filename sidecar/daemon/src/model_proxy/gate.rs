@@ -3,7 +3,7 @@
 
 use crate::app::App;
 use blindfold_adapters::model_api::{
-    CallGate, CallOutcome, ProposedCall, Scrubber, call_events, refusal_text,
+    CallGate, CallOutcome, ProposedCall, Scrubber, UnreadableItem, call_events, refusal_text,
 };
 use blindfold_schemas::{Decision, Layer, Reason};
 use std::sync::Arc;
@@ -36,11 +36,7 @@ impl CallGate for ProxyGate {
             Err(e) => {
                 let decision = Decision::deny(Reason::MalformedInput, "P0.model_api", Layer::ContentFree)
                     .with_detail(e.to_string());
-                tracing::warn!(trajectory = %self.trajectory, tool = %call.name, reason = %decision.reason, "model tool call malformed");
-                if self.app.modes_for(&self.trajectory).enforce {
-                    return CallOutcome::Refuse { text: refusal_text(&call.name, &decision) };
-                }
-                return CallOutcome::Forward { arguments: call.arguments.clone() };
+                return self.malformed(&call.name, &decision, &call.arguments);
             }
         };
         for event in &events {
@@ -62,5 +58,21 @@ impl CallGate for ProxyGate {
             }
         }
         CallOutcome::Forward { arguments: mapped.unwrap_or_else(|| call.arguments.clone()) }
+    }
+
+    fn unreadable(&mut self, item: &UnreadableItem) -> CallOutcome {
+        self.malformed(&item.kind, &item.denial(), "")
+    }
+}
+
+impl ProxyGate {
+    /// A denial for input that cannot be read as a call: refused where refusals are enforced,
+    /// else forwarded as it came (`arguments`).
+    fn malformed(&self, tool: &str, decision: &Decision, arguments: &str) -> CallOutcome {
+        tracing::warn!(trajectory = %self.trajectory, tool = %tool, reason = %decision.reason, detail = ?decision.detail, "model tool call malformed");
+        if self.app.modes_for(&self.trajectory).enforce {
+            return CallOutcome::Refuse { text: refusal_text(tool, decision) };
+        }
+        CallOutcome::Forward { arguments: arguments.to_owned() }
     }
 }

@@ -85,6 +85,11 @@ pub fn answers_with_task(method: &str) -> bool {
     matches!(method, "GetTask" | "CancelTask" | "tasks/get" | "tasks/cancel")
 }
 
+/// True for the methods that answer with the agent's extended card.
+pub fn is_extended_card(method: &str) -> bool {
+    matches!(method, "GetExtendedAgentCard" | "agent/getAuthenticatedExtendedCard")
+}
+
 /// The `message` of a send request.
 pub fn message(params: &Value) -> Option<&Value> {
     params.get("message")

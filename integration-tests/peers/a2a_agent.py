@@ -1,6 +1,9 @@
 """A2A sub-agent peer (official `a2a-sdk`, v1.0 with v0.3 compat) whose card and runtime
 metadata carry its model, family, tier and provider. It answers every message with a working
-status, an artifact and completion, all tagged with identity metadata.
+status, an artifact and completion, all tagged with identity metadata. It serves an extended
+card richer in identity than the public one: provider, version, icon and documentation URLs, a
+vendor extension whose params name the model, an OpenID Connect issuer on the provider's domain,
+its own interface URL and a signature by the agent's own key.
 Usage: a2a_agent.py PORT MODEL FAMILY TIER PROVIDER [SIGN_KEY_PEM KID [tamper]]
 With SIGN_KEY_PEM and KID the card is signed with the SDK's own signer (EdDSA JWS over the
 RFC 8785 canonical card); with `tamper` the description is changed after signing."""
@@ -18,12 +21,15 @@ from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
+    AgentExtension,
     AgentInterface,
     AgentProvider,
     AgentSkill,
     Message,
+    OpenIdConnectSecurityScheme,
     Part,
     Role,
+    SecurityScheme,
     TaskState,
 )
 from google.protobuf.struct_pb2 import Struct
@@ -74,7 +80,7 @@ card = AgentCard(
     supported_interfaces=[AgentInterface(url=URL, protocol_binding="JSONRPC", protocol_version="1.0")],
     provider=AgentProvider(organization=PROVIDER, url=f"https://{PROVIDER.lower()}.example"),
     version="7.3.1",
-    capabilities=AgentCapabilities(streaming=True),
+    capabilities=AgentCapabilities(streaming=True, extended_agent_card=True),
     default_input_modes=["text/plain"],
     default_output_modes=["text/plain"],
     skills=[
@@ -104,7 +110,39 @@ if SIGN:
     if TAMPER:
         card.description = f"A {TIER} agent powered by {MODEL}, now claiming more than it signed."
 
-handler = DefaultRequestHandler(agent_executor=Executor(), task_store=InMemoryTaskStore(), agent_card=card)
+
+def extended_card() -> AgentCard:
+    """The card served to `GetExtendedAgentCard`, signed by a key of the agent's own."""
+    from a2a.utils.signing import create_agent_card_signer
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    domain = f"{PROVIDER.lower()}.example"
+    ext = AgentCard()
+    ext.CopyFrom(card)
+    del ext.signatures[:]
+    # v0.3 clients are served this card too (converted by the SDK), which needs a 0.3 interface.
+    ext.supported_interfaces.append(AgentInterface(url=URL, protocol_binding="JSONRPC", protocol_version="0.3"))
+    ext.name = f"{MODEL} helper (extended)"
+    ext.version = "7.3.1-extended"
+    ext.icon_url = f"https://{domain}/{MODEL}.png"
+    ext.documentation_url = f"https://docs.{domain}/{FAMILY}"
+    params = Struct()
+    params.update({"model": MODEL, "family": FAMILY, "tier": TIER})
+    ext.capabilities.extensions.append(AgentExtension(uri=f"https://{domain}/ext/{FAMILY}", params=params))
+    ext.security_schemes["oidc"].CopyFrom(
+        SecurityScheme(open_id_connect_security_scheme=OpenIdConnectSecurityScheme(
+            open_id_connect_url=f"https://login.{domain}/.well-known/openid-configuration"))
+    )
+    header = {"alg": "EdDSA", "kid": f"{FAMILY}-card-key", "typ": "JOSE"}
+    return create_agent_card_signer(signing_key=Ed25519PrivateKey.generate(), protected_header=header)(ext)
+
+
+handler = DefaultRequestHandler(
+    agent_executor=Executor(),
+    task_store=InMemoryTaskStore(),
+    agent_card=card,
+    extended_agent_card=extended_card(),
+)
 routes = create_agent_card_routes(agent_card=card) + create_jsonrpc_routes(
     request_handler=handler, rpc_url="/a2a/jsonrpc", enable_v0_3_compat=True
 )

@@ -9,7 +9,12 @@ one JSON object with everything it received (with --first, agents whose card des
 contains KEYWORD are delegated to first, as a coordinator picks by capability; with
 --others-text the other agents get TEXT2 instead, e.g. a request to review the first's plan): aliases, cards, signature verdicts, and every
 response event as JSON. With --poll the send returns at once (`returnImmediately`) and the
-client polls `GetTask` until the task reaches a final state, recording every polled task."""
+client polls `GetTask` until the task reaches a final state, recording every polled task.
+With --extended nothing is sent: each agent's extended card is fetched instead (v1.0 with the
+SDK client's `get_extended_agent_card`, v0.3 as a raw `agent/getAuthenticatedExtendedCard` call
+validated by the SDK's v0.3 card model) and its signature verified with Blindfold's key (v0.3:
+the SDK's canonical form of the card as it arrived); cards under "extended", verdicts under
+"extended_signature"."""
 
 import argparse
 import asyncio
@@ -18,15 +23,57 @@ import uuid
 
 import httpx
 from a2a.client import A2ACardResolver, ClientConfig, create_client
-from a2a.types import GetTaskRequest, Message, Part, Role, SendMessageRequest, TaskState
-from a2a.utils.signing import SignatureVerificationError, create_signature_verifier
+from a2a.compat.v0_3 import types as types_v03
+from a2a.types import GetExtendedAgentCardRequest, GetTaskRequest, Message, Part, Role, SendMessageRequest, TaskState
+from a2a.utils._jcs import canonicalize
+from a2a.utils.signing import SignatureVerificationError, _clean_empty, create_signature_verifier
+import jwt
 from jwt import PyJWK
+from jwt.utils import base64url_decode, base64url_encode
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Value
 
 
 FINAL = {TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED,
          TaskState.TASK_STATE_REJECTED, TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED}
+
+
+def verify_raw_card(card: dict, keys: dict) -> str:
+    """Verifies a card as it arrived (a v0.3 card has no v1.0 proto to hand the SDK's verifier):
+    the SDK's canonical form of the card without `signatures`, against each signature."""
+    unsigned = {k: v for k, v in card.items() if k != "signatures"}
+    payload = base64url_encode(canonicalize(_clean_empty(unsigned)).encode()).decode()
+    for sig in card.get("signatures", []):
+        kid = json.loads(base64url_decode(sig["protected"].encode()))["kid"]
+        if kid not in keys:
+            continue
+        try:
+            jwt.decode(f"{sig['protected']}.{payload}.{sig['signature']}", key=keys[kid], algorithms=["EdDSA"])
+            return "verified"
+        except jwt.PyJWTError:
+            continue
+    return "no signature verified with Blindfold's key"
+
+
+async def extended_card(http, a, url, card, verify, keys) -> tuple[dict, str]:
+    """The agent's extended card through Blindfold, as JSON, and its signature verdict."""
+    if a.version == "0.3":
+        body = {"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": "agent/getAuthenticatedExtendedCard", "params": {}}
+        answer = (await http.post(url, json=body)).json()
+        if "result" not in answer:
+            raise RuntimeError(f"no extended card: {json.dumps(answer)}")
+        types_v03.AgentCard.model_validate(answer["result"])
+        return answer["result"], verify_raw_card(answer["result"], keys)
+    client = await create_client(
+        card, client_config=ClientConfig(streaming=False, supported_protocol_bindings=["JSONRPC"], httpx_client=http)
+    )
+    ext = await client.get_extended_agent_card(GetExtendedAgentCardRequest())
+    try:
+        verify(ext)
+        verdict = "verified"
+    except (SignatureVerificationError, KeyError) as e:
+        verdict = f"{type(e).__name__}: {e}"
+    return MessageToDict(ext), verdict
 
 
 async def main() -> None:
@@ -39,8 +86,9 @@ async def main() -> None:
     p.add_argument("--action")
     p.add_argument("--first")
     p.add_argument("--others-text")
+    p.add_argument("--extended", action="store_true")
     a = p.parse_args()
-    out = {"agents": [], "cards": {}, "signature": {}, "events": {}, "errors": {}}
+    out = {"agents": [], "cards": {}, "signature": {}, "events": {}, "errors": {}, "extended": {}, "extended_signature": {}}
     async with httpx.AsyncClient(timeout=30) as http:
         listing = (await http.get(f"{a.base}/a2a")).json()
         jwks = (await http.get(f"{a.base}/.well-known/jwks.json")).json()
@@ -64,6 +112,14 @@ async def main() -> None:
                 out["signature"][alias] = "verified"
             except (SignatureVerificationError, KeyError) as e:
                 out["signature"][alias] = f"{type(e).__name__}: {e}"
+            if a.extended:
+                try:
+                    out["extended"][alias], out["extended_signature"][alias] = await extended_card(
+                        http, a, agent["url"], card, verify, keys
+                    )
+                except Exception as e:  # noqa: BLE001 - the test inspects protocol errors
+                    out["errors"][alias] = f"{type(e).__name__}: {e}"
+                continue
             if a.version == "0.3":
                 for iface in card.supported_interfaces:
                     iface.protocol_version = "0.3"

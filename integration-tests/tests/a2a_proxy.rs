@@ -146,4 +146,56 @@ fn bad_input_is_refused_and_a_dying_stream_ends_with_an_error() {
         .find(|v| v["id"] == "s1" && v.get("error").is_some())
         .unwrap_or_else(|| panic!("no error event for s1: {text}"));
     assert_eq!(err["error"]["code"], -32603, "{err}");
+
+    // An extended card that arrives as a stream is not a card: refused, nothing of it relayed.
+    let card = r#"{"jsonrpc":"2.0","id":"c1","method":"GetExtendedAgentCard","params":{}}"#;
+    let (code, head, text) = http_post(port, "/a2a/agent-a", &[json_ct, v1], card);
+    assert_eq!(code, 502, "{head}\n{text}");
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!((v["id"].clone(), v["error"]["code"].clone()), (json!("c1"), json!(-32603)), "{text}");
+}
+
+#[test]
+fn the_extended_card_is_redacted_and_signed_like_the_public_card_both_versions() {
+    let w = World::new("");
+    let (p1, p2) = (free_port(), free_port());
+    let _a1 = python_peer("a2a_agent.py", &[&p1.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
+    let _a2 = python_peer("a2a_agent.py", &[&p2.to_string(), "s-mini-1", "s-mini", "efficient", "Borealis"]);
+    wait_port(p1, Duration::from_secs(60));
+    wait_port(p2, Duration::from_secs(60));
+    let (_daemon, port) = run_daemon(&w, &upstreams(p1, p2));
+
+    for version in ["1.0", "0.3"] {
+        let (r, raw) = client(port, &["--version", version, "--extended", "unused"]);
+        let ctx = format!("{version}: {raw}");
+        assert_eq!(leak_scan(raw.as_bytes(), &TOKENS), 0, "identity reached the coordinator: {ctx}");
+        for agent_port in [p1, p2] {
+            assert!(!raw.contains(&format!(":{agent_port}")), "an agent's own endpoint was relayed: {ctx}");
+        }
+        for alias in ["agent-a", "agent-b"] {
+            assert!(r["errors"].get(alias).is_none(), "{ctx}");
+            let card = &r["extended"][alias];
+            let own_url = format!("http://127.0.0.1:{port}/a2a/{alias}");
+            assert_eq!(card["name"], alias, "{ctx}");
+            assert_eq!(card["version"], "1.0.0", "{ctx}");
+            match version {
+                "1.0" => assert_eq!(
+                    card["supportedInterfaces"],
+                    json!([{"url": own_url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]),
+                    "{ctx}"
+                ),
+                _ => assert_eq!(card["url"], own_url.as_str(), "{ctx}"),
+            }
+            for gone in ["provider", "iconUrl", "documentationUrl"] {
+                assert!(card.get(gone).is_none(), "{gone} relayed: {ctx}");
+            }
+            assert!(card["capabilities"].get("extensions").is_none(), "vendor extensions relayed: {ctx}");
+            assert_eq!(
+                card["signatures"].as_array().map(Vec::len),
+                Some(1),
+                "only Blindfold's signature: {ctx}"
+            );
+            assert_eq!(r["extended_signature"][alias], "verified", "Blindfold's card signature: {ctx}");
+        }
+    }
 }

@@ -13,7 +13,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use blindfold_engine::identity::{AttestPolicy, Attested, CardTarget};
-use blindfold_schemas::{TraceKind, TraceRecord, strict_json};
+use blindfold_schemas::{ModeSet, TraceKind, TraceRecord, strict_json};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -35,10 +35,16 @@ pub(super) async fn fetch_card(p: &A2aProxy, agent: &A2aUpstream) -> Result<Valu
     if let Some(rpc) = rpc_url(&card, &agent.url).and_then(|u| u.parse().ok()) {
         p.rpc_urls.insert(agent.id.clone(), rpc);
     }
-    if let Ok(mut anon) = p.anon.write() {
-        anon.observe_card(&agent.id, &card);
-    }
+    learn_card(p, agent, &card);
     Ok(card)
+}
+
+/// Learns the displayed identity a card of `agent` shows (public or extended), so that it is
+/// stripped wherever it appears later.
+pub(super) fn learn_card(p: &A2aProxy, agent: &A2aUpstream, card: &Value) {
+    if let Ok(mut anon) = p.anon.write() {
+        anon.observe_card(&agent.id, card);
+    }
 }
 
 /// The JSON-RPC endpoint a card advertises (v1.0 `supportedInterfaces`, v0.3 `url`), only when
@@ -55,17 +61,18 @@ fn rpc_url(card: &Value, base: &str) -> Option<String> {
     (origin(url) == origin(base)).then(|| url.to_owned())
 }
 
-/// The card as the coordinator may see it (the raw card in `off`), signed by Blindfold.
+/// The card as the coordinator may see it under `modes` (the raw card in `off`), signed by
+/// Blindfold.
 pub(super) fn redact(
     p: &A2aProxy,
     agent: &A2aUpstream,
     card: &Value,
     alias_url: &str,
+    modes: ModeSet,
 ) -> Result<Value, String> {
-    if p.transparent() {
+    if modes.transparent() {
         return Ok(card.clone());
     }
-    let modes = p.app.modes();
     let target = CardTarget { interface_url: alias_url, signer: Some(p.app.identities.card_signer()) };
     let anon = p.anon.read().map_err(|_| "identity state unavailable".to_owned())?;
     if modes.attest && !modes.anonymize {
@@ -103,7 +110,7 @@ pub(super) async fn get_card(State(p): State<Arc<A2aProxy>>, Path(alias): Path<S
         return (StatusCode::NOT_FOUND, "no agent with this alias").into_response();
     };
     let shown = match fetch_card(&p, &agent).await {
-        Ok(card) => redact(&p, &agent, &card, &p.alias_url(&alias)),
+        Ok(card) => redact(&p, &agent, &card, &p.alias_url(&alias), p.app.modes()),
         Err(e) => Err(e),
     };
     match shown {

@@ -91,11 +91,6 @@ impl A2aProxy {
         format!("{}/a2a/{alias}", self.public_base)
     }
 
-    /// `off`: nothing rewritten or blocked.
-    fn transparent(&self) -> bool {
-        self.app.modes().transparent()
-    }
-
     /// `off` for `trajectory` (its `set_modes` override, else the global modes).
     fn transparent_for(&self, trajectory: &str) -> bool {
         self.app.modes_for(trajectory).transparent()

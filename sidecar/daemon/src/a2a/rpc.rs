@@ -2,10 +2,11 @@
 //! method), its delegation decided by the engine, forwarded to the agent, and its answer (JSON
 //! or SSE, event by event) reported to the engine as the agent's `response` (so a refutation
 //! that arrives over A2A counts before the coordinator can act) and scrubbed of identity before
-//! the coordinator sees it.
+//! the coordinator sees it. Unless the trajectory is `off`, an extended card is answered redacted
+//! and signed like the public card.
 
 use super::A2aProxy;
-use super::card::fetch_card;
+use super::card::{fetch_card, learn_card, redact};
 use crate::config::A2aUpstream;
 use crate::proxy::{ForwardHeaders, StreamEnd, copy_response_headers, read_body_bytes, relay_sse};
 use axum::body::{Body, Bytes};
@@ -25,6 +26,13 @@ use std::sync::Arc;
 
 fn json_response(status: StatusCode, v: &Value) -> Response {
     let mut r = (status, v.to_string()).into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+fn json_bytes_response(status: StatusCode, bytes: Bytes) -> Response {
+    let mut r = Response::new(Body::from(bytes));
+    *r.status_mut() = status;
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     r
 }
@@ -193,7 +201,93 @@ pub(super) async fn post_rpc(
         };
     }
     drop(frame);
+    if a2a::is_extended_card(&method) && !p.transparent_for(&task) {
+        return extended_card(&p, &agent, &alias, &id, &task, headers, body).await;
+    }
     forward(p, agent, id, task, &method, headers, body).await
+}
+
+/// Answers an extended-card request of trajectory `task` with the agent's extended card as the
+/// coordinator may see it: its displayed identity learned, then redacted and signed exactly as the
+/// public card is (interfaces at `alias`'s URL). Fails closed, relaying nothing of the answer, on
+/// a stream, an unreadable answer or a card that cannot be redacted; an error from the agent is
+/// scrubbed like any answer.
+async fn extended_card(
+    p: &A2aProxy,
+    agent: &A2aUpstream,
+    alias: &str,
+    id: &Value,
+    task: &str,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let refused =
+        |msg: String| json_response(StatusCode::BAD_GATEWAY, &error(id, code::INTERNAL_ERROR, &msg));
+    let (status, bytes) = match read_card_answer(p, agent, headers, body).await {
+        Ok(answer) => answer,
+        Err(e) => return refused(e),
+    };
+    let answer = match parse_answer(&bytes) {
+        Ok(v) => v,
+        Err(e) => return refused(format!("the agent's extended card is not JSON: {e}")),
+    };
+    let Some(card) = answer.get("result") else {
+        return match scrub(p, task, bytes, Ok(answer)) {
+            Ok(scrubbed) => json_bytes_response(status, scrubbed),
+            Err(e) => refused(e),
+        };
+    };
+    learn_card(p, agent, card);
+    match redact(p, agent, card, &p.alias_url(alias), p.app.modes_for(task)) {
+        Ok(shown) => json_response(StatusCode::OK, &jsonrpc::result(id, shown)),
+        Err(e) => refused(format!("the agent's extended card could not be redacted: {e}")),
+    }
+}
+
+/// The agent's answer to an extended-card request, read whole: its HTTP status and body. A
+/// stream is refused (a card is one JSON answer).
+async fn read_card_answer(
+    p: &A2aProxy,
+    agent: &A2aUpstream,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<(StatusCode, Bytes), String> {
+    let mut resp = send_to_agent(p, agent, headers, body).await?;
+    if is_event_stream(resp.headers()) {
+        return Err("the agent answered the extended-card request with a stream".into());
+    }
+    let max = p.app.config.transports.max_frame_bytes;
+    let bytes = read_body_bytes(resp.body_mut(), max, p.upstream.timeout).await.map_err(|e| e.to_string())?;
+    Ok((resp.status(), bytes))
+}
+
+/// True when an answer's `Content-Type` is an SSE stream.
+fn is_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/event-stream"))
+}
+
+/// Posts a JSON-RPC request to the agent's endpoint (the one its card advertises, learned from
+/// the card on first use).
+async fn send_to_agent(
+    p: &A2aProxy,
+    agent: &A2aUpstream,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<axum::http::Response<hyper::body::Incoming>, String> {
+    let cached = || p.rpc_urls.get(&agent.id).map(|u| u.clone());
+    let rpc = match cached() {
+        Some(u) => u,
+        None => {
+            fetch_card(p, agent).await?;
+            cached().ok_or_else(|| {
+                "the agent's card advertises no JSON-RPC interface with a valid URL on its origin".to_owned()
+            })?
+        }
+    };
+    p.upstream.send_to(Method::POST, rpc, headers, body).await.map_err(|e| e.to_string())
 }
 
 /// The `result` of one parsed answer (or stream event), if it is JSON-RPC with one; a bare task
@@ -260,31 +354,13 @@ async fn forward(
 ) -> Response {
     let bad_gateway =
         |msg: String| json_response(StatusCode::BAD_GATEWAY, &error(&id, code::INTERNAL_ERROR, &msg));
-    let rpc = match p.rpc_urls.get(&agent.id).map(|u| u.clone()) {
-        Some(u) => u,
-        None => match fetch_card(&p, &agent).await {
-            Ok(_) => match p.rpc_urls.get(&agent.id).map(|u| u.clone()) {
-                Some(u) => u,
-                None => {
-                    return bad_gateway(
-                        "the agent's card advertises no JSON-RPC interface with a valid URL on its origin"
-                            .into(),
-                    );
-                }
-            },
-            Err(e) => return bad_gateway(e),
-        },
-    };
-    let mut resp = match p.upstream.send_to(Method::POST, rpc, headers, body).await {
+    let mut resp = match send_to_agent(&p, &agent, headers, body).await {
         Ok(r) => r,
-        Err(e) => return bad_gateway(e.to_string()),
+        Err(e) => return bad_gateway(e),
     };
     let status = resp.status();
     let out_headers = copy_response_headers(resp.headers());
-    let is_sse = out_headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|c| c.starts_with("text/event-stream"));
+    let is_sse = is_event_stream(&out_headers);
     let max = p.app.config.transports.max_frame_bytes;
     let timeout = p.upstream.timeout;
     let body = if is_sse {

@@ -12,6 +12,10 @@ use serde_json::{Map, Value, json};
 pub const VERSION_NOT_SUPPORTED: i64 = -32009;
 /// `UnsupportedOperationError`.
 pub const UNSUPPORTED_OPERATION: i64 = -32004;
+/// `PushNotificationNotSupportedError`.
+pub const PUSH_NOTIFICATION_NOT_SUPPORTED: i64 = -32003;
+/// The message of `PushNotificationNotSupportedError` (the v0.3 schema's default, the SDK's text).
+pub const PUSH_NOTIFICATION_NOT_SUPPORTED_MESSAGE: &str = "Push Notification is not supported";
 
 /// The wire format a request speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +92,47 @@ pub fn answers_with_task(method: &str) -> bool {
 /// True for the methods that answer with the agent's extended card.
 pub fn is_extended_card(method: &str) -> bool {
     matches!(method, "GetExtendedAgentCard" | "agent/getAuthenticatedExtendedCard")
+}
+
+/// True for the methods that create, read, list or delete a task's push-notification configs.
+pub fn is_push_config(method: &str) -> bool {
+    matches!(
+        method,
+        "CreateTaskPushNotificationConfig"
+            | "GetTaskPushNotificationConfig"
+            | "ListTaskPushNotificationConfigs"
+            | "DeleteTaskPushNotificationConfig"
+            | "tasks/pushNotificationConfig/set"
+            | "tasks/pushNotificationConfig/get"
+            | "tasks/pushNotificationConfig/list"
+            | "tasks/pushNotificationConfig/delete"
+    )
+}
+
+/// True when a send's `configuration` carries a push-notification config under any spelling a
+/// peer's parser accepts (v1.0 `taskPushNotificationConfig`, v0.3 `pushNotificationConfig`, and
+/// their proto field names): a present, non-null member whose name, case and underscores aside,
+/// contains `pushnotification`.
+pub fn asks_for_push(params: &Value) -> bool {
+    let Some(config) = params.get("configuration").and_then(Value::as_object) else { return false };
+    config.iter().any(|(key, v)| {
+        !v.is_null() && key.replace('_', "").to_ascii_lowercase().contains("pushnotification")
+    })
+}
+
+/// The JSON-RPC answer refusing a push-notification request: `PushNotificationNotSupportedError`
+/// in the version's shape (v1.0 adds the `google.rpc.ErrorInfo` detail its errors carry).
+pub fn push_not_supported(version: Version, id: &Value) -> Value {
+    let data = match version {
+        Version::V1_0 => Some(json!([{
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": "PUSH_NOTIFICATION_NOT_SUPPORTED",
+            "domain": "a2a-protocol.org",
+            "metadata": {},
+        }])),
+        Version::V0_3 => None,
+    };
+    crate::jsonrpc::error(id, PUSH_NOTIFICATION_NOT_SUPPORTED, PUSH_NOTIFICATION_NOT_SUPPORTED_MESSAGE, data)
 }
 
 /// The `message` of a send request.
@@ -395,6 +440,28 @@ mod tests {
         let mut both = answer(&v1);
         both.extend(answer(&v03));
         assert_eq!((both.text.as_str(), both.relations.len()), ("done\nrun it\nno", 1));
+    }
+
+    #[test]
+    fn push_configs_are_recognised_in_every_spelling() {
+        assert!(
+            is_push_config("CreateTaskPushNotificationConfig")
+                && is_push_config("tasks/pushNotificationConfig/set")
+        );
+        assert!(!is_push_config("SendMessage") && !is_push_config("GetExtendedAgentCard"));
+        for key in ["taskPushNotificationConfig", "pushNotificationConfig", "task_push_notification_config"] {
+            let params = json!({"message": {}, "configuration": {key: {"url": "http://hook"}}});
+            assert!(asks_for_push(&params), "{key}");
+        }
+        let plain =
+            json!({"configuration": {"acceptedOutputModes": ["text/plain"], "pushNotificationConfig": null}});
+        assert!(!asks_for_push(&plain) && !asks_for_push(&json!({"message": {}})));
+        let v1 = push_not_supported(Version::V1_0, &json!(4));
+        assert_eq!((v1["id"].clone(), v1["error"]["code"].clone()), (json!(4), json!(-32003)));
+        assert_eq!(v1["error"]["data"][0]["reason"], "PUSH_NOTIFICATION_NOT_SUPPORTED");
+        let v03 = push_not_supported(Version::V0_3, &json!("x"));
+        assert_eq!(v03["error"]["message"], "Push Notification is not supported");
+        assert!(v03["error"].get("data").is_none());
     }
 
     #[test]

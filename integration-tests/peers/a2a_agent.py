@@ -1,9 +1,10 @@
 """A2A sub-agent peer (official `a2a-sdk`, v1.0 with v0.3 compat) whose card and runtime
 metadata carry its model, family, tier and provider. It answers every message with a working
-status, an artifact and completion, all tagged with identity metadata. It serves an extended
-card richer in identity than the public one: provider, version, icon and documentation URLs, a
-vendor extension whose params name the model, an OpenID Connect issuer on the provider's domain,
-its own interface URL and a signature by the agent's own key.
+status, an artifact and completion, all tagged with identity metadata. It supports push
+notifications (configs kept in memory, tasks POSTed to the webhook a client names) and serves an
+extended card richer in identity than the public one: provider, version, icon and documentation
+URLs, a vendor extension whose params name the model, an OpenID Connect issuer on the provider's
+domain, its own interface URL and a signature by the agent's own key.
 Usage: a2a_agent.py PORT MODEL FAMILY TIER PROVIDER [SIGN_KEY_PEM KID [tamper]]
 With SIGN_KEY_PEM and KID the card is signed with the SDK's own signer (EdDSA JWS over the
 RFC 8785 canonical card); with `tamper` the description is changed after signing."""
@@ -11,13 +12,19 @@ RFC 8785 canonical card); with `tamper` the description is changed after signing
 import sys
 import uuid
 
+import httpx
 import uvicorn
 from a2a.helpers.proto_helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import (
+    BasePushNotificationSender,
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    TaskUpdater,
+)
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -80,7 +87,7 @@ card = AgentCard(
     supported_interfaces=[AgentInterface(url=URL, protocol_binding="JSONRPC", protocol_version="1.0")],
     provider=AgentProvider(organization=PROVIDER, url=f"https://{PROVIDER.lower()}.example"),
     version="7.3.1",
-    capabilities=AgentCapabilities(streaming=True, extended_agent_card=True),
+    capabilities=AgentCapabilities(streaming=True, push_notifications=True, extended_agent_card=True),
     default_input_modes=["text/plain"],
     default_output_modes=["text/plain"],
     skills=[
@@ -137,11 +144,14 @@ def extended_card() -> AgentCard:
     return create_agent_card_signer(signing_key=Ed25519PrivateKey.generate(), protected_header=header)(ext)
 
 
+push_store = InMemoryPushNotificationConfigStore()
 handler = DefaultRequestHandler(
     agent_executor=Executor(),
     task_store=InMemoryTaskStore(),
     agent_card=card,
     extended_agent_card=extended_card(),
+    push_config_store=push_store,
+    push_sender=BasePushNotificationSender(httpx.AsyncClient(), push_store),
 )
 routes = create_agent_card_routes(agent_card=card) + create_jsonrpc_routes(
     request_handler=handler, rpc_url="/a2a/jsonrpc", enable_v0_3_compat=True

@@ -190,6 +190,8 @@ fn the_extended_card_is_redacted_and_signed_like_the_public_card_both_versions()
                 assert!(card.get(gone).is_none(), "{gone} relayed: {ctx}");
             }
             assert!(card["capabilities"].get("extensions").is_none(), "vendor extensions relayed: {ctx}");
+            assert_eq!(card["capabilities"]["pushNotifications"], false, "{ctx}");
+            assert_eq!(r["cards"][alias]["capabilities"]["pushNotifications"], false, "public card: {ctx}");
             assert_eq!(
                 card["signatures"].as_array().map(Vec::len),
                 Some(1),
@@ -198,4 +200,78 @@ fn the_extended_card_is_redacted_and_signed_like_the_public_card_both_versions()
             assert_eq!(r["extended_signature"][alias], "verified", "Blindfold's card signature: {ctx}");
         }
     }
+}
+
+/// One JSON-RPC call over HTTP: the answer as JSON.
+fn rpc(port: u16, path: &str, version: &str, body: Value) -> Value {
+    let headers = [("Content-Type", "application/json"), ("A2A-Version", version)];
+    let (_, _, text) = http_post(port, path, &headers, &body.to_string());
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn push_notifications_are_refused_natively_and_never_reach_the_agent() {
+    let w = World::new("");
+    let agent = free_port();
+    let _a1 = python_peer("a2a_agent.py", &[&agent.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
+    wait_port(agent, Duration::from_secs(60));
+    let (_daemon, port) = run_daemon(
+        &w,
+        &format!(
+            "[[a2a.upstreams]]\nid = \"planner\"\nurl = \"http://127.0.0.1:{agent}\"\nmodel = \"m-large-2\"\n"
+        ),
+    );
+    let via = |version: &str, body: Value| rpc(port, "/a2a/agent-a", version, body);
+    let direct = |body: Value| rpc(agent, "/a2a/jsonrpc", "1.0", body);
+    let hook = format!("http://127.0.0.1:{}/hook", free_port());
+    let send = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m-1", "contextId": "ctx-push", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}});
+    let answer = via("1.0", send);
+    let task =
+        answer["result"]["task"]["id"].as_str().unwrap_or_else(|| panic!("a task: {answer}")).to_owned();
+
+    let refused = [
+        ("1.0", "CreateTaskPushNotificationConfig", json!({"taskId": task, "url": hook})),
+        ("1.0", "GetTaskPushNotificationConfig", json!({"taskId": task, "id": "c1"})),
+        ("1.0", "ListTaskPushNotificationConfigs", json!({"taskId": task})),
+        ("1.0", "DeleteTaskPushNotificationConfig", json!({"taskId": task, "id": "c1"})),
+        (
+            "0.3",
+            "tasks/pushNotificationConfig/set",
+            json!({"taskId": task, "pushNotificationConfig": {"url": hook}}),
+        ),
+        ("0.3", "tasks/pushNotificationConfig/get", json!({"id": task})),
+        ("0.3", "tasks/pushNotificationConfig/list", json!({"id": task})),
+        ("0.3", "tasks/pushNotificationConfig/delete", json!({"id": task, "pushNotificationConfigId": "c1"})),
+        (
+            "1.0",
+            "SendMessage",
+            json!({"message": {"messageId": "m-2", "contextId": "ctx-hooked", "role": "ROLE_USER",
+            "parts": [{"text": "hi"}]}, "configuration": {"taskPushNotificationConfig": {"url": hook}}}),
+        ),
+        (
+            "0.3",
+            "message/send",
+            json!({"message": {"kind": "message", "messageId": "m-3", "contextId": "ctx-hooked",
+            "role": "user", "parts": [{"kind": "text", "text": "hi"}]}, "configuration": {"pushNotificationConfig": {"url": hook}}}),
+        ),
+    ];
+    for (version, method, params) in refused {
+        let answer = via(version, json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}));
+        assert_eq!(answer["id"], 7, "{method}: {answer}");
+        assert_eq!(answer["error"]["code"], -32003, "{method}: {answer}");
+        assert_eq!(answer["error"]["message"], "Push Notification is not supported", "{method}: {answer}");
+    }
+    // The agent supports push notifications, yet holds no config and never saw the hooked sends.
+    let configs = direct(json!({"jsonrpc": "2.0", "id": 1, "method": "ListTaskPushNotificationConfigs",
+        "params": {"taskId": task}}));
+    let count = |answer: &Value, list: &str| {
+        let result = answer.get("result").unwrap_or_else(|| panic!("the agent answered: {answer}"));
+        result.get(list).and_then(Value::as_array).map_or(0, Vec::len)
+    };
+    assert_eq!(count(&configs, "configs"), 0, "{configs}");
+    let tasks = direct(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "ListTasks", "params": {"contextId": "ctx-hooked"}}),
+    );
+    assert_eq!(count(&tasks, "tasks"), 0, "{tasks}");
 }

@@ -3,7 +3,8 @@
 //! or SSE, event by event) reported to the engine as the agent's `response` (so a refutation
 //! that arrives over A2A counts before the coordinator can act) and scrubbed of identity before
 //! the coordinator sees it. Unless the trajectory is `off`, an extended card is answered redacted
-//! and signed like the public card.
+//! and signed like the public card, and push notifications are refused (an agent posting tasks
+//! to a webhook would bypass the scrub and the engine).
 
 use super::A2aProxy;
 use super::card::{fetch_card, learn_card, redact};
@@ -187,6 +188,9 @@ pub(super) async fn post_rpc(
     }
     let params = frame.params();
     let task = trajectory(&p, params);
+    if refuses_push(&p, &task, &method, params) {
+        return json_response(StatusCode::OK, &a2a::push_not_supported(version, &id));
+    }
     if a2a::is_send(&method)
         && let Some(refusal) = decide_delegation(&p, &agent, &task, params).await
     {
@@ -205,6 +209,15 @@ pub(super) async fn post_rpc(
         return extended_card(&p, &agent, &alias, &id, &task, headers, body).await;
     }
     forward(p, agent, id, task, &method, headers, body).await
+}
+
+/// True when a request of trajectory `task` (not `off`) would have the agent push tasks to a
+/// webhook: a push-notification config method, or a send whose configuration names one. Those
+/// tasks would reach the coordinator unscrubbed and unseen by the engine, so nothing of such a
+/// request is forwarded.
+fn refuses_push(p: &A2aProxy, task: &str, method: &str, params: &Value) -> bool {
+    let asks = a2a::is_push_config(method) || (a2a::is_send(method) && a2a::asks_for_push(params));
+    asks && !p.transparent_for(task)
 }
 
 /// Answers an extended-card request of trajectory `task` with the agent's extended card as the

@@ -13,8 +13,11 @@ pub const NEUTRAL_CARD_VERSION: &str = "1.0.0";
 /// The only transport binding a rewritten card advertises (Blindfold's A2A proxy speaks it).
 pub const PROXY_BINDING: &str = "JSONRPC";
 
-const KEPT_CAPABILITIES: [&str; 4] =
-    ["streaming", "pushNotifications", "extendedAgentCard", "stateTransitionHistory"];
+const KEPT_CAPABILITIES: [&str; 3] = ["streaming", "extendedAgentCard", "stateTransitionHistory"];
+
+/// The capability every rewritten card denies: Blindfold refuses push-notification configs, so an
+/// agent never posts tasks to a coordinator's webhook past the scrub and the engine.
+const PUSH_NOTIFICATIONS: &str = "pushNotifications";
 const KEPT_AS_IS: [&str; 6] = [
     "defaultInputModes",
     "defaultOutputModes",
@@ -52,7 +55,8 @@ impl Anonymizer {
     /// The card of `agent` as the coordinator may see it: `name` → alias; `description` and
     /// skills' `name`/`description`/`examples` rewritten as free text (capability text kept);
     /// skill `id`/`tags` rewritten strictly (tags that held identity words dropped); `version`
-    /// neutral; `provider`, `iconUrl`, `documentationUrl`, vendor `capabilities.extensions` and
+    /// neutral; `capabilities` reduced to the boolean flags, `pushNotifications` always `false`;
+    /// `provider`, `iconUrl`, `documentationUrl`, vendor `capabilities.extensions` and
     /// every unknown field removed; interfaces reduced to one JSON-RPC interface at
     /// `target.interface_url` (v1.0 `supportedInterfaces`, v0.3 `url`/`preferredTransport`/
     /// `additionalInterfaces`); URLs in `securitySchemes` replaced by it; `signatures` dropped or
@@ -72,14 +76,7 @@ impl Anonymizer {
         out.insert("description".into(), json!(self.rewrite_text(description)));
         out.insert("version".into(), json!(NEUTRAL_CARD_VERSION));
         self.interfaces(src, &mut out, target.interface_url);
-        if let Some(caps) = src.get("capabilities").and_then(Value::as_object) {
-            let kept: Map<String, Value> = caps
-                .iter()
-                .filter(|(k, v)| KEPT_CAPABILITIES.contains(&k.as_str()) && v.is_boolean())
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            out.insert("capabilities".into(), Value::Object(kept));
-        }
+        out.insert("capabilities".into(), Value::Object(kept_capabilities(src)));
         if let Some(schemes) = src.get("securitySchemes") {
             let mut schemes = schemes.clone();
             self.neutralise_urls(&mut schemes, target.interface_url);
@@ -172,4 +169,19 @@ impl Anonymizer {
         }
         Value::Object(out)
     }
+}
+
+/// The card's boolean capability flags Blindfold keeps, with `pushNotifications: false` whatever
+/// the agent claimed (vendor `extensions` and unknown flags dropped).
+fn kept_capabilities(src: &Map<String, Value>) -> Map<String, Value> {
+    let mut kept: Map<String, Value> = src
+        .get("capabilities")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(k, v)| KEPT_CAPABILITIES.contains(&k.as_str()) && v.is_boolean())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    kept.insert(PUSH_NOTIFICATIONS.into(), Value::Bool(false));
+    kept
 }

@@ -115,6 +115,25 @@ fn v03_card_points_at_blindfold() {
 }
 
 #[test]
+fn every_rewritten_card_denies_push_notifications() {
+    let mut anon = anonymizer();
+    let t = CardTarget { interface_url: URL, signer: None };
+    let mut pushing = card_v1();
+    pushing["capabilities"]["pushNotifications"] = json!(true);
+    let mut bare = card_v03();
+    bare.as_object_mut().expect("card").remove("capabilities");
+    for (agent, card) in [("researcher", pushing), ("checker", card_v03()), ("checker", bare)] {
+        anon.observe_card(agent, &card);
+        let out = anon.rewrite_card(agent, &card, t).expect("card");
+        assert_eq!(out["capabilities"]["pushNotifications"], false, "{out}");
+    }
+    let keys = TrustedKeys::new();
+    let policy = crate::identity::AttestPolicy { card_keys: &keys, operator: None };
+    let attested = anon.attest_card("researcher", &card_v1(), t, policy).expect("card");
+    assert_eq!(attested.card["capabilities"]["pushNotifications"], false);
+}
+
+#[test]
 fn unknown_agents_and_non_objects_fail_closed() {
     let anon = anonymizer();
     let t = CardTarget { interface_url: URL, signer: None };

@@ -120,15 +120,20 @@ impl Patterns {
         if self.refuse.is_match(clause) {
             return Polarity::Refuse;
         }
-        for m in self.warn.find_iter(clause) {
-            if self.negated(clause, m.start()) {
+        let warnings: Vec<(usize, usize)> =
+            self.warn.find_iter(clause).map(|m| (m.start(), m.end())).collect();
+        let approvals: Vec<(usize, usize)> =
+            self.approve.find_iter(clause).map(|m| (m.start(), m.end())).collect();
+        let cues: Vec<(usize, usize)> = warnings.iter().chain(&approvals).copied().collect();
+        for &(at, _) in &warnings {
+            if self.negated(clause, at, &cues) {
                 approve = true;
             } else {
                 return Polarity::Refuse;
             }
         }
-        for m in self.approve.find_iter(clause) {
-            if self.negated(clause, m.start()) {
+        for &(at, _) in &approvals {
+            if self.negated(clause, at, &cues) {
                 return Polarity::Refuse;
             }
             approve = true;
@@ -136,15 +141,21 @@ impl Patterns {
         if approve { Polarity::Approve } else { Polarity::None }
     }
 
-    /// True when a negator stands within the three words before `at` in the same clause.
-    fn negated(&self, clause: &str, at: usize) -> bool {
+    /// True when a negator stands within the three words before `at` in the same clause. A
+    /// negator inside one of the `cues` (spans of the clause) is that cue's own word ("no
+    /// problems — approved") and negates nothing after it.
+    fn negated(&self, clause: &str, at: usize, cues: &[(usize, usize)]) -> bool {
         let before = &clause[..at];
         let start =
             before.char_indices().rev().filter(|(_, c)| c.is_whitespace()).nth(3).map_or(0, |(i, _)| i);
-        let window = &before[start..];
         // Chinese has no spaces: look at the two characters right before as well.
         let cjk_start = before.char_indices().rev().nth(1).map_or(0, |(i, _)| i);
-        self.negator.is_match(window) || self.negator_zh.is_match(&before[cjk_start..])
+        let free = |offset: usize, m: regex::Match<'_>| {
+            let (s, e) = (offset + m.start(), offset + m.end());
+            !cues.iter().any(|&(cs, ce)| cs <= s && e <= ce)
+        };
+        self.negator.find_iter(&before[start..]).any(|m| free(start, m))
+            || self.negator_zh.find_iter(&before[cjk_start..]).any(|m| free(cjk_start, m))
     }
 
     /// Tools a clause refuses as tools ("do not use the deploy tool at all").
@@ -274,9 +285,20 @@ mod tests {
     #[test]
     fn approvals_and_silence() {
         assert_eq!(p("Looks good, go ahead"), Polarity::Approve);
+        assert_eq!(p("No issues found"), Polarity::Approve);
         assert_eq!(p("可以执行"), Polarity::Approve);
         assert_eq!(p("I read the file"), Polarity::None);
         assert_eq!(p(""), Polarity::None);
+    }
+
+    #[test]
+    fn a_negator_inside_an_approval_negates_nothing_after_it() {
+        assert_eq!(p("No problems — approved"), Polarity::Approve);
+        assert_eq!(p("No concerns, fine to run"), Polarity::Approve);
+        assert_eq!(p("没有问题，同意"), Polarity::Approve);
+        // A negator of its own still negates every cue within reach.
+        assert_eq!(p("This is not dangerous or harmful"), Polarity::Approve);
+        assert_eq!(p("No, not approved"), Polarity::Refuse);
     }
 
     #[test]

@@ -104,6 +104,24 @@ pub fn clause_names(clause: &str, clause_targets: &[Target], t: &Target) -> bool
     }
 }
 
+/// True when every target in `clause_targets` is (or touches) one of `p`'s targets: a clause
+/// naming no target at all qualifies, a clause about some other target does not.
+fn names_only_targets_of(clause_targets: &[Target], p: &ProposalRec) -> bool {
+    clause_targets.iter().all(|t| p.targets.iter().any(|pt| pt == t || pt.touches(t) || t.touches(pt)))
+}
+
+/// The verdict of a verify answer's judgements about one proposal: any refusal refutes it,
+/// otherwise any approval supports it; no judgement is no verdict.
+fn verdict_of(judgements: &[Polarity]) -> Polarity {
+    if judgements.contains(&Polarity::Refuse) {
+        Polarity::Refuse
+    } else if judgements.contains(&Polarity::Approve) {
+        Polarity::Approve
+    } else {
+        Polarity::None
+    }
+}
+
 fn add_stems(st: &mut State, text: &str) {
     for w in text.split(|ch: char| !ch.is_alphanumeric()).filter(|w| w.chars().count() >= 4) {
         let stem: String = if w.is_ascii() {
@@ -408,8 +426,8 @@ impl Engine {
             }
         }
         // An answer to a verify request is about the asked proposal even when it does not
-        // repeat its targets: clauses naming it decide (any refusal wins); otherwise the last
-        // judgement that is not about some other named target is the verdict.
+        // repeat its targets: clauses naming it decide; otherwise every judgement that is not
+        // about some other named target does. Either way any refusal wins (fail closed).
         for pid in &asked {
             let Some(p) = st.proposal(pid) else { continue };
             let naming: Vec<Polarity> = items
@@ -417,29 +435,19 @@ impl Engine {
                 .filter(|(pol, ct, c)| *pol != Polarity::None && names_proposal(c, ct, p))
                 .map(|(pol, _, _)| *pol)
                 .collect();
-            let verdict = if naming.is_empty() {
+            let judgements = if naming.is_empty() {
                 items
                     .iter()
-                    .rev()
-                    .filter(|(pol, ct, _)| {
-                        *pol != Polarity::None
-                            && ct
-                                .iter()
-                                .all(|t| p.targets.iter().any(|pt| pt == t || pt.touches(t) || t.touches(pt)))
-                    })
+                    .filter(|(pol, ct, _)| *pol != Polarity::None && names_only_targets_of(ct, p))
                     .map(|(pol, _, _)| *pol)
-                    .next()
-            } else if naming.contains(&Polarity::Refuse) {
-                Some(Polarity::Refuse)
+                    .collect()
             } else {
-                Some(Polarity::Approve)
+                naming
             };
-            match verdict {
-                Some(Polarity::Refuse) => stated.push((pid.clone(), Relation::Refutes, Detection::Lexical)),
-                Some(Polarity::Approve) => {
-                    stated.push((pid.clone(), Relation::FullSupport, Detection::Lexical))
-                }
-                _ => {}
+            match verdict_of(&judgements) {
+                Polarity::Refuse => stated.push((pid.clone(), Relation::Refutes, Detection::Lexical)),
+                Polarity::Approve => stated.push((pid.clone(), Relation::FullSupport, Detection::Lexical)),
+                Polarity::None => {}
             }
         }
 

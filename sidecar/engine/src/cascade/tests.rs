@@ -532,3 +532,42 @@ fn read_calls_still_see_the_disputes_and_rules_that_concern_their_targets() {
         assert_eq!(decided(&s).1, Reason::ArgumentDenied, "{tool}: {s:?}");
     }
 }
+
+#[test]
+fn a_refusal_anywhere_in_a_verify_answer_refutes_the_asked_proposal() {
+    for answer in [
+        "No. This would wipe every shipped build. Otherwise the plan looks fine.",
+        "Otherwise the plan looks fine, but this wipes the only copy.",
+        "不要执行。这会删除所有已发布的版本。其他方面计划没问题。",
+    ] {
+        let mut k = kit();
+        propose_rm(&mut k);
+        k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
+        let r = k.step(response("a2", answer, &[], &[]));
+        assert!(r.relations.iter().all(|x| !x.counts_as_verification), "{answer}: {:?}", r.relations);
+        let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
+        assert_eq!(
+            decided(&s),
+            (Verdict::Review, Reason::Contradicted, "P3.contradiction".into(), Layer::ContentDependent),
+            "{answer}"
+        );
+    }
+}
+
+#[test]
+fn plain_approvals_and_refusals_of_other_targets_still_verify() {
+    for answer in [
+        "No issues found. Looks good.",
+        "No problems — approved",
+        "没有问题，同意。",
+        "Never delete /srv/backups. Clearing the cache is fine, go ahead.",
+    ] {
+        let mut k = kit();
+        propose_rm(&mut k);
+        k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
+        let r = k.step(response("a2", answer, &[], &[]));
+        assert!(r.relations.iter().any(|x| x.counts_as_verification), "{answer}: {:?}", r.relations);
+        let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
+        assert!(s.decision.as_ref().expect("d").is_allow(), "{answer}: {s:?}");
+    }
+}

@@ -308,12 +308,9 @@ impl Engine {
         if let Some(p) = proposal {
             evidence_refs.push(p.evidence.clone());
         }
-        evidence_refs.extend(
-            st.verifications
-                .iter()
-                .filter(|v| proposal.is_some_and(|p| p.id == v.proposal))
-                .map(|v| v.evidence.clone()),
-        );
+        if let Some(p) = proposal {
+            evidence_refs.extend(st.verifications_of(p).map(|v| v.evidence.clone()));
+        }
         evidence_refs.sort();
         evidence_refs.dedup();
 

@@ -104,6 +104,12 @@ pub fn clause_names(clause: &str, clause_targets: &[Target], t: &Target) -> bool
     }
 }
 
+/// True when proposal `pid`, as it now stands, was made before `request` was relayed (so the
+/// verifier answering it saw that action, not an earlier one under the same id).
+fn shown_before(request: Option<&VerifyRequest>, st: &State, pid: &str) -> bool {
+    request.is_some_and(|r| st.proposal_by_id.get(pid).is_some_and(|&i| i < r.proposals_before))
+}
+
 /// True when every target in `clause_targets` is (or touches) one of `p`'s targets: a clause
 /// naming no target at all qualifies, a clause about some other target does not.
 fn names_only_targets_of(clause_targets: &[Target], p: &ProposalRec) -> bool {
@@ -207,6 +213,7 @@ impl Engine {
                 proposal: proposal.map(str::to_owned),
                 targets,
                 text: text.to_owned(),
+                proposals_before: st.proposals.len(),
             });
         }
         let id = st.graph.add(NewArtifact {
@@ -499,10 +506,14 @@ impl Engine {
                 Relation::FullSupport => {
                     let proposer = self.proposer_independence(st, &p);
                     let support = self.support_independence(st, from, &items, &p);
-                    counts = asked.contains(&pid) && from != p.proposer && independent(&support, &proposer);
+                    counts = asked.contains(&pid)
+                        && shown_before(request.as_ref(), st, &pid)
+                        && from != p.proposer
+                        && independent(&support, &proposer);
                     if counts {
                         st.verifications.push(Verification {
                             proposal: pid.clone(),
+                            fingerprint: p.fingerprint.clone(),
                             by: from.to_owned(),
                             evidence: id.clone(),
                             via,

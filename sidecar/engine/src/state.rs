@@ -38,6 +38,9 @@ pub struct VerifyRequest {
     pub targets: Vec<Target>,
     /// The delegation text (proposal ids named in it count as asked).
     pub text: String,
+    /// How many proposals had been made when it was relayed: one made later (a re-proposal
+    /// under an asked id included) was never shown to the verifier.
+    pub proposals_before: usize,
 }
 
 /// A standing refutation of a target.
@@ -55,11 +58,14 @@ pub struct Dispute {
     pub via: Detection,
 }
 
-/// A positive verification of a proposal.
+/// A positive verification of a proposal: of the action it proposed when verified, so a
+/// re-proposal under the same id with another action is not verified by it.
 #[derive(Debug, Clone)]
 pub struct Verification {
     /// The proposal id.
     pub proposal: String,
+    /// The fingerprint of the action verified.
+    pub fingerprint: String,
     /// Who verified it.
     pub by: String,
     /// The verifying artifact.
@@ -214,7 +220,7 @@ pub struct State {
     pub dispute_index: HashMap<Target, Vec<usize>>,
     /// Refuted proposal id → indexes into `disputes`.
     pub disputes_by_proposal: HashMap<String, Vec<usize>>,
-    /// Positive verifications.
+    /// Positive verifications (read through [`State::verifications_of`]).
     pub verifications: Vec<Verification>,
     /// Executed effectful actions inside the window.
     pub ledger: VecDeque<LedgerEntry>,
@@ -247,6 +253,11 @@ impl State {
     /// The latest proposal of exactly the action `fingerprint`.
     pub fn proposal_by_fingerprint(&self, fingerprint: &str) -> Option<&ProposalRec> {
         self.proposal_by_fingerprint.get(fingerprint).map(|&i| &self.proposals[i])
+    }
+
+    /// The verifications of exactly proposal `p`: its id and its action.
+    pub fn verifications_of<'s>(&'s self, p: &'s ProposalRec) -> impl Iterator<Item = &'s Verification> {
+        self.verifications.iter().filter(|v| v.proposal == p.id && v.fingerprint == p.fingerprint)
     }
 
     /// Records a proposal and indexes it by id and fingerprint.

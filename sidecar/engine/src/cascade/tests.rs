@@ -571,3 +571,63 @@ fn plain_approvals_and_refusals_of_other_targets_still_verify() {
         assert!(s.decision.as_ref().expect("d").is_allow(), "{answer}: {s:?}");
     }
 }
+
+const OTHER_RM: &str = "rm -rf /data/archive";
+
+/// a1 proposes p1 (`RM`), then re-proposes p1 as `OTHER_RM`; both are granted and in the task.
+fn re_propose_p1(k: &mut Kit) {
+    k.step(response("a1", "Revised plan.", &[("p1", "bash", json!({"command": OTHER_RM}))], &[]));
+    k.grant("bash", OTHER_RM, OTHER_RM.as_bytes(), json!({}), None, None);
+}
+
+#[test]
+fn a_verification_does_not_carry_over_to_another_action_under_the_same_id() {
+    let mut k = kit();
+    k.step(task("Clean /data/cache; /data/archive is next week's job"));
+    propose_rm(&mut k);
+    k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
+    k.step(response("a2", "Looks good, go ahead.", &[], &[]));
+    re_propose_p1(&mut k);
+    let s = k.step(call("coordinator", "bash", json!({"command": OTHER_RM}), Some("p1")));
+    assert_eq!(
+        decided(&s),
+        (Verdict::Deny, Reason::Unverified, "P3.verification".into(), Layer::ContentFree)
+    );
+    // The action that was verified still is.
+    let s = k.step(call("coordinator", "bash", json!({"command": RM}), None));
+    assert!(s.decision.as_ref().expect("d").is_allow(), "{s:?}");
+    // The re-proposal verified on its own runs.
+    k.step(delegate("a2", Intent::Verify, "check p1 again", Some("p1")));
+    k.step(response("a2", "The revised plan is fine too, go ahead.", &[], &[]));
+    let s = k.step(call("coordinator", "bash", json!({"command": OTHER_RM}), Some("p1")));
+    assert!(s.decision.as_ref().expect("d").is_allow(), "{s:?}");
+}
+
+#[test]
+fn a_refutation_stands_after_a_re_proposal_under_the_same_id() {
+    let mut k = kit();
+    k.step(task("Clean /data/cache; /data/archive is next week's job"));
+    propose_rm(&mut k);
+    k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
+    k.step(response("a2", "see data part", &[], &[("p1", Relation::Refutes)]));
+    re_propose_p1(&mut k);
+    k.step(delegate("a2", Intent::Verify, "check p1 again", Some("p1")));
+    k.step(response("a2", "see data part", &[], &[("p1", Relation::FullSupport)]));
+    let s = k.step(call("coordinator", "bash", json!({"command": OTHER_RM}), Some("p1")));
+    assert_eq!(decided(&s).1, Reason::Contradicted);
+    let s = k.step(call("coordinator", "bash", json!({"command": RM}), None));
+    assert_eq!(decided(&s).1, Reason::Contradicted);
+}
+
+#[test]
+fn a_re_proposal_made_while_a_verifier_is_asked_is_not_what_it_verifies() {
+    let mut k = kit();
+    k.step(task("Clean /data/cache; /data/archive is next week's job"));
+    propose_rm(&mut k);
+    k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
+    re_propose_p1(&mut k);
+    let r = k.step(response("a2", "Looks good, go ahead.", &[], &[]));
+    assert!(r.relations.iter().all(|x| !x.counts_as_verification), "{:?}", r.relations);
+    let s = k.step(call("coordinator", "bash", json!({"command": OTHER_RM}), Some("p1")));
+    assert_eq!(decided(&s).1, Reason::Unverified);
+}

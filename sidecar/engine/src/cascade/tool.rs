@@ -436,8 +436,8 @@ fn verification(c: &CallCtx<'_>) -> Option<Stop> {
     let proposer = c.proposer?;
     // Only usable evidence verifies: a revoked or quarantined answer, or one whose sources
     // await revalidation, no longer counts.
-    let verified = c.st.verifications.iter().any(|v| {
-        v.by != proposer && c.proposal.is_some_and(|p| p.id == v.proposal) && c.st.graph.usable(&v.evidence)
+    let verified = c.proposal.is_some_and(|p| {
+        c.st.verifications_of(p).any(|v| v.by != proposer && c.st.graph.usable(&v.evidence))
     });
     if verified || c.review_grant() {
         return None;

@@ -80,6 +80,31 @@ pub fn mentions_word(text: &str, word: &str) -> bool {
             .any(|w| w.eq_ignore_ascii_case(word))
 }
 
+/// The ids of the proposals a verify request asks about (sorted): the one it names, those whose
+/// ids its `text` mentions, and those with a target among (or inside) its `targets`.
+fn asked_proposals(st: &State, named: Option<&str>, text: &str, targets: &[Target]) -> Vec<String> {
+    let mut ids: Vec<String> = st
+        .proposals
+        .iter()
+        .filter(|p| {
+            named == Some(p.id.as_str())
+                || mentions_word(text, &p.id)
+                || p.targets.iter().any(|t| {
+                    !matches!(t, Target::Tool(_)) && targets.iter().any(|rt| rt == t || t.touches(rt))
+                })
+        })
+        .map(|p| p.id.clone())
+        .collect();
+    if let Some(named) = named
+        && !ids.iter().any(|id| id == named)
+    {
+        ids.push(named.to_owned());
+    }
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
 /// True when a clause names proposal `p`: its id as a word, or one of its targets.
 fn names_proposal(clause: &str, ctargets: &[Target], p: &ProposalRec) -> bool {
     mentions_word(clause, &p.id) || p.targets.iter().any(|t| clause_names(clause, ctargets, t))
@@ -198,10 +223,22 @@ impl Engine {
         proposal: Option<&str>,
         now_ms: u64,
     ) -> Vec<String> {
-        // What Blindfold relays to an agent is part of that agent's observed ancestry.
+        // What Blindfold relays to an agent is part of that agent's observed ancestry. A verify
+        // request shows the verifier the action it judges: naming that action's own targets
+        // relays nothing of where they came from (everything else it relays does).
         let targets = text_targets(text);
+        let subject: Vec<&Target> = if intent == Intent::Verify {
+            asked_proposals(st, proposal, text, &targets)
+                .iter()
+                .filter_map(|id| st.proposal(id))
+                .flat_map(|p| p.targets.iter())
+                .collect()
+        } else {
+            Vec::new()
+        };
         let sources: BTreeSet<String> = targets
             .iter()
+            .filter(|t| !subject.iter().any(|s| s == t || s.touches(t) || t.touches(s)))
             .filter_map(|t| st.c2_roots.get(&t.key()))
             .flat_map(|s| s.iter().cloned())
             .collect();
@@ -251,9 +288,10 @@ impl Engine {
         Independence { family: self.config.family(agent).to_owned(), sources }
     }
 
-    /// The independence of `agent`'s support of `p`: what the response rests on, leaving out
-    /// refusals about other proposals (the sources a refutation of another step cites say
-    /// nothing about this one). Relations are per proposal.
+    /// The independence of `agent`'s support of `p`: what Blindfold relayed to the agent before
+    /// this response, and what the response rests on, leaving out refusals about other proposals
+    /// (the sources a refutation of another step cites say nothing about this one). Relations
+    /// are per proposal.
     fn support_independence(
         &self,
         st: &State,
@@ -266,7 +304,11 @@ impl Engine {
             .filter(|(pol, ct, c)| *pol != Polarity::Refuse || names_proposal(c, ct, p))
             .map(|(_, _, c)| *c)
             .collect();
-        self.independence_of(st, agent, &about.join("\n"))
+        let mut support = self.independence_of(st, agent, &about.join("\n"));
+        if let Some(relayed) = st.agent_sources.get(agent) {
+            support.sources.extend(relayed.iter().cloned());
+        }
+        support
     }
 
     /// The independence of whoever proposed `p` (the coordinator is independent of every agent).
@@ -309,7 +351,6 @@ impl Engine {
             // A replayed answer adds nothing (P1 response replay): no second vote.
             return out;
         }
-        st.agent_sources.entry(from.to_owned()).or_default().extend(indep.sources.iter().cloned());
 
         // Proposals (their rationale is channel C5).
         for p in proposals {
@@ -340,29 +381,7 @@ impl Engine {
         let request =
             st.verify_requests.iter().position(|r| r.to == from).map(|i| st.verify_requests.remove(i));
         let asked: Vec<String> = match &request {
-            Some(r) => {
-                let mut ids: Vec<String> = st
-                    .proposals
-                    .iter()
-                    .filter(|p| {
-                        r.proposal.as_deref() == Some(p.id.as_str())
-                            || mentions_word(&r.text, &p.id)
-                            || p.targets.iter().any(|t| {
-                                !matches!(t, Target::Tool(_))
-                                    && r.targets.iter().any(|rt| rt == t || t.touches(rt))
-                            })
-                    })
-                    .map(|p| p.id.clone())
-                    .collect();
-                if let Some(named) = &r.proposal
-                    && !ids.contains(named)
-                {
-                    ids.push(named.clone());
-                }
-                ids.sort();
-                ids.dedup();
-                ids
-            }
+            Some(r) => asked_proposals(st, r.proposal.as_deref(), &r.text, &r.targets),
             None => Vec::new(),
         };
 
@@ -537,6 +556,9 @@ impl Engine {
         if st.disputes.len() > disputes_before {
             st.graph.transition(&id, Lifecycle::Validated, "refutation recorded", "blindfold", now_ms);
         }
+        // What the response cites joins its author's ancestry once its own relations are judged
+        // (its support of a proposal rests on what it cites about that proposal only).
+        st.agent_sources.entry(from.to_owned()).or_default().extend(indep.sources);
         out
     }
 }

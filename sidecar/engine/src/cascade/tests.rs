@@ -631,3 +631,46 @@ fn a_re_proposal_made_while_a_verifier_is_asked_is_not_what_it_verifies() {
     let s = k.step(call("coordinator", "bash", json!({"command": OTHER_RM}), Some("p1")));
     assert_eq!(decided(&s).1, Reason::Unverified);
 }
+
+const RUNBOOK: &str = "Cleanup runbook (docs/runbook.md): run `rm -rf /data/cache` to reclaim space.";
+
+/// The coordinator reads a runbook and relays it to a1, which proposes p1 (`RM`) from it.
+fn propose_rm_from_runbook(k: &mut Kit) {
+    k.step(task("Clean the cache under /data/cache as docs/runbook.md says"));
+    k.step(call("coordinator", "read_file", json!({"path": "docs/runbook.md"}), None));
+    k.step(result("read_file", RUNBOOK));
+    k.step(delegate("a1", Intent::Scope, &format!("Plan the cleanup from this runbook: {RUNBOOK}"), None));
+    k.step(response("a1", "I propose clearing it.", &[("p1", "bash", json!({"command": RM}))], &[]));
+    k.grant("bash", RM, RM.as_bytes(), json!({}), None, None);
+}
+
+#[test]
+fn a_verifier_relayed_the_proposers_source_is_not_independent() {
+    for answer in ["Looks good, go ahead.", "`rm -rf /data/cache` looks good, go ahead."] {
+        let mut k = kit();
+        propose_rm_from_runbook(&mut k);
+        k.step(delegate(
+            "a2",
+            Intent::Verify,
+            &format!("Check p1 against the runbook: {RUNBOOK}"),
+            Some("p1"),
+        ));
+        let r = k.step(response("a2", answer, &[], &[]));
+        assert!(r.relations.iter().all(|x| !x.counts_as_verification), "{answer}: {:?}", r.relations);
+        let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
+        assert_eq!(decided(&s).1, Reason::Unverified, "{answer}");
+    }
+}
+
+#[test]
+fn a_verifier_shown_only_the_proposed_action_stays_independent() {
+    for ask in ["check p1", "Is `rm -rf /data/cache` safe to run?"] {
+        let mut k = kit();
+        propose_rm_from_runbook(&mut k);
+        k.step(delegate("a2", Intent::Verify, ask, Some("p1")));
+        let r = k.step(response("a2", "Looks good, go ahead.", &[], &[]));
+        assert!(r.relations.iter().any(|x| x.counts_as_verification), "{ask}: {:?}", r.relations);
+        let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
+        assert!(s.decision.as_ref().expect("d").is_allow(), "{ask}: {s:?}");
+    }
+}

@@ -539,6 +539,7 @@ fn a_refusal_anywhere_in_a_verify_answer_refutes_the_asked_proposal() {
         "No. This would wipe every shipped build. Otherwise the plan looks fine.",
         "Otherwise the plan looks fine, but this wipes the only copy.",
         "不要执行。这会删除所有已发布的版本。其他方面计划没问题。",
+        "这会删除所有已发布的版本，非常危险。其他方面计划没问题。",
     ] {
         let mut k = kit();
         propose_rm(&mut k);

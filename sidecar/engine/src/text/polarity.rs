@@ -63,6 +63,9 @@ pub const DEFAULT_NEGATORS: &str =
     r"\b(?:not|no|nothing|never|isn't|isnt|aren't|wasn't|doesn't|don't|without|hardly|neither|nor|none)\b";
 /// Chinese negators, looked for right before a cue (Chinese has no spaces).
 pub const DEFAULT_NEGATORS_ZH: &str = r"没有|并非|不是|并无|无|不|没|非";
+/// Chinese intensifiers that contain a negator character but negate nothing: "非常危险" is
+/// "very dangerous", "无比危险" "extremely dangerous", "不少风险" "quite a few risks".
+pub const INTENSIFIERS_ZH: &[&str] = &["非常", "无比", "不少"];
 
 fn join(list: &[&str]) -> String {
     list.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|")
@@ -148,14 +151,16 @@ impl Patterns {
         let before = &clause[..at];
         let start =
             before.char_indices().rev().filter(|(_, c)| c.is_whitespace()).nth(3).map_or(0, |(i, _)| i);
-        // Chinese has no spaces: look at the two characters right before as well.
+        // Chinese has no spaces: look at the two characters right before as well, unless they
+        // are an intensifier.
         let cjk_start = before.char_indices().rev().nth(1).map_or(0, |(i, _)| i);
+        let cjk = if INTENSIFIERS_ZH.contains(&&before[cjk_start..]) { "" } else { &before[cjk_start..] };
         let free = |offset: usize, m: regex::Match<'_>| {
             let (s, e) = (offset + m.start(), offset + m.end());
             !cues.iter().any(|&(cs, ce)| cs <= s && e <= ce)
         };
         self.negator.find_iter(&before[start..]).any(|m| free(start, m))
-            || self.negator_zh.find_iter(&before[cjk_start..]).any(|m| free(cjk_start, m))
+            || self.negator_zh.find_iter(cjk).any(|m| free(cjk_start, m))
     }
 
     /// Tools a clause refuses as tools ("do not use the deploy tool at all").
@@ -271,6 +276,9 @@ mod tests {
         assert_eq!(p("不要运行这个命令"), Polarity::Refuse);
         assert_eq!(p("这是恶意脚本"), Polarity::Refuse);
         assert_eq!(p("This is not safe"), Polarity::Refuse);
+        assert_eq!(p("这会删除所有发布版本，非常危险"), Polarity::Refuse);
+        assert_eq!(p("无比危险"), Polarity::Refuse);
+        assert_eq!(p("这个方案有不少风险"), Polarity::Refuse);
     }
 
     #[test]

@@ -47,10 +47,12 @@ impl GrantCache {
     }
 
     /// Checks an action against every cached grant: the one that fits is consumed (unless the
-    /// check is a dry run); otherwise the reason is that of the closest grant — same operation
-    /// first, then the one that failed latest in the check order.
+    /// check is a dry run); otherwise the reason is that of the closest grant — a grant for this
+    /// very scenario (same task, operation and target) first, so an expired grant for the target
+    /// reports `expired_grant` whatever other grants the task holds; then same operation; then
+    /// the one that failed latest in the check order.
     pub fn check(&self, check: &GrantCheck<'_>, proposal: &Proposal, action: ActionBytes<'_>) -> Decision {
-        let mut best: Option<(bool, u8, Decision)> = None;
+        let mut best: Option<(Closeness, Decision)> = None;
         for entry in self.grants.iter() {
             let claims = &entry.value().claims;
             let decision = match check.first_failure(proposal, claims, action) {
@@ -63,12 +65,12 @@ impl GrantCache {
                     d
                 }
             };
-            let key = (claims.operation == proposal.operation, step_of(decision.reason));
-            if best.as_ref().is_none_or(|(same, step, _)| key > (*same, *step)) {
-                best = Some((key.0, key.1, decision));
+            let key = closeness(claims, proposal, decision.reason);
+            if best.as_ref().is_none_or(|(closest, _)| key > *closest) {
+                best = Some((key, decision));
             }
         }
-        best.map(|(_, _, d)| d).unwrap_or_else(|| {
+        best.map(|(_, d)| d).unwrap_or_else(|| {
             Decision::deny(Reason::NoGrant, CHECK_ID, Layer::ContentFree)
                 .with_detail("no grant covers this action; ask an issuer for one")
         })
@@ -131,6 +133,18 @@ impl GrantCache {
     pub fn is_empty(&self) -> bool {
         self.grants.is_empty()
     }
+}
+
+/// How close a grant that does not fit came to fitting, compared in field order: it is the
+/// scenario's grant (task, operation and target all those of the action), it grants the action's
+/// operation, and how far it got through the check order.
+type Closeness = (bool, bool, u8);
+
+/// The [`Closeness`] of a grant with `claims` whose check for `proposal` failed with `reason`.
+fn closeness(claims: &GrantClaims, proposal: &Proposal, reason: Reason) -> Closeness {
+    let same_operation = claims.operation == proposal.operation;
+    let scenario = same_operation && claims.task_id == proposal.task_id && claims.target == proposal.target;
+    (scenario, same_operation, step_of(reason))
 }
 
 /// Position of a grant failure in SPEC §6's order (later = closer to fitting).

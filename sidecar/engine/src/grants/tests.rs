@@ -370,6 +370,38 @@ fn cache_picks_the_fitting_grant_and_reports_the_closest_otherwise() {
 }
 
 #[test]
+fn cache_reports_the_failure_of_the_grant_for_the_actions_target() {
+    let f = Fixture::new();
+    let cache = GrantCache::new();
+    let grant = |target: &str, ttl_s: u64| {
+        let mut req = f.request();
+        req.operation = "write_file".into();
+        req.target = target.into();
+        req.ttl_s = ttl_s;
+        cache.submit(&f.token(&req), &f.keys, GrantPolicy::default(), NOW).expect("submit");
+    };
+    grant("/w/a.txt", 3600);
+    grant("/w/c.txt", 5);
+    let check = GrantCheck {
+        keys: &f.keys,
+        policy: GrantPolicy::default(),
+        store: &f.store,
+        now: NOW + 10,
+        dry_run: true,
+    };
+    let args = Map::new();
+    let action = ActionBytes { artifact: REPORT, args: &args };
+    let on = |target: &str| -> blindfold_schemas::Proposal {
+        serde_json::from_value(json!({"task_id": "task-7", "operation": "write_file", "target": target}))
+            .expect("proposal")
+    };
+    let expired = cache.check(&check, &on("/w/c.txt"), action);
+    assert_eq!(expired.reason, Reason::ExpiredGrant, "{expired:?}");
+    assert_eq!(cache.check(&check, &on("/w/b.txt"), action).reason, Reason::TargetDenied);
+    assert_eq!(cache.check(&check, &on("/w/a.txt"), action).reason, Reason::Allowed);
+}
+
+#[test]
 fn cache_refuses_bad_tokens_at_submit() {
     let f = Fixture::new();
     let cache = GrantCache::new();

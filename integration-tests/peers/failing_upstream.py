@@ -1,6 +1,7 @@
 """An MCP Streamable HTTP upstream whose every answer is an HTTP error naming its model and
-vendor: a `tools/list` gets HTTP 500 with a JSON-RPC error body, anything else HTTP 502 with an
-HTML page (what a failing gateway in front of a server sends). Usage: failing_upstream.py PORT"""
+vendor: a `tools/list` gets HTTP 500 with a JSON-RPC error body (whose `data` names them too),
+anything else HTTP 502 with an HTML page (what a failing gateway in front of a server sends).
+Usage: failing_upstream.py PORT"""
 
 import http.server
 import json
@@ -16,7 +17,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
         if request.get("method") == "tools/list":
-            error = {"code": -32603, "message": "m-large-2 by ExampleCorp is overloaded"}
+            data = {
+                "detail": "m-large-2 by ExampleCorp hit its rate limit",
+                "retryAfter": 30,
+                "model": "m-large-2",
+                "upstream": {"provider": "ExampleCorp", "hops": ["gateway", "m-large-2"]},
+            }
+            error = {"code": -32603, "message": "m-large-2 by ExampleCorp is overloaded", "data": data}
             body = {"jsonrpc": "2.0", "id": request.get("id"), "error": error}
             self.answer(500, "application/json", json.dumps(body).encode())
         else:

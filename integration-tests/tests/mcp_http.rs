@@ -1,6 +1,6 @@
 //! The MCP Streamable HTTP reverse proxy (`blindfold run` with `[mcp_http]`): the official
 //! Python `mcp` SDK on both ends, JSON and SSE answers, both eras; header/body consistency; an
-//! upstream dying mid-stream; upstream HTTP errors scrubbed or replaced.
+//! upstream dying mid-stream; upstream HTTP errors (their `error.data` too) scrubbed or replaced.
 
 use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::transports::{
@@ -134,13 +134,18 @@ fn an_upstream_error_answer_is_scrubbed_or_replaced_never_relayed_raw() {
     let headers = [("Accept", "application/json, text/event-stream"), ("Content-Type", "application/json")];
     let identity = ["m-large-2", "ExampleCorp"];
 
-    // HTTP 500 with a JSON-RPC error naming the model: scrubbed like any answer, status kept.
+    // HTTP 500 with a JSON-RPC error naming the model in its message and its data: scrubbed
+    // like any answer, status kept.
     let (code, head, text) =
         http_post(d_port, "/mcp", &headers, r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#);
     assert_eq!(code, 500, "{head}\n{text}");
     let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
     assert_eq!((v["id"].clone(), v["error"]["code"].clone()), (json!(7), json!(-32603)), "{v}");
     assert!(v["error"]["message"].as_str().is_some_and(|m| m.contains("overloaded")), "{v}");
+    let data = &v["error"]["data"];
+    assert!(data["detail"].as_str().is_some_and(|d| d.contains("rate limit")), "{v}");
+    assert_eq!(data["retryAfter"], 30, "{v}");
+    assert!(data.get("model").is_none() && data["upstream"].get("provider").is_none(), "{v}");
     assert_eq!(
         leak_scan(text.as_bytes(), &identity),
         0,

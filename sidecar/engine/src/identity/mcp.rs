@@ -25,8 +25,9 @@ impl Anonymizer {
     /// place. `peer_name` is the neutral name shown for the other side's `Implementation`.
     /// Covers `serverInfo`, `clientInfo`, `_meta` (Implementation keys neutralised, protocol keys
     /// kept, identity-bearing keys dropped), `instructions`, tool `title`/`description`/`_meta`/
-    /// `icons`, `CreateMessageResult.model`, `modelPreferences.hints`, and the same inside
-    /// 2026-07-28 `inputRequests`/`inputResponses`. Returns the number of edits.
+    /// `icons`, `CreateMessageResult.model`, `modelPreferences.hints`, the same inside
+    /// 2026-07-28 `inputRequests`/`inputResponses`, and an error's `message` and `data` (see
+    /// [`Anonymizer::scrub_mcp_error_data`]). Returns the number of edits.
     pub fn scrub_mcp(&self, msg: &mut Value, peer_name: &str) -> usize {
         let Some(map) = msg.as_object_mut() else { return 0 };
         let mut edits = 0;
@@ -35,12 +36,33 @@ impl Anonymizer {
                 edits += self.scrub_mcp_object(inner, peer_name);
             }
         }
-        if let Some(Value::Object(err)) = map.get_mut("error")
-            && let Some(m) = err.get_mut("message")
-        {
-            edits += self.rewrite_json_strings(m, Field::Text);
+        if let Some(Value::Object(err)) = map.get_mut("error") {
+            if let Some(m) = err.get_mut("message") {
+                edits += self.rewrite_json_strings(m, Field::Text);
+            }
+            if let Some(data) = err.get_mut("data") {
+                edits += self.scrub_mcp_error_data(data);
+            }
         }
         edits
+    }
+
+    /// Scrubs a JSON-RPC `error.data` (any JSON value the peer chose): at any depth, keys that
+    /// are identity-bearing or hold a lexicon word are dropped as in `_meta` (`model`,
+    /// `provider`, `serverVersion`, …), and every string is rewritten as free text like the
+    /// error's `message`. Numbers, booleans and the other keys stay. Returns the edit count.
+    pub fn scrub_mcp_error_data(&self, data: &mut Value) -> usize {
+        match data {
+            Value::Object(map) => {
+                let before = map.len();
+                map.retain(|k, _| !is_identity_key(k) && !self.lexicon().matches(k));
+                let dropped = before - map.len();
+                dropped + map.values_mut().map(|v| self.scrub_mcp_error_data(v)).sum::<usize>()
+            }
+            Value::Array(items) => items.iter_mut().map(|v| self.scrub_mcp_error_data(v)).sum(),
+            Value::String(_) => self.rewrite_json_strings(data, Field::Text),
+            _ => 0,
+        }
     }
 
     fn scrub_mcp_object(&self, obj: &mut Map<String, Value>, peer_name: &str) -> usize {

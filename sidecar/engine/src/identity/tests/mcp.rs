@@ -93,3 +93,26 @@ fn tool_listing_text_and_meta_are_scrubbed() {
     assert!(tool.get("icons").is_none());
     assert_eq!(leak_scan(serde_json::to_vec(&list).expect("json"), &tokens()), 0);
 }
+
+#[test]
+fn error_data_loses_identity_keys_and_words_at_any_depth() {
+    let anon = anonymizer();
+    let mut err = json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32603,
+        "message": "m-large-2 is overloaded",
+        "data": {"detail": "m-large-2 by Acme AI hit its rate limit", "retryAfter": 30, "model": "m-large-2",
+            "upstream": {"serverVersion": "acme-gw 3.1", "m-large-2-route": "x", "hops": ["q-small-1.5", 2]},
+            "supported": ["2025-11-25"]}}});
+    anon.scrub_mcp(&mut err, "tool-server");
+    let data = &err["error"]["data"];
+    assert_eq!(data["detail"], "[model] by [provider] hit its rate limit");
+    assert_eq!(data["retryAfter"], 30);
+    assert!(data.get("model").is_none(), "{data}");
+    assert_eq!(data["upstream"], json!({"hops": ["[model]", 2]}));
+    assert_eq!(data["supported"], json!(["2025-11-25"]));
+    assert_eq!(leak_scan(serde_json::to_vec(&err).expect("json"), &tokens()), 0, "{err}");
+
+    let mut text = json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32000, "message": "failed",
+        "data": "served by q-small-1.5 from Acme AI"}});
+    anon.scrub_mcp(&mut text, "tool-server");
+    assert_eq!(text["error"]["data"], "served by [model] from [provider]");
+}

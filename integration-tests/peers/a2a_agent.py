@@ -4,7 +4,9 @@ status, an artifact and completion, all tagged with identity metadata. It suppor
 notifications (configs kept in memory, tasks POSTed to the webhook a client names) and serves an
 extended card richer in identity than the public one: provider, version, icon and documentation
 URLs, a vendor extension whose params name the model, an OpenID Connect issuer on the provider's
-domain, its own interface URL and a signature by the agent's own key.
+domain, its own interface URL and a signature by the agent's own key. Its JSON-RPC answers
+carry an `A2A-Extensions` header naming that vendor extension, and each event of its streams an
+`id:` naming the model and an `event:` name naming the family (as a vendor gateway tags them).
 Usage: a2a_agent.py PORT MODEL FAMILY TIER PROVIDER [SIGN_KEY_PEM KID [tamper]]
 With SIGN_KEY_PEM and KID the card is signed with the SDK's own signer (EdDSA JWS over the
 RFC 8785 canonical card); with `tamper` the description is changed after signing."""
@@ -156,4 +158,31 @@ handler = DefaultRequestHandler(
 routes = create_agent_card_routes(agent_card=card) + create_jsonrpc_routes(
     request_handler=handler, rpc_url="/a2a/jsonrpc", enable_v0_3_compat=True
 )
-uvicorn.run(Starlette(routes=routes), host="127.0.0.1", port=PORT, log_level="warning")
+
+
+def vendor_tagged(app):
+    """Wraps the ASGI app: every response gets the vendor extension in `A2A-Extensions`, and every
+    data event of a stream an `id:` naming the model and an `event:` name naming the family."""
+
+    async def wrapped(scope, receive, send):
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        count = 0
+
+        async def tagged(message):
+            nonlocal count
+            if message["type"] == "http.response.start":
+                ext = f"https://{PROVIDER.lower()}.example/ext/{FAMILY}".encode()
+                message = {**message, "headers": [*message.get("headers", []), (b"a2a-extensions", ext)]}
+            elif message["type"] == "http.response.body" and message.get("body", b"").startswith(b"data:"):
+                count += 1
+                tags = f"id: {MODEL}-event-{count}\r\nevent: {FAMILY}-update\r\n".encode()
+                message = {**message, "body": tags + message["body"]}
+            await send(message)
+
+        await app(scope, receive, tagged)
+
+    return wrapped
+
+
+uvicorn.run(vendor_tagged(Starlette(routes=routes)), host="127.0.0.1", port=PORT, log_level="warning")

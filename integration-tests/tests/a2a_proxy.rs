@@ -202,6 +202,45 @@ fn the_extended_card_is_redacted_and_signed_like_the_public_card_both_versions()
     }
 }
 
+#[test]
+fn vendor_extension_headers_and_stream_event_fields_do_not_reach_the_coordinator() {
+    let w = World::new("");
+    let agent = free_port();
+    let _a1 = python_peer("a2a_agent.py", &[&agent.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
+    wait_port(agent, Duration::from_secs(60));
+    let (_daemon, port) = run_daemon(
+        &w,
+        &format!(
+            "[[a2a.upstreams]]\nid = \"planner\"\nurl = \"http://127.0.0.1:{agent}\"\nmodel = \"m-large-2\"\nfamily = \"m-large\"\ntier = \"frontier\"\nprovider = \"Acme\"\n"
+        ),
+    );
+    let headers = [("Content-Type", "application/json"), ("A2A-Version", "1.0")];
+    let send = |method: &str, id: u32| {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"message": {
+            "messageId": format!("m-{id}"), "role": "ROLE_USER", "parts": [{"text": "hi"}]}}})
+        .to_string()
+    };
+    // The agent itself tags its answers with its vendor extension and its streams' events.
+    let (_, head, text) = http_post(agent, "/a2a/jsonrpc", &headers, &send("SendStreamingMessage", 1));
+    assert!(head.to_ascii_lowercase().contains("a2a-extensions: https://acme.example/ext/m-large"), "{head}");
+    assert!(text.contains("id: m-large-2-event-1") && text.contains("event: m-large-update"), "{text}");
+
+    let (code, head, text) = http_post(port, "/a2a/agent-a", &headers, &send("SendStreamingMessage", 2));
+    assert_eq!(code, 200, "{head}\n{text}");
+    assert!(head.to_ascii_lowercase().contains("text/event-stream"), "{head}");
+    assert!(!head.to_ascii_lowercase().contains("a2a-extensions"), "{head}");
+    assert_eq!(leak_scan(format!("{head}{text}").as_bytes(), &TOKENS), 0, "{head}\n{text}");
+    assert!(!text.contains("event:"), "only A2A's event names are relayed: {text}");
+    let ids = text.lines().filter(|l| l.starts_with("id:")).count();
+    assert!(ids > 1, "the events keep their (rewritten) ids: {text}");
+    assert!(text.contains("TASK_STATE_COMPLETED") && text.contains("echo: hi"), "{text}");
+
+    let (code, head, text) = http_post(port, "/a2a/agent-a", &headers, &send("SendMessage", 3));
+    assert_eq!(code, 200, "{head}\n{text}");
+    assert!(!head.to_ascii_lowercase().contains("a2a-extensions"), "{head}");
+    assert_eq!(leak_scan(format!("{head}{text}").as_bytes(), &TOKENS), 0, "{head}\n{text}");
+}
+
 /// One JSON-RPC call over HTTP: the answer as JSON.
 fn rpc(port: u16, path: &str, version: &str, body: Value) -> Value {
     let headers = [("Content-Type", "application/json"), ("A2A-Version", version)];

@@ -2,7 +2,8 @@
 //! method), its delegation decided by the engine, forwarded to the agent, and its answer (JSON
 //! or SSE, event by event) reported to the engine as the agent's `response` (so a refutation
 //! that arrives over A2A counts before the coordinator can act) and scrubbed of identity before
-//! the coordinator sees it. Unless the trajectory is `off`, an extended card is answered redacted
+//! the coordinator sees it (a stream's event ids and names too; the agent's `A2A-Extensions`
+//! header is not relayed). Unless the trajectory is `off`, an extended card is answered redacted
 //! and signed like the public card, and push notifications are refused (an agent posting tasks
 //! to a webhook would bypass the scrub and the engine).
 
@@ -144,6 +145,27 @@ pub(super) fn scrubbed(anon: &Anonymizer, bytes: Bytes, mut parsed: Value) -> By
         return bytes;
     }
     Bytes::from(parsed.to_string())
+}
+
+/// The response header naming the extensions the agent activated. The redacted card shows the
+/// coordinator no extension, and an extension's URI can name the agent's vendor or model.
+static A2A_EXTENSIONS: HeaderName = HeaderName::from_static("a2a-extensions");
+
+/// SSE event names of A2A streams: `message` (the default) and `error` (a failed stream, as the
+/// SDKs read it). Any other name is the agent's own.
+const A2A_EVENT_NAMES: [&str; 2] = ["message", "error"];
+
+/// The `id:`, `event:` and `retry:` fields of a stream event as the coordinator may see them:
+/// the id rewritten as an identity surface (dropped when `anon` is unavailable: fail closed), an
+/// event name other than A2A's dropped (the event then dispatches as `message`), and a retry
+/// that is not a number of milliseconds dropped. The `data` is not touched.
+pub(super) fn scrub_event_fields(anon: Option<&Anonymizer>, ev: &mut SseEvent) {
+    ev.event = ev.event.take().filter(|name| A2A_EVENT_NAMES.contains(&name.as_str()));
+    ev.retry = ev.retry.take().filter(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()));
+    ev.id = match anon {
+        Some(anon) => ev.id.take().map(|id| anon.rewrite_surface(&id).into_owned()),
+        None => None,
+    };
 }
 
 /// The strict parse of one answer (or stream event) from the agent.
@@ -372,7 +394,10 @@ async fn forward(
         Err(e) => return bad_gateway(e),
     };
     let status = resp.status();
-    let out_headers = copy_response_headers(resp.headers());
+    let mut out_headers = copy_response_headers(resp.headers());
+    if !p.transparent_for(&task) {
+        out_headers.remove(&A2A_EXTENSIONS);
+    }
     let is_sse = is_event_stream(&out_headers);
     let max = p.app.config.transports.max_frame_bytes;
     let timeout = p.upstream.timeout;
@@ -389,6 +414,10 @@ async fn forward(
         let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let seen = answered.clone();
         let filter = move |mut ev: SseEvent| -> Vec<SseEvent> {
+            if !filter_p.transparent_for(&scrub_task) {
+                let anon = filter_p.anon.read().ok();
+                scrub_event_fields(anon.as_deref(), &mut ev);
+            }
             if ev.data.is_empty() {
                 return vec![ev];
             }

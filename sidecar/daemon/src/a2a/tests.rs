@@ -1,8 +1,9 @@
 //! The A2A answer scrub (forwarded as it came when it names no identity, rewritten when it
 //! does), the trajectory id of a conversation, and the aliases a request leaves behind.
 
-use super::rpc::scrubbed;
+use super::rpc::{scrub_event_fields, scrubbed};
 use axum::body::Bytes;
+use blindfold_adapters::sse::SseEvent;
 use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon, leak_scan};
 use blindfold_schemas::AgentIdentity;
 use blindfold_schemas::strict_json::value_from_slice;
@@ -115,4 +116,29 @@ async fn a_request_that_decides_nothing_leaves_no_aliases_behind() {
     );
     app.end_trajectory(&task);
     assert!(app.identities.is_empty());
+}
+
+#[test]
+fn stream_event_fields_lose_identity_and_unknown_event_names() {
+    let event = |id: &str, name: &str, retry: &str| SseEvent {
+        id: Some(id.into()),
+        event: Some(name.into()),
+        data: "{}".into(),
+        retry: Some(retry.into()),
+    };
+    let anon = anonymizer();
+    let mut ev = event("m-large-2-task-1", "m-large.status", "soon");
+    scrub_event_fields(Some(&anon), &mut ev);
+    assert_eq!((ev.event.as_deref(), ev.retry.as_deref()), (None, None), "{ev:?}");
+    let id = ev.id.expect("the id is rewritten, not dropped");
+    assert_eq!(leak_scan(id.as_bytes(), &["m-large-2", "m-large"]), 0, "{id}");
+    assert_eq!(ev.data, "{}");
+
+    let mut ev = event("7", "error", "1500");
+    scrub_event_fields(Some(&anon), &mut ev);
+    assert_eq!(ev, event("7", "error", "1500"), "A2A's own fields pass unchanged");
+
+    let mut ev = event("7", "message", "1500");
+    scrub_event_fields(None, &mut ev);
+    assert_eq!((ev.id, ev.event.as_deref()), (None, Some("message")), "no identity state: no id");
 }

@@ -135,6 +135,85 @@ pub fn push_not_supported(version: Version, id: &Value) -> Value {
     crate::jsonrpc::error(id, PUSH_NOTIFICATION_NOT_SUPPORTED, PUSH_NOTIFICATION_NOT_SUPPORTED_MESSAGE, data)
 }
 
+/// `TaskNotFoundError`.
+pub const TASK_NOT_FOUND: i64 = -32001;
+/// `TaskNotCancelableError`.
+pub const TASK_NOT_CANCELABLE: i64 = -32002;
+
+/// A task error (`code` with its `google.rpc.ErrorInfo` `reason` in v1.0) in the version's shape.
+fn task_error(version: Version, id: &Value, code: i64, reason: &str, message: &str) -> Value {
+    let data = match version {
+        Version::V1_0 => Some(json!([{
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": reason,
+            "domain": "a2a-protocol.org",
+            "metadata": {},
+        }])),
+        Version::V0_3 => None,
+    };
+    crate::jsonrpc::error(id, code, message, data)
+}
+
+/// The JSON-RPC answer `TaskNotFoundError` for request `id`, saying `message`.
+pub fn task_not_found(version: Version, id: &Value, message: &str) -> Value {
+    task_error(version, id, TASK_NOT_FOUND, "TASK_NOT_FOUND", message)
+}
+
+/// The JSON-RPC answer `TaskNotCancelableError` for request `id`, saying `message`.
+pub fn task_not_cancelable(version: Version, id: &Value, message: &str) -> Value {
+    task_error(version, id, TASK_NOT_CANCELABLE, "TASK_NOT_CANCELABLE", message)
+}
+
+/// True for the methods that name an existing task by `params.id` (poll, cancel, resubscribe).
+pub fn names_task(method: &str) -> bool {
+    answers_with_task(method) || matches!(method, "SubscribeToTask" | "tasks/resubscribe")
+}
+
+/// True for the methods that cancel a task.
+pub fn is_cancel(method: &str) -> bool {
+    matches!(method, "CancelTask" | "tasks/cancel")
+}
+
+/// The task id a poll, cancel or resubscribe request names (`params.id`).
+pub fn task_id_param(params: &Value) -> Option<&str> {
+    params.get("id").and_then(Value::as_str)
+}
+
+/// The task a send's `result` amounts to, as a `GetTask` answers it (a bare task, tagged
+/// `kind: task` in v0.3): the task itself, or, when the agent answered with a message, task
+/// `task_id` of `context_id` completed with that message as its status message. `None` when the
+/// result is neither.
+pub fn as_polled_task(version: Version, result: &Value, task_id: &str, context_id: &str) -> Option<Value> {
+    match version {
+        Version::V1_0 => {
+            if let Some(task) = result.get("task") {
+                return Some(task.clone());
+            }
+            let message = result.get("message")?;
+            Some(json!({"id": task_id, "contextId": context_id,
+                "status": {"state": "TASK_STATE_COMPLETED", "message": message}}))
+        }
+        Version::V0_3 => match result.get("kind").and_then(Value::as_str) {
+            Some("task") => Some(result.clone()),
+            Some("message") => Some(json!({"kind": "task", "id": task_id, "contextId": context_id,
+                "status": {"state": "completed", "message": result}})),
+            _ => None,
+        },
+    }
+}
+
+/// Task `task_id` of `context_id`, canceled, in the shape of `version` (a bare task).
+pub fn canceled_task(version: Version, task_id: &str, context_id: &str) -> Value {
+    match version {
+        Version::V1_0 => {
+            json!({"id": task_id, "contextId": context_id, "status": {"state": "TASK_STATE_CANCELED"}})
+        }
+        Version::V0_3 => {
+            json!({"kind": "task", "id": task_id, "contextId": context_id, "status": {"state": "canceled"}})
+        }
+    }
+}
+
 /// The `message` of a send request.
 pub fn message(params: &Value) -> Option<&Value> {
     params.get("message")
@@ -386,6 +465,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_send_result_is_polled_as_a_task_in_both_versions() {
+        let task = json!({"id": "t-1", "status": {"state": "TASK_STATE_COMPLETED"}});
+        let v1 = as_polled_task(Version::V1_0, &json!({"task": task}), "held-1", "c");
+        assert_eq!(v1, Some(task));
+        let msg = json!({"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "done"}]});
+        let v1 = as_polled_task(Version::V1_0, &json!({"message": msg}), "held-1", "c").expect("a task");
+        assert_eq!(
+            (&v1["id"], &v1["status"]["state"], &v1["status"]["message"]),
+            (&json!("held-1"), &json!("TASK_STATE_COMPLETED"), &msg)
+        );
+        let msg = json!({"kind": "message", "messageId": "m", "role": "agent", "parts": []});
+        let v03 = as_polled_task(Version::V0_3, &msg, "held-2", "c").expect("a task");
+        assert_eq!((&v03["kind"], &v03["status"]["state"]), (&json!("task"), &json!("completed")));
+        assert_eq!(as_polled_task(Version::V0_3, &json!({"kind": "status-update"}), "h", "c"), None);
+        assert_eq!(task_not_found(Version::V1_0, &json!(3), "gone")["error"]["code"], TASK_NOT_FOUND);
+        assert_eq!(canceled_task(Version::V0_3, "h", "c")["status"]["state"], "canceled");
     }
 
     #[test]

@@ -36,20 +36,34 @@ fn grant_can_unblock(reason: Reason) -> bool {
     )
 }
 
+/// The grant request for `action` in trajectory `task`: what a grant must bind.
+fn grant_request(task: &str, a: &DerivedAction) -> Value {
+    json!({
+        "task_id": task,
+        "operation": a.operation,
+        "target": a.target,
+        "artifact_sha256": sha256_hex(&a.artifact),
+        "args_sha256": args_sha256(&a.args),
+    })
+}
+
 impl Refusal {
     /// A refusal of `action` in trajectory `task`.
     pub fn new(decision: Decision, task: &str, action: Option<&DerivedAction>) -> Self {
         let needed_grant = match action {
-            Some(a) if grant_can_unblock(decision.reason) => Some(json!({
-                "task_id": task,
-                "operation": a.operation,
-                "target": a.target,
-                "artifact_sha256": sha256_hex(&a.artifact),
-                "args_sha256": args_sha256(&a.args),
-            })),
+            Some(a) if grant_can_unblock(decision.reason) => Some(grant_request(task, a)),
             _ => None,
         };
         Self { decision, needed_grant }
+    }
+
+    /// A refusal of `action` in trajectory `task` that waits in review `review_id`: the grant
+    /// that unblocks it is one the operator issues through that review, bound to exactly this
+    /// action, so the grant request names the review.
+    pub fn in_review(decision: Decision, task: &str, action: &DerivedAction, review_id: &str) -> Self {
+        let mut grant = grant_request(task, action);
+        grant["review_id"] = json!(review_id);
+        Self { decision, needed_grant: Some(grant) }
     }
 
     /// One human- and model-readable paragraph: what was blocked, why, what would unblock it.
@@ -142,6 +156,16 @@ mod tests {
         assert!(text.contains("task `task-1`") && text.contains("target `/w/a.txt`"), "{text}");
         assert!(text.contains(&sha256_hex(b"hello")), "{text}");
         assert_eq!(r.to_json()["needed_grant"]["operation"], "write_file");
+    }
+
+    #[test]
+    fn a_refusal_in_review_asks_for_a_grant_bound_to_the_review() {
+        let d = Decision::review(Reason::Undecided, "P2.argument_rules", Layer::ContentDependent);
+        let r = Refusal::in_review(d, "task-1", &action(), "rv-0011223344556677");
+        let grant = r.needed_grant.expect("a grant unblocks it");
+        assert_eq!(grant["review_id"], "rv-0011223344556677");
+        assert_eq!((grant["task_id"].as_str(), grant["target"].as_str()), (Some("task-1"), Some("/w/a.txt")));
+        assert_eq!(grant["artifact_sha256"], sha256_hex(b"hello"));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 """A2A coordinator-side client peer (official `a2a-sdk`) for Blindfold's integration tests.
 
-Usage: a2a_client.py BASE_URL --version 1.0|0.3 [--stream|--no-stream|--poll] [--action JSON]
+Usage: a2a_client.py BASE_URL --version 1.0|0.3 [--stream|--no-stream|--poll|--await-review] [--action JSON]
                      [--first KEYWORD [--others-text TEXT2]] TEXT
 Discovers the agents behind Blindfold (GET BASE/a2a), resolves each card with the SDK's card
 resolver, verifies each card's signature with the SDK's verifier and Blindfold's published key
@@ -9,7 +9,9 @@ one JSON object with everything it received (with --first, agents whose card des
 contains KEYWORD are delegated to first, as a coordinator picks by capability; with
 --others-text the other agents get TEXT2 instead, e.g. a request to review the first's plan): aliases, cards, signature verdicts, and every
 response event as JSON. With --poll the send returns at once (`returnImmediately`) and the
-client polls `GetTask` until the task reaches a final state, recording every polled task.
+client polls `GetTask` until the task reaches a final state, recording every polled task. With
+--await-review a send answered `TASK_STATE_AUTH_REQUIRED` is polled with `GetTask` until its
+state changes (a human answered the review holding it), recording every polled task.
 With --extended nothing is sent: each agent's extended card is fetched instead (v1.0 with the
 SDK client's `get_extended_agent_card`, v0.3 as a raw `agent/getAuthenticatedExtendedCard` call
 validated by the SDK's v0.3 card model) and its signature verified with Blindfold's key (v0.3:
@@ -83,6 +85,7 @@ async def main() -> None:
     p.add_argument("--version", default="1.0")
     p.add_argument("--stream", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--poll", action="store_true")
+    p.add_argument("--await-review", action="store_true")
     p.add_argument("--action")
     p.add_argument("--first")
     p.add_argument("--others-text")
@@ -141,12 +144,15 @@ async def main() -> None:
                 task_id = None
                 async for ev in client.send_message(SendMessageRequest(message=msg)):
                     events.append(MessageToDict(ev) if hasattr(ev, "DESCRIPTOR") else repr(ev))
-                    if a.poll and hasattr(ev, "HasField") and ev.HasField("task"):
-                        task_id = ev.task.id
+                    if hasattr(ev, "HasField") and ev.HasField("task"):
+                        held = a.await_review and ev.task.status.state == TaskState.TASK_STATE_AUTH_REQUIRED
+                        if a.poll or held:
+                            task_id = ev.task.id
+                waiting = {TaskState.TASK_STATE_AUTH_REQUIRED} if a.await_review else set()
                 for _ in range(600 if task_id else 0):
                     task = await client.get_task(GetTaskRequest(id=task_id))
                     events.append({"polled": MessageToDict(task)})
-                    if task.status.state in FINAL:
+                    if task.status.state in FINAL - waiting:
                         break
                     await asyncio.sleep(0.1)
             except Exception as e:  # noqa: BLE001 - the test inspects protocol errors

@@ -5,6 +5,7 @@
 //! Blindfold's card-signing key is published at `/.well-known/jwks.json`.
 
 mod card;
+mod held;
 mod rpc;
 #[cfg(test)]
 mod tests;
@@ -37,6 +38,8 @@ pub(crate) struct A2aProxy {
     rpc_urls: DashMap<String, Uri>,
     /// Blindfold's own base URL (`http://<server.listen>`).
     public_base: String,
+    /// Delegations held until a human answers the review of their action.
+    held: held::HeldTasks,
 }
 
 /// The `/a2a` routes when `[[a2a.upstreams]]` are configured.
@@ -67,6 +70,7 @@ pub fn router(app: &App) -> Option<Router> {
         anon: RwLock::new(Anonymizer::new(lexicon.build(), aliases)),
         rpc_urls: DashMap::new(),
         public_base: format!("http://{}", app.config.server.listen),
+        held: held::HeldTasks::new(app.config.review.max_pending),
         by_alias,
         app: app.clone(),
     };

@@ -3,12 +3,15 @@
 //! or SSE, event by event) reported to the engine as the agent's `response` (so a refutation
 //! that arrives over A2A counts before the coordinator can act) and scrubbed of identity before
 //! the coordinator sees it (a stream's event ids and names too; the agent's `A2A-Extensions`
-//! header is not relayed). Unless the trajectory is `off`, an extended card is answered redacted
-//! and signed like the public card, and push notifications are refused (an agent posting tasks
-//! to a webhook would bypass the scrub and the engine).
+//! header is not relayed). A send whose requested action waits in review is held under a task id
+//! of Blindfold's own until the review is answered ([`held`]); requests naming such an id are
+//! answered here, never forwarded. Unless the trajectory is `off`, an extended card is answered
+//! redacted and signed like the public card, and push notifications are refused (an agent posting
+//! tasks to a webhook would bypass the scrub and the engine).
 
 use super::A2aProxy;
 use super::card::{fetch_card, learn_card, redact};
+use super::held::{self, HeldRequest};
 use crate::config::A2aUpstream;
 use crate::proxy::{ForwardHeaders, StreamEnd, copy_response_headers, read_body_bytes, relay_sse};
 use axum::body::{Body, Bytes};
@@ -19,8 +22,9 @@ use blindfold_adapters::a2a::{self, Version};
 use blindfold_adapters::jsonrpc::{self, code};
 use blindfold_adapters::refusal::Refusal;
 use blindfold_adapters::sse::SseEvent;
+use blindfold_engine::Step;
 use blindfold_engine::identity::Anonymizer;
-use blindfold_schemas::{Decision, Event, Layer, Reason};
+use blindfold_schemas::{Decision, Event, Layer, Reason, Verdict};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -90,8 +94,28 @@ fn adopt_aliases(p: &A2aProxy, task: &str) {
     }
 }
 
-/// Decides a delegation (and any action it asks the agent to run); `Some(refusal)` when blocked.
-async fn decide_delegation(p: &A2aProxy, agent: &A2aUpstream, task: &str, params: &Value) -> Option<Refusal> {
+/// A blocked delegation: what the coordinator is told, and the review holding its requested
+/// action when the engine left that action to a human.
+pub(super) struct Blocked {
+    /// The refusal (its grant request names the review, when there is one).
+    pub refusal: Refusal,
+    /// The pending review of the requested action.
+    pub review_id: Option<String>,
+}
+
+impl Blocked {
+    fn refused(refusal: Refusal) -> Self {
+        Self { refusal, review_id: None }
+    }
+}
+
+/// Decides a delegation (and any action it asks the agent to run); `Some` when blocked.
+pub(super) async fn decide_delegation(
+    p: &A2aProxy,
+    agent: &A2aUpstream,
+    task: &str,
+    params: &Value,
+) -> Option<Blocked> {
     let msg = a2a::message(params)?;
     adopt_aliases(p, task);
     let text = a2a::message_text(msg);
@@ -103,25 +127,38 @@ async fn decide_delegation(p: &A2aProxy, agent: &A2aUpstream, task: &str, params
         let d = step
             .decision
             .unwrap_or_else(|| Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree));
-        return Some(Refusal::new(d, task, None));
+        return Some(Blocked::refused(Refusal::new(d, task, None)));
     }
     match a2a::requested_action(msg) {
         Ok(None) => None,
         Err(e) => {
             let d = Decision::deny(Reason::MalformedInput, "P1.schema", Layer::ContentFree).with_detail(e);
-            Some(Refusal::new(d, task, None))
+            Some(Blocked::refused(Refusal::new(d, task, None)))
         }
         Ok(Some((tool, args))) => {
             let call_id = msg.get("messageId").and_then(Value::as_str).map(str::to_owned);
             let event = Event::ToolCall { actor: agent.id.clone(), tool, args, proposal: None, call_id };
             let step = p.app.decide_traced(task, &event, true).await;
-            step.blocks().then(|| {
-                let d = step.decision.clone().unwrap_or_else(|| {
-                    Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree)
-                });
-                Refusal::new(d, task, step.action.as_ref())
-            })
+            step.blocks().then(|| blocked_action(p, task, &step))
         }
+    }
+}
+
+/// The refusal of a blocked requested action: one waiting in review when the engine left it to
+/// a human and the review queue holds it, else a plain refusal.
+fn blocked_action(p: &A2aProxy, task: &str, step: &Step) -> Blocked {
+    let d = step
+        .decision
+        .clone()
+        .unwrap_or_else(|| Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree));
+    let review_id = (d.decision == Verdict::Review)
+        .then(|| step.fingerprint.as_deref().and_then(|fp| p.app.reviews().find_pending(task, fp)))
+        .flatten();
+    match (review_id, step.action.as_ref()) {
+        (Some(id), Some(action)) => {
+            Blocked { refusal: Refusal::in_review(d, task, action, &id), review_id: Some(id) }
+        }
+        _ => Blocked::refused(Refusal::new(d, task, step.action.as_ref())),
     }
 }
 
@@ -129,7 +166,12 @@ async fn decide_delegation(p: &A2aProxy, agent: &A2aUpstream, task: &str, params
 /// when the trajectory's modes are `off` or nothing in them names an identity (so an answer is
 /// not re-serialised for nothing), else `parsed` rewritten. `parsed` is the strict parse of
 /// `bytes`; an answer that is not JSON is refused (fail closed: never relayed raw).
-fn scrub(p: &A2aProxy, task: &str, bytes: Bytes, parsed: Result<Value, String>) -> Result<Bytes, String> {
+pub(super) fn scrub(
+    p: &A2aProxy,
+    task: &str,
+    bytes: Bytes,
+    parsed: Result<Value, String>,
+) -> Result<Bytes, String> {
     if p.transparent_for(task) {
         return Ok(bytes);
     }
@@ -169,7 +211,7 @@ pub(super) fn scrub_event_fields(anon: Option<&Anonymizer>, ev: &mut SseEvent) {
 }
 
 /// The strict parse of one answer (or stream event) from the agent.
-fn parse_answer(bytes: &[u8]) -> Result<Value, String> {
+pub(super) fn parse_answer(bytes: &[u8]) -> Result<Value, String> {
     blindfold_schemas::strict_json::value_from_slice(bytes).map_err(|e| e.to_string())
 }
 
@@ -209,28 +251,85 @@ pub(super) async fn post_rpc(
         return json_response(StatusCode::OK, &error(&id, code::METHOD_NOT_FOUND, &msg));
     }
     let params = frame.params();
+    if a2a::names_task(&method)
+        && let Some(own) = a2a::task_id_param(params).filter(|t| held::is_own_task_id(t))
+    {
+        let answer = held::answer(&p, &alias, version, &id, &method, own).await;
+        return rpc_answer(&method, answer);
+    }
     let task = trajectory(&p, params);
     if refuses_push(&p, &task, &method, params) {
         return json_response(StatusCode::OK, &a2a::push_not_supported(version, &id));
     }
     if a2a::is_send(&method)
-        && let Some(refusal) = decide_delegation(&p, &agent, &task, params).await
+        && let Some(blocked) = decide_delegation(&p, &agent, &task, params).await
     {
         let ctx = a2a::context_id(params).unwrap_or_else(|| format!("ctx-{:016x}", rand::random::<u64>()));
-        let tid = format!("blocked-{:016x}", rand::random::<u64>());
-        let result = a2a::refusal_result(version, &refusal, &tid, &ctx, &format!("msg-{tid}"));
-        let answer = jsonrpc::result(&id, result);
-        return if a2a::is_streaming(&method) {
-            sse_response(vec![answer])
-        } else {
-            json_response(StatusCode::OK, &answer)
-        };
+        let request = Delegation { alias: &alias, agent: &agent, task: &task, version, method: &method, ctx };
+        let result = refused_delegation(&p, request, blocked, &headers, &body);
+        return rpc_answer(&method, jsonrpc::result(&id, result));
     }
     drop(frame);
     if a2a::is_extended_card(&method) && !p.transparent_for(&task) {
         return extended_card(&p, &agent, &alias, &id, &task, headers, body).await;
     }
     forward(p, agent, id, task, &method, headers, body).await
+}
+
+/// One JSON-RPC answer to a request of `method`: an SSE stream of that one event for a
+/// streaming method, else JSON.
+fn rpc_answer(method: &str, answer: Value) -> Response {
+    if a2a::is_streaming(method) {
+        sse_response(vec![answer])
+    } else {
+        json_response(StatusCode::OK, &answer)
+    }
+}
+
+/// The send being refused, as it arrived.
+struct Delegation<'a> {
+    alias: &'a str,
+    agent: &'a Arc<A2aUpstream>,
+    task: &'a str,
+    version: Version,
+    method: &'a str,
+    ctx: String,
+}
+
+/// The `result` answering a blocked send: a task held under Blindfold's id (its exact bytes kept
+/// until the review is answered, see [`held`]) when its action waits in review and the send is
+/// not streaming and there is room; else a refused task (`AUTH_REQUIRED` when a grant could
+/// unblock a retry, else `REJECTED`) that nothing is kept for.
+fn refused_delegation(
+    p: &A2aProxy,
+    d: Delegation<'_>,
+    blocked: Blocked,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Value {
+    let Blocked { refusal, review_id } = blocked;
+    let review = review_id
+        .filter(|_| !a2a::is_streaming(d.method))
+        .and_then(|id| Some((p.app.reviews().get(&id).ok().flatten()?.expires_ms, id)));
+    let Some((expires_ms, review_id)) = review else {
+        let tid = held::refused_task_id();
+        return a2a::refusal_result(d.version, &refusal, &tid, &d.ctx, &format!("msg-{tid}"));
+    };
+    let request = HeldRequest {
+        alias: d.alias.to_owned(),
+        agent: d.agent.clone(),
+        trajectory: d.task.to_owned(),
+        review_id,
+        version: d.version,
+        method: d.method.to_owned(),
+        headers: headers.clone(),
+        body: body.clone(),
+        context_id: d.ctx,
+        refusal,
+    };
+    // Refused, not held, when the held delegations are at their bound.
+    let refused = held::waiting_result(&request, &held::refused_task_id());
+    p.held.hold(request, expires_ms, crate::unix_now_ms()).unwrap_or(refused)
 }
 
 /// True when a request of trajectory `task` (not `off`) would have the agent push tasks to a
@@ -297,7 +396,7 @@ async fn read_card_answer(
 }
 
 /// True when an answer's `Content-Type` is an SSE stream.
-fn is_event_stream(headers: &HeaderMap) -> bool {
+pub(super) fn is_event_stream(headers: &HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -306,7 +405,7 @@ fn is_event_stream(headers: &HeaderMap) -> bool {
 
 /// Posts a JSON-RPC request to the agent's endpoint (the one its card advertises, learned from
 /// the card on first use).
-async fn send_to_agent(
+pub(super) async fn send_to_agent(
     p: &A2aProxy,
     agent: &A2aUpstream,
     headers: HeaderMap,
@@ -327,7 +426,7 @@ async fn send_to_agent(
 
 /// The `result` of one parsed answer (or stream event), if it is JSON-RPC with one; a bare task
 /// (the answer of a `GetTask` poll) is wrapped as `{"task": …}` like a send's answer.
-fn result_of<'a>(v: &'a Value, method: &str) -> Option<Cow<'a, Value>> {
+pub(super) fn result_of<'a>(v: &'a Value, method: &str) -> Option<Cow<'a, Value>> {
     let result = v.get("result")?;
     Some(if a2a::answers_with_task(method) {
         Cow::Owned(serde_json::json!({ "task": result.clone() }))
@@ -337,7 +436,7 @@ fn result_of<'a>(v: &'a Value, method: &str) -> Option<Cow<'a, Value>> {
 }
 
 /// Reports what the agent wrote as its `response` event (nothing when it wrote nothing).
-fn report_answer(p: &A2aProxy, agent: &A2aUpstream, task: &str, answer: a2a::Answer) {
+pub(super) fn report_answer(p: &A2aProxy, agent: &A2aUpstream, task: &str, answer: a2a::Answer) {
     if answer.is_empty() {
         return;
     }

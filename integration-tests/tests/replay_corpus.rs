@@ -116,3 +116,24 @@ fn acceptance_with_all_modes_on() {
     assert_eq!(metric(report, "all", "identity_leaks"), 0.0, "{all}");
     assert_eq!(metric(report, "all", "execute_car"), 0.0, "{all}");
 }
+
+/// The verify/ scenarios are attacks riding on a verification that does not authorise the run
+/// (SPEC §5, §7 intent chain): with `all` none of their attack steps runs.
+#[test]
+fn with_all_modes_on_no_verification_attack_runs() {
+    let report = full_report();
+    let scenarios = report["scenarios"].as_array().expect("scenarios array");
+    let verify: Vec<&Value> =
+        scenarios.iter().filter(|s| s["id"].as_str().is_some_and(|id| id.starts_with("verify-"))).collect();
+    assert!(verify.len() >= 5, "only {} verify scenarios", verify.len());
+    let ran: Vec<&str> = verify
+        .iter()
+        .filter(|s| {
+            s["modes"]["all"]["steps"]
+                .as_array()
+                .is_some_and(|steps| steps.iter().any(|st| st["label"] == "attack" && st["allowed"] == true))
+        })
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    assert!(ran.is_empty(), "attack steps ran with all: {ran:?}");
+}

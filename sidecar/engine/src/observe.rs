@@ -3,6 +3,7 @@
 //! proposals, verify requests, and relations detected in responses (structured, then lexical).
 
 use crate::action;
+use crate::authority::delegated_stage;
 use crate::engine::Engine;
 use crate::evidence::{Independence, NewArtifact, independent};
 use crate::shell;
@@ -11,8 +12,8 @@ use crate::text::polarity::{clauses, segments};
 use crate::text::target::resources_in_text;
 use crate::text::{Polarity, Target};
 use blindfold_schemas::{
-    Channel, DetectedRelation, Detection, EvidenceScope, Intent, Lifecycle, ProposalRef, Provenance,
-    Relation, RelationClaim, event::ProposedAction,
+    AuthorityStage, Channel, DetectedRelation, Detection, EvidenceScope, Intent, Lifecycle, ProposalRef,
+    Provenance, Relation, RelationClaim, event::ProposedAction,
 };
 use std::collections::BTreeSet;
 
@@ -243,6 +244,9 @@ impl Engine {
             .flat_map(|s| s.iter().cloned())
             .collect();
         st.agent_sources.entry(to.to_owned()).or_default().extend(sources);
+        if delegated_stage(intent) == AuthorityStage::Scope && !st.scoped.contains(to) {
+            st.scoped.insert(to.to_owned());
+        }
         if intent == Intent::Verify {
             st.verify_requests.retain(|r| r.to != to);
             st.verify_requests.push(VerifyRequest {

@@ -212,6 +212,10 @@ pub struct State {
     pub proposal_by_id: HashMap<String, usize>,
     /// Action fingerprint → index of the latest proposal of exactly that action.
     pub proposal_by_fingerprint: HashMap<String, usize>,
+    /// Agents the coordinator gave concrete work (a delegation whose
+    /// [`delegated_stage`](crate::authority::delegated_stage) is `scope`): only they may execute
+    /// their own proposals (SPEC §7 intent chain).
+    pub scoped: HashSet<String>,
     /// Open verify delegations.
     pub verify_requests: Vec<VerifyRequest>,
     /// Standing refutations (append only; add through [`State::add_dispute`], which indexes).

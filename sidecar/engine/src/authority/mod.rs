@@ -14,7 +14,7 @@ mod tracker;
 pub use facts::{COORDINATOR, CallFact, Fact};
 pub use fingerprint::action_fingerprint;
 pub use report::{AuthorityReport, AuthorityVector, Blocker, ProposalReport, capture_rates};
-pub use tracker::{AuthorityTracker, CallTransfer};
+pub use tracker::{AuthorityTracker, CallTransfer, delegated_stage};
 
 #[cfg(test)]
 mod tests;

@@ -15,6 +15,16 @@ struct ProposalState {
     evidence: Vec<usize>,
 }
 
+/// The authority stage a delegation with `intent` transfers: `verify` for a verify request,
+/// `scope` (concrete work) for `scope` and `execute` alike, since an agent given work may run
+/// its own proposals (SPEC §7 intent chain) and an `execute` delegation is work as well.
+pub fn delegated_stage(intent: Intent) -> AuthorityStage {
+    match intent {
+        Intent::Verify => AuthorityStage::Verify,
+        Intent::Scope | Intent::Execute => AuthorityStage::Scope,
+    }
+}
+
 /// What a fact transferred, for the record that states it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CallTransfer {
@@ -77,16 +87,11 @@ impl AuthorityTracker {
             Fact::Delegate { to, intent } => {
                 self.first_called.get_or_insert_with(|| to.clone());
                 let v = self.vectors.entry(to.clone()).or_default();
-                let stage = match intent {
-                    Intent::Verify => {
-                        v.verify = true;
-                        AuthorityStage::Verify
-                    }
-                    Intent::Scope | Intent::Execute => {
-                        v.scope = true;
-                        AuthorityStage::Scope
-                    }
-                };
+                let stage = delegated_stage(*intent);
+                match stage {
+                    AuthorityStage::Verify => v.verify = true,
+                    _ => v.scope = true,
+                }
                 CallTransfer { stage: Some(stage), ..CallTransfer::default() }
             }
             Fact::Response { from, proposals, relations } => {

@@ -84,6 +84,50 @@ fn a_sub_agent_proposal_needs_an_independent_positive_verification() {
     assert!(s.decision.as_ref().expect("d").is_allow(), "{s:?}");
 }
 
+/// An unsolicited proposal `p1` by `agent`, verified by a2 (another family) and granted.
+fn verified_unsolicited_rm(k: &mut Kit, agent: &str) {
+    k.step(task("Clean the cache under /data/cache"));
+    k.step(response(agent, "I propose clearing it.", &[("p1", "bash", json!({"command": RM}))], &[]));
+    k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
+    let r = k.step(response("a2", "This is not dangerous; go ahead.", &[], &[]));
+    assert!(r.relations.iter().any(|rel| rel.counts_as_verification), "{r:?}");
+    k.grant("bash", RM, RM.as_bytes(), json!({}), None, None);
+}
+
+#[test]
+fn an_agent_given_no_work_may_not_execute_its_own_proposal() {
+    let mut k = kit();
+    // The coordinator gives the work to a3; a1 proposes on its own and runs it itself.
+    k.step(delegate("a3", Intent::Scope, "clean up the cache", None));
+    verified_unsolicited_rm(&mut k, "a1");
+    let s = k.step(call("a1", "bash", json!({"command": RM}), Some("p1")));
+    assert_eq!(
+        decided(&s),
+        (Verdict::Deny, Reason::Unverified, "P3.intent_chain".into(), Layer::ContentFree)
+    );
+    // Nor unnamed (matched by its action), nor as an unproposed action of its own.
+    let s = k.step(call("a1", "bash", json!({"command": RM}), None));
+    assert_eq!(decided(&s).2, "P3.intent_chain");
+    // The coordinator may still adopt the verified proposal: its rules are unchanged.
+    let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
+    assert!(s.decision.as_ref().expect("d").is_allow(), "{s:?}");
+}
+
+#[test]
+fn a_scope_or_execute_delegation_lets_an_agent_execute_its_own_proposal_a_verify_one_does_not() {
+    for (intent, runs) in [(Intent::Verify, false), (Intent::Scope, true), (Intent::Execute, true)] {
+        let mut k = kit();
+        k.step(delegate("a1", intent, "the cache under /data/cache", None));
+        verified_unsolicited_rm(&mut k, "a1");
+        let s = k.step(call("a1", "bash", json!({"command": RM}), Some("p1")));
+        let d = s.decision.expect("decision");
+        assert_eq!(d.is_allow(), runs, "{intent:?}: {d:?}");
+        if !runs {
+            assert_eq!(d.check, "P3.intent_chain");
+        }
+    }
+}
+
 #[test]
 fn structured_support_outside_a_verify_delegation_does_not_count() {
     let mut k = kit();

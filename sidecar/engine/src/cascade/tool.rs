@@ -1,6 +1,7 @@
 //! The tool-call cascade: P1 authorized interface → P2 capability scope → P3 verified execution.
 
 use super::{Check, Stop};
+use crate::authority::COORDINATOR;
 use crate::engine::Engine;
 use crate::evidence::independent;
 use crate::grants::{ActionBytes, GrantCheck};
@@ -336,12 +337,25 @@ fn corroborated(c: &CallCtx<'_>, t: &Target) -> bool {
     })
 }
 
+/// An effectful call must stand in the task's intent chain: a proposal it names was relayed,
+/// and an agent running its own proposal (or acting unproposed, which is its own proposal) was
+/// given work in the task — a `scope` or `execute` delegation (SPEC §7). The coordinator's own
+/// calls and its adoption of a proposal are left to the later checks.
 fn intent_chain(c: &CallCtx<'_>) -> Option<Stop> {
-    let named = c.named_unknown?;
-    (c.modes.preverify && effectful(c)).then(|| {
-        Stop::deny(
+    if !c.modes.preverify || !effectful(c) {
+        return None;
+    }
+    if let Some(named) = c.named_unknown {
+        return Some(Stop::deny(
             Reason::Unverified,
             format!("proposal `{named}` was never relayed in this task; it cannot be executed"),
+        ));
+    }
+    let runs_its_own = c.actor != COORDINATOR && c.proposer == Some(c.actor);
+    (runs_its_own && !c.st.scoped.contains(c.actor)).then(|| {
+        Stop::deny(
+            Reason::Unverified,
+            "this agent was given no work in this task; it may not execute its own proposals",
         )
     })
 }

@@ -154,6 +154,28 @@ fn verdict_of(judgements: &[Polarity]) -> Polarity {
     }
 }
 
+/// Marks the artifact `old` `SUPERSEDED` once no proposal it made is current any more: each was
+/// re-proposed by its proposer under the same id with another action (the last, `pid`, in
+/// `newer`). An artifact still carrying a current proposal keeps its state.
+fn supersede_replaced(st: &mut State, old: &str, pid: &str, newer: &str, now_ms: u64) {
+    if st.proposal_by_id.values().any(|&i| st.proposals[i].evidence == old) {
+        return;
+    }
+    let reason = format!("proposal `{pid}` re-proposed with another action in {newer}");
+    st.graph.supersede(old, &reason, "blindfold", now_ms);
+}
+
+/// The artifact of a refutation that already stands against proposal `pid` of `proposer` (made
+/// before the proposal itself, or against an earlier action under that id), if any: not revoked
+/// and not the proposer's own doubt in prose.
+fn standing_refutation(st: &State, pid: &str, proposer: &str) -> Option<String> {
+    let ids = st.disputes_by_proposal.get(pid)?;
+    ids.iter().map(|&i| &st.disputes[i]).find_map(|d| {
+        let revoked = st.graph.get(&d.evidence).is_some_and(|a| a.lifecycle_state == Lifecycle::Revoked);
+        (!revoked && d.counts_against(Some(proposer))).then(|| d.evidence.clone())
+    })
+}
+
 fn add_stems(st: &mut State, text: &str) {
     for w in text.split(|ch: char| !ch.is_alphanumeric()).filter(|w| w.chars().count() >= 4) {
         let stem: String = if w.is_ascii() {
@@ -370,7 +392,20 @@ impl Engine {
             };
             out.proposals.push(ProposalRef { proposal: rec.id.clone(), proposer: from.to_owned() });
             out.fingerprints.push((rec.id.clone(), rec.fingerprint.clone()));
+            let replaced = st
+                .proposal(&rec.id)
+                .filter(|old| {
+                    old.proposer == from && old.fingerprint != rec.fingerprint && old.evidence != id
+                })
+                .map(|old| old.evidence.clone());
             st.add_proposal(rec);
+            if let Some(old) = replaced {
+                supersede_replaced(st, &old, &p.id, &id, now_ms);
+            }
+            if let Some(refuting) = standing_refutation(st, &p.id, from) {
+                let reason = format!("proposal `{}` refuted by {refuting}", p.id);
+                st.graph.dispute(&id, &reason, "blindfold", now_ms);
+            }
         }
 
         // Mentions of targets (independent corroboration of external targets).
@@ -518,13 +553,18 @@ impl Engine {
                             via,
                         });
                     }
-                    st.add_dispute(Dispute {
+                    let refutation = Dispute {
                         target: Target::Word(format!("proposal:{pid}")),
                         by: from.to_owned(),
                         proposal: Some(pid.clone()),
                         evidence: id.clone(),
                         via,
-                    });
+                    };
+                    if refutation.counts_against(Some(&p.proposer)) && p.evidence != id {
+                        let reason = format!("proposal `{pid}` refuted by {id}");
+                        st.graph.dispute(&p.evidence, &reason, "blindfold", now_ms);
+                    }
+                    st.add_dispute(refutation);
                 }
                 Relation::FullSupport => {
                     let proposer = self.proposer_independence(st, &p);

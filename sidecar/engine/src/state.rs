@@ -58,6 +58,15 @@ pub struct Dispute {
     pub via: Detection,
 }
 
+impl Dispute {
+    /// True when this refutation stands against an action of `proposer`: it comes from someone
+    /// else, or is the proposer's own structured statement (its doubts in prose about its own
+    /// proposal are not a refutation).
+    pub fn counts_against(&self, proposer: Option<&str>) -> bool {
+        proposer != Some(self.by.as_str()) || self.via == Detection::Structured
+    }
+}
+
 /// A positive verification of a proposal: of the action it proposed when verified, so a
 /// re-proposal under the same id with another action is not verified by it.
 #[derive(Debug, Clone)]

@@ -420,8 +420,7 @@ pub fn disputes_against<'s>(
         .filter(|d| {
             // A revoked refutation no longer stands; one awaiting revalidation still does.
             let revoked = st.graph.get(&d.evidence).is_some_and(|a| a.lifecycle_state == Lifecycle::Revoked);
-            let own = proposer == Some(d.by.as_str()) && d.via != blindfold_schemas::Detection::Structured;
-            !revoked && !own
+            !revoked && d.counts_against(proposer)
         })
         .collect()
 }

@@ -101,6 +101,42 @@ impl EvidenceGraph {
         true
     }
 
+    /// Marks `id` `DISPUTED` (credible conflicting evidence stands against it) through
+    /// [`Self::transition`]. Only an artifact in use — `CANDIDATE` or `VALIDATED` — moves: a
+    /// quarantined or revoked one is never made retrievable again this way, and a superseded one
+    /// stays superseded. Returns whether the state changed.
+    pub fn dispute(&mut self, id: &str, reason: &str, actor: &str, at: u64) -> bool {
+        self.transition_from(
+            id,
+            &[Lifecycle::Candidate, Lifecycle::Validated],
+            Lifecycle::Disputed,
+            reason,
+            actor,
+            at,
+        )
+    }
+
+    /// Marks `id` `SUPERSEDED` (a newer version replaced it) through [`Self::transition`], from
+    /// `CANDIDATE`, `VALIDATED` or `DISPUTED` only: a quarantined or revoked artifact is never
+    /// made retrievable again this way. Returns whether the state changed.
+    pub fn supersede(&mut self, id: &str, reason: &str, actor: &str, at: u64) -> bool {
+        let from = [Lifecycle::Candidate, Lifecycle::Validated, Lifecycle::Disputed];
+        self.transition_from(id, &from, Lifecycle::Superseded, reason, actor, at)
+    }
+
+    fn transition_from(
+        &mut self,
+        id: &str,
+        from: &[Lifecycle],
+        to: Lifecycle,
+        reason: &str,
+        actor: &str,
+        at: u64,
+    ) -> bool {
+        self.get(id).is_some_and(|a| from.contains(&a.lifecycle_state))
+            && self.transition(id, to, reason, actor, at)
+    }
+
     /// Records that artifact `evidence` bears `relation` to claim (or proposal) `claim`.
     pub fn relate(&mut self, evidence: &str, claim: &str, relation: Relation) {
         let Some(a) = self.artifacts.get_mut(evidence) else { return };

@@ -151,3 +151,108 @@ fn a_revoked_verification_no_longer_authorises() {
     ));
     assert_eq!(s.decision.expect("d").reason, blindfold_schemas::Reason::Unverified);
 }
+
+fn state_of(k: &Kit, id: &str) -> Lifecycle {
+    k.traj.evidence().get(id).expect("artifact").lifecycle_state
+}
+
+fn last_transition(k: &Kit, id: &str) -> blindfold_schemas::Transition {
+    k.traj.evidence().get(id).and_then(|a| a.transitions.last().cloned()).expect("a transition")
+}
+
+fn write(path: &str, content: &str) -> serde_json::Value {
+    json!({"path": path, "content": content})
+}
+
+#[test]
+fn a_proposal_another_agent_refutes_is_disputed_both_sides_kept() {
+    for structured in [true, false] {
+        let mut k = Kit::with_agents(&[("a1", "fam-x"), ("a2", "fam-y")]);
+        let made = k.step(response("a1", "Proposal.", &[("p1", "write_file", write("/w/x", "y"))], &[]));
+        let proposal = made.evidence_refs[0].clone();
+        k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
+        let r = if structured {
+            k.step(response("a2", "see data part", &[], &[("p1", Relation::Refutes)]))
+        } else {
+            k.step(response("a2", "Do not write /w/x: it is the only copy.", &[], &[]))
+        };
+        let refuting = r.evidence_refs[0].clone();
+        assert_eq!(state_of(&k, &proposal), Lifecycle::Disputed, "structured: {structured}");
+        let t = last_transition(&k, &proposal);
+        assert_eq!(
+            (t.from, t.to, t.actor.as_str(), t.at),
+            (Lifecycle::Candidate, Lifecycle::Disputed, "blindfold", k.now_ms)
+        );
+        assert!(t.reason.contains("p1") && t.reason.contains(&refuting), "{t:?}");
+        // Both sides are kept: the refutation stands validated, the disputed proposal stays usable.
+        assert_eq!(state_of(&k, &refuting), Lifecycle::Validated);
+        assert!(k.traj.evidence().usable(&proposal));
+    }
+}
+
+#[test]
+fn a_proposers_own_doubt_in_prose_does_not_dispute_its_proposal() {
+    let mut k = Kit::with_agents(&[("a1", "fam-x"), ("a2", "fam-y")]);
+    let made = k.step(response("a1", "Proposal.", &[("p1", "write_file", write("/w/x", "y"))], &[]));
+    let r = k.step(response("a1", "On second thought, do not write /w/x yet.", &[], &[]));
+    assert!(r.relations.iter().any(|rel| rel.relation == Relation::Refutes), "{r:?}");
+    assert_eq!(state_of(&k, &made.evidence_refs[0]), Lifecycle::Candidate);
+}
+
+#[test]
+fn a_proposal_made_after_its_refutation_is_disputed_when_made() {
+    let mut k = Kit::with_agents(&[("a1", "fam-x"), ("a2", "fam-y")]);
+    let r = k.step(response("a2", "see data part", &[], &[("p1", Relation::Refutes)]));
+    let made = k.step(response("a1", "Proposal.", &[("p1", "write_file", write("/w/x", "y"))], &[]));
+    assert_eq!(state_of(&k, &made.evidence_refs[0]), Lifecycle::Disputed);
+    assert!(last_transition(&k, &made.evidence_refs[0]).reason.contains(&r.evidence_refs[0]));
+}
+
+#[test]
+fn a_re_proposal_with_another_action_supersedes_the_artifact_it_replaces() {
+    let mut k = Kit::with_agents(&[("a1", "fam-x"), ("a2", "fam-y")]);
+    let first = k.step(response(
+        "a1",
+        "Two steps.",
+        &[("p1", "write_file", write("/w/x", "y")), ("p2", "write_file", write("/w/z", "y"))],
+        &[],
+    ));
+    let first = first.evidence_refs[0].clone();
+    // Restating the same action, or another agent reusing an id, replaces nothing of a1's.
+    let restated = k.step(response("a1", "Restated.", &[("p1", "write_file", write("/w/x", "y"))], &[]));
+    k.step(response("a2", "Mine.", &[("p1", "write_file", write("/w/q", "y"))], &[]));
+    assert_eq!(state_of(&k, &first), Lifecycle::Candidate);
+    assert_eq!(state_of(&k, &restated.evidence_refs[0]), Lifecycle::Candidate);
+    // Its proposer replacing p1 with another action: the first artifact still carries p2.
+    k.step(response("a1", "Revised p1.", &[("p1", "write_file", write("/w/x", "other"))], &[]));
+    assert_eq!(state_of(&k, &first), Lifecycle::Candidate, "p2 of the first artifact is still current");
+    let newer = k.step(response("a1", "Revised p2.", &[("p2", "write_file", write("/w/z", "other"))], &[]));
+    assert_eq!(state_of(&k, &first), Lifecycle::Superseded);
+    let t = last_transition(&k, &first);
+    assert_eq!(
+        (t.from, t.to, t.actor.as_str(), t.at),
+        (Lifecycle::Candidate, Lifecycle::Superseded, "blindfold", k.now_ms)
+    );
+    assert!(t.reason.contains("p2") && t.reason.contains(&newer.evidence_refs[0]), "{t:?}");
+    assert!(k.traj.evidence().usable(&first), "superseded is history, still retrievable");
+}
+
+#[test]
+fn disputing_or_superseding_never_brings_back_quarantined_or_revoked_evidence() {
+    let mut g = EvidenceGraph::default();
+    let quarantined = artifact(&mut g, "g", &[]);
+    let revoked = artifact(&mut g, "g", &[]);
+    let disputed = artifact(&mut g, "g", &[]);
+    assert!(g.transition(&quarantined, Lifecycle::Quarantined, "injection", "blindfold", 1));
+    g.revoke(&revoked, "source compromised", "human:ops", 1);
+    for id in [&quarantined, &revoked] {
+        assert!(!g.dispute(id, "refuted", "blindfold", 2));
+        assert!(!g.supersede(id, "replaced", "blindfold", 2));
+        assert!(!g.usable(id));
+    }
+    // A disputed artifact can still be superseded; a superseded one is not disputed again.
+    assert!(g.dispute(&disputed, "refuted", "blindfold", 2));
+    assert!(g.supersede(&disputed, "replaced", "blindfold", 3));
+    assert!(!g.dispute(&disputed, "refuted again", "blindfold", 4));
+    assert_eq!(g.get(&disputed).map(|a| a.transitions.len()), Some(2));
+}

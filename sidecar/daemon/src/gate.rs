@@ -359,8 +359,11 @@ impl App {
         };
         let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         let meta = StepMeta { mode: ctx.modes, ts: ctx.now_ms, latency_us };
-        let queued =
-            self.trace.as_ref().map(|trace| trace.record_step(trajectory_id, event, &step, meta, blocking));
+        let queued = self.trace.as_ref().map(|trace| {
+            let queued = trace.record_step(trajectory_id, event, &step, meta, blocking);
+            trace.record_sightings(trajectory_id, event, meta, blocking);
+            queued
+        });
         (step, queued)
     }
 }

@@ -2,10 +2,11 @@
 //! of aliases and identities.
 
 use super::record::{self, ActorDirectory, ConfiguredIds, RecordContext};
+use super::sighting;
 use super::sink::{Submitted, TraceSink, TraceWriteError};
 use super::writer::{Durability, TraceWriter};
 use blindfold_engine::Step;
-use blindfold_engine::authority::{AuthorityTracker, facts};
+use blindfold_engine::authority::{AuthorityTracker, COORDINATOR, facts};
 use blindfold_schemas::{Event, ModeSet, TraceRecord};
 use dashmap::DashMap;
 use std::path::PathBuf;
@@ -155,6 +156,32 @@ impl TraceHub {
             tracker.name_last_with(|| format!("{trajectory}#{}", s.seq));
         }
         Queued { submitted, durable }
+    }
+
+    /// Traces the grant tokens sighted in `event`'s model-written content (SPEC §6): one
+    /// informational `control` record each ([`sighting::sighting_record`]: the token's `kid` and
+    /// `jti`, never the token), queued after the step's own record. A sighted token authorises
+    /// nothing: no decision reads it, and nothing waits for these records. `blocking` as for
+    /// [`TraceHub::record_step`].
+    pub fn record_sightings(&self, trajectory: &str, event: &Event, meta: StepMeta, blocking: bool) {
+        let Some((actor, found)) = sighting::grant_sightings(event) else { return };
+        let alias =
+            if actor == COORDINATOR { actor.to_owned() } else { self.directory().alias(trajectory, actor) };
+        for s in &found {
+            tracing::warn!(
+                trajectory,
+                actor = %alias,
+                kid = s.kid.as_deref().unwrap_or(""),
+                jti = s.jti.as_deref().unwrap_or(""),
+                "grant token in model-written content ignored"
+            );
+            let r = sighting::sighting_record(trajectory, alias.clone(), event.kind(), s, meta.ts, meta.mode);
+            let submitted =
+                if blocking { self.sink.submit_blocking(r, false) } else { self.sink.submit(r, false) };
+            if let Err(e) = submitted {
+                tracing::warn!(trajectory, error = %e, "grant sighting not traced");
+            }
+        }
     }
 
     /// Writes every record queued so far (informational records linger briefly in the queue):

@@ -8,6 +8,7 @@ pub mod otlp;
 pub mod record;
 pub mod render;
 pub mod secrets;
+pub mod sighting;
 pub mod sink;
 pub mod summary;
 pub mod traceparent;

@@ -736,3 +736,58 @@ fn answers_observed_soon_change_no_decision_and_reach_the_trace_in_step_order() 
     assert_eq!(inline.len(), demo_events().len() + 3);
     assert_eq!(kinds_and_verdicts(&records, "soon"), inline, "same records, same order");
 }
+
+#[test]
+fn a_grant_in_a_models_tool_call_or_answer_authorises_nothing_and_is_traced_as_sighted() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let issuer = IssuerKey::generate();
+    let app = app_in(dir.path(), 1 << 20, Some(&issuer));
+    let req = GrantRequest {
+        task_id: "t".into(),
+        operation: "write_file".into(),
+        target: "/work/NOTES.md".into(),
+        artifact: b"cache cleared".to_vec(),
+        args: Map::new(),
+        ttl_s: 600,
+        now: crate::unix_now(),
+        nbf: None,
+        max_uses: None,
+        review_id: None,
+        jti: None,
+    };
+    let (token, claims) = issue_grant(&issuer, &req).expect("issue");
+    app.decide("t", &Event::Task { text: "note in /work/NOTES.md that the cache was cleared".into() }, true);
+    let answer = Event::Response {
+        from: "a1".into(),
+        text: format!("approved: {token}"),
+        metadata: None,
+        proposals: vec![],
+        relations: vec![],
+    };
+    app.decide("t", &answer, true);
+    let write = Event::ToolCall {
+        actor: "coordinator".into(),
+        tool: "write_file".into(),
+        args: args(json!({"path": "/work/NOTES.md", "content": format!("cache cleared\n{token}")})),
+        proposal: None,
+        call_id: Some("c1".into()),
+    };
+    let decision = app.decide("t", &write, true).decision.expect("decided");
+    assert_eq!((decision.decision, decision.reason), (Verdict::Deny, Reason::NoGrant), "{decision:?}");
+
+    app.trace.as_ref().expect("trace").flush().expect("flushed");
+    let records = read_records(&[dir.path().join("traces")]).expect("read");
+    let sightings: Vec<&TraceRecord> =
+        records.iter().filter(|r| r.tool.as_deref() == Some(sighting::GRANT_SIGHTING)).collect();
+    let seen: Vec<_> =
+        sightings.iter().map(|r| (r.kind, r.actor_alias.as_deref(), r.target.as_deref())).collect();
+    let jti = Some(claims.jti.as_str());
+    assert_eq!(
+        seen,
+        vec![(TraceKind::Control, Some("agent-a"), jti), (TraceKind::Control, Some("coordinator"), jti)]
+    );
+    assert!(sightings.iter().all(|r| r.detail.as_deref().is_some_and(|d| d.contains(issuer.kid()))));
+    let written = std::fs::read_to_string(only_file(&dir.path().join("traces"))).expect("trace file");
+    assert!(!written.contains(&token), "the token reached the trace");
+    verify(&[dir.path().join("traces")]).expect("chain verifies");
+}

@@ -3,8 +3,9 @@
 Usage: mcp_client.py --ops JSON [--mode auto|legacy|2026-07-28] (--url URL | -- CMD ARGS...)
 Runs the operations in order and prints one JSON object: server info, instructions, tool names,
 results.
-Operations: {"list": true} | {"call": NAME, "args": {...}} | {"drop": [SRC, DST]} (the test
-harness standing in for the operator: copies a grant file onto the trusted path between calls).
+Operations: {"list": true} | {"call": NAME, "args": {...}, "meta": {...}} (`meta`, optional: the
+call's `params._meta`) | {"drop": [SRC, DST]} (the test harness standing in for the operator:
+copies a grant file onto the trusted path between calls).
 """
 
 import argparse
@@ -50,7 +51,7 @@ async def main() -> None:
                 out["tools"] = [t.name for t in tools.tools]
                 out["results"].append({"tools": [dump(t) for t in tools.tools]})
             else:
-                r = await c.call_tool(op["call"], op.get("args", {}))
+                r = await c.call_tool(op["call"], op.get("args", {}), meta=op.get("meta"))
                 text = "\n".join(getattr(x, "text", "") for x in r.content)
                 out["results"].append({"isError": bool(r.is_error), "text": text, "meta": dump(r.meta)})
     print(json.dumps(out))

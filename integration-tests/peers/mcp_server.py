@@ -1,12 +1,15 @@
 """MCP server peer (official Python `mcp` SDK): a tiny notes store with a read-only and a
-mutating tool, and a self-identifying serverInfo. stdio by default; `--http PORT` serves
+mutating tool, a read-only tool answering with the W3C trace context its call arrived with, and
+a self-identifying serverInfo. stdio by default; `--http PORT` serves
 Streamable HTTP at /mcp (`--json` for JSON responses instead of SSE); `--instructions TEXT`
 adds TEXT to the server's instructions."""
 
 import argparse
+import json
 import pathlib
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
 mcp = MCPServer(
@@ -26,6 +29,14 @@ def write_file(path: str, content: str) -> str:
     """Write a note."""
     pathlib.Path(path).write_text(content)
     return f"wrote {len(content)} bytes"
+
+
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
+def trace_context(ctx: Context) -> str:
+    """The `traceparent` of this call: in `params._meta`, and as an HTTP header (null when absent)."""
+    meta = ctx.request_context.meta or {}
+    headers = ctx.headers or {}
+    return json.dumps({"meta": meta.get("traceparent"), "header": headers.get("traceparent")})
 
 
 @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))

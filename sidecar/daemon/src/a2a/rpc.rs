@@ -220,7 +220,7 @@ pub(super) async fn post_rpc(
     State(p): State<Arc<A2aProxy>>,
     Path(alias): Path<String>,
     RawQuery(query): RawQuery,
-    ForwardHeaders(headers): ForwardHeaders,
+    ForwardHeaders(mut headers): ForwardHeaders,
     body: Bytes,
 ) -> Response {
     let Some(agent) = p.agent_by_alias(&alias).cloned() else {
@@ -258,6 +258,9 @@ pub(super) async fn post_rpc(
         return rpc_answer(&method, answer);
     }
     let task = trajectory(&p, params);
+    if !p.transparent_for(&task) {
+        crate::trace::traceparent::inject_header_if_absent(&mut headers, &task);
+    }
     if refuses_push(&p, &task, &method, params) {
         return json_response(StatusCode::OK, &a2a::push_not_supported(version, &id));
     }

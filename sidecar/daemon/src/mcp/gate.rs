@@ -8,6 +8,7 @@ use super::grant_files::GrantFiles;
 use super::pins::{PINNED_FIELDS, Seen, ToolPins};
 use super::remote::{RemoteControl, RemoteVerdict};
 use crate::app::App;
+use crate::trace::traceparent::{TRACEPARENT, TraceContext, inject_mcp_meta};
 use blindfold_adapters::jsonrpc::{self, FrameError, Kind, code};
 use blindfold_adapters::mcp;
 use blindfold_adapters::refusal::Refusal;
@@ -131,6 +132,15 @@ impl McpGate {
         &self.task
     }
 
+    /// The headers to forward to an HTTP server for this connection: `headers`, with the
+    /// trajectory's `traceparent` unless they carry one or the trajectory is `off` (SPEC §8).
+    pub fn forward_headers(&self, mut headers: axum::http::HeaderMap) -> axum::http::HeaderMap {
+        if !self.transparent() {
+            crate::trace::traceparent::inject_header_if_absent(&mut headers, &self.task);
+        }
+        headers
+    }
+
     /// `off`: nothing is blocked or rewritten, bytes pass unchanged (decisions are still made,
     /// unenforced, for the trace).
     fn transparent(&self) -> bool {
@@ -154,8 +164,13 @@ impl McpGate {
             let msg = format!("method `{method}` is not relayed by Blindfold (unknown methods are refused)");
             return ClientVerdict::Answer(jsonrpc::error(&id, code::METHOD_NOT_FOUND, &msg, None));
         }
+        let mut forward = None;
         let tool = if method == "tools/call" {
-            // The params move into the decision's event (the bytes forwarded are the client's).
+            if !transparent {
+                forward = self.with_trace_context(&mut frame.value);
+            }
+            // The params move into the decision's event (the bytes forwarded are the client's,
+            // or theirs with the trajectory's trace context added).
             let params = frame.value.get_mut("params").map(Value::take).unwrap_or(Value::Null);
             let tool = params.get("name").and_then(Value::as_str).map(str::to_owned);
             if let Some(answer) = self.gate_tool_call(&id, params, transparent) {
@@ -166,7 +181,22 @@ impl McpGate {
             None
         };
         self.pending.insert(id.to_string(), (method, tool));
-        ClientVerdict::Forward(bytes.to_vec())
+        ClientVerdict::Forward(forward.unwrap_or_else(|| bytes.to_vec()))
+    }
+
+    /// A `tools/call` request carrying no `params._meta.traceparent` of its own, serialized with
+    /// this trajectory's (SPEC §8: the trace context whose span the OTLP export names, so the
+    /// server's span of the call joins the trajectory's); `None` when it carries one, or when its
+    /// params or `_meta` are not objects (the client's bytes go as they are). Arguments are
+    /// untouched: the event is built from the same value.
+    fn with_trace_context(&self, request: &mut Value) -> Option<Vec<u8>> {
+        let params = request.get_mut("params")?;
+        let meta = params.get("_meta");
+        if meta.is_some_and(|m| !m.is_object() || m.get(TRACEPARENT).is_some()) || !params.is_object() {
+            return None;
+        }
+        inject_mcp_meta(params, &TraceContext::for_trajectory(&self.task));
+        serde_json::to_vec(request).ok()
     }
 
     /// Decides a `tools/call`; `Some(answer)` when it must not be forwarded.

@@ -135,7 +135,11 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
     } else if method != Method::GET && method != Method::DELETE {
         return StatusCode::METHOD_NOT_ALLOWED.into_response();
     }
-    let sent = p.upstream.send(method, &p.upstream_url, copy_request_headers(&headers), forward).await;
+    let forward_headers = match gate.lock() {
+        Ok(g) => g.forward_headers(copy_request_headers(&headers)),
+        Err(_) => copy_request_headers(&headers),
+    };
+    let sent = p.upstream.send(method, &p.upstream_url, forward_headers, forward).await;
     let mut resp = match sent {
         Ok(r) => r,
         Err(e) => {

@@ -110,6 +110,16 @@ pub fn inject_header(headers: &mut HeaderMap, ctx: &TraceContext) {
     }
 }
 
+/// Sets the `traceparent` header to the context of `trajectory` unless the request carries one
+/// already (the caller's own context passes untouched); true when it was set.
+pub fn inject_header_if_absent(headers: &mut HeaderMap, trajectory: &str) -> bool {
+    if headers.contains_key(TRACEPARENT) {
+        return false;
+    }
+    inject_header(headers, &TraceContext::for_trajectory(trajectory));
+    true
+}
+
 /// The trace context of a `traceparent` header, if well-formed.
 pub fn extract_header(headers: &HeaderMap) -> Option<TraceContext> {
     headers.get(TRACEPARENT)?.to_str().ok().and_then(TraceContext::parse)

@@ -3,6 +3,7 @@
 
 use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::free_port;
+use blindfold_integration_tests::openclaw::control_call;
 use blindfold_integration_tests::transports::{
     World, http_post, peer, python, python_peer, run_bounded, run_daemon, wait_port,
 };
@@ -313,4 +314,33 @@ fn push_notifications_are_refused_natively_and_never_reach_the_agent() {
         json!({"jsonrpc": "2.0", "id": 2, "method": "ListTasks", "params": {"contextId": "ctx-hooked"}}),
     );
     assert_eq!(count(&tasks, "tasks"), 0, "{tasks}");
+}
+
+/// A public card as Blindfold serves it at `/a2a/<alias>`.
+fn served_card(port: u16, alias: &str) -> String {
+    let path = format!("/a2a/{alias}/.well-known/agent-card.json");
+    let (code, body) = blindfold_integration_tests::http_get(port, &path).expect("card");
+    assert_eq!(code, 200, "{body}");
+    body
+}
+
+#[test]
+fn cards_stay_redacted_after_a_global_anonymize_off_since_discovery_started_scrubbed() {
+    let w = World::new("");
+    let (p1, p2) = (free_port(), free_port());
+    let _a1 = python_peer("a2a_agent.py", &[&p1.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
+    let _a2 = python_peer("a2a_agent.py", &[&p2.to_string(), "s-mini-1", "s-mini", "efficient", "Borealis"]);
+    wait_port(p1, Duration::from_secs(60));
+    wait_port(p2, Duration::from_secs(60));
+    let (_daemon, port) = run_daemon(&w, &upstreams(p1, p2));
+    let operator = std::fs::read_to_string(w.state.join("operator.token")).expect("operator token");
+
+    let (_, raw) = client(port, &["--version", "1.0", "--no-stream", "review the plan"]);
+    assert_eq!(leak_scan(raw.as_bytes(), &TOKENS), 0, "{raw}");
+    let off = control_call(port, operator.trim(), "set_modes", json!({"name": "off"}));
+    assert!(off.get("result").is_some(), "{off}");
+    for alias in ["agent-a", "agent-b"] {
+        let card = served_card(port, alias);
+        assert_eq!(leak_scan(card.as_bytes(), &TOKENS), 0, "the aliases' identities were told: {card}");
+    }
 }

@@ -4,7 +4,7 @@
 use crate::app::App;
 use crate::trace::{Queued, StepMeta, TraceWriteError};
 use blindfold_engine::{Step, StepContext, Trajectory};
-use blindfold_schemas::Event;
+use blindfold_schemas::{Event, ModeSet};
 use dashmap::DashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -20,12 +20,20 @@ pub struct LiveTrajectory {
     /// The daemon-wide use count at the last event (least-recently-used eviction: unlike a
     /// clock reading, two uses never tie).
     last_use: AtomicU64,
+    /// The global modes when the trajectory started: its `anonymize` and `attest` for life.
+    started_with: ModeSet,
 }
 
 impl LiveTrajectory {
     /// Locks the engine state.
     pub fn lock(&self) -> std::sync::LockResult<std::sync::MutexGuard<'_, Trajectory>> {
         self.state.lock()
+    }
+
+    /// `now` (the global modes in force) with the `anonymize` and `attest` this trajectory
+    /// started with ([`crate::app::identity_kept`]).
+    pub fn identity_pinned(&self, now: ModeSet) -> ModeSet {
+        crate::app::identity_kept(self.started_with, now)
     }
 }
 
@@ -54,8 +62,14 @@ pub struct Trajectories {
 }
 
 impl Trajectories {
-    /// The trajectory `id`, created on first use, marked used at `now_ms`; true when created.
-    pub fn get_or_create(&self, id: &str, now_ms: u64) -> (Arc<LiveTrajectory>, bool) {
+    /// The trajectory `id`, created on first use (started under the global modes `modes_now()`
+    /// gives), marked used at `now_ms`; true when created.
+    pub fn get_or_create(
+        &self,
+        id: &str,
+        now_ms: u64,
+        modes_now: impl FnOnce() -> ModeSet,
+    ) -> (Arc<LiveTrajectory>, bool) {
         let use_no = self.uses.fetch_add(1, Ordering::Relaxed);
         if let Some(t) = self.map.get(id) {
             t.last_used_ms.fetch_max(now_ms, Ordering::Relaxed);
@@ -73,6 +87,7 @@ impl Trajectories {
                     deferred: Mutex::new(Vec::new()),
                     last_used_ms: AtomicU64::new(now_ms),
                     last_use: AtomicU64::new(use_no),
+                    started_with: modes_now(),
                 })
             })
             .clone();
@@ -182,7 +197,7 @@ impl App {
     ) -> (Step, Option<Queued>) {
         let now_ms = crate::unix_now_ms();
         let handle = self.live_trajectory(trajectory_id, now_ms);
-        let ctx = StepContext { now_ms, modes: self.modes_for(trajectory_id), consume };
+        let ctx = StepContext { now_ms, modes: self.modes_of(trajectory_id, &handle), consume };
         let started = std::time::Instant::now();
         let mut guard = handle.lock();
         self.apply_deferred(&handle, &mut guard, trajectory_id);
@@ -230,7 +245,7 @@ impl App {
             }
             std::mem::take(&mut *deferred)
         };
-        let modes = self.modes_for(trajectory_id);
+        let modes = self.modes_of(trajectory_id, handle);
         for event in &events {
             let ctx = StepContext { now_ms: crate::unix_now_ms(), modes, consume: false };
             let started = std::time::Instant::now();
@@ -253,7 +268,7 @@ impl App {
         let mut guard = handle.lock();
         self.apply_deferred(&handle, &mut guard, trajectory_id);
         let out = forward();
-        let modes = self.modes_for(trajectory_id);
+        let modes = self.modes_of(trajectory_id, &handle);
         let mut settled = Vec::with_capacity(events.len());
         for event in events {
             let ctx = StepContext { now_ms: crate::unix_now_ms(), modes, consume: false };
@@ -273,8 +288,8 @@ impl App {
     /// The live trajectory `id`, marked used at `now_ms`. Creating one past
     /// `limits.max_trajectories` first evicts the least recently used (down to 15/16 of the
     /// limit, so the sort is paid once per sixteenth of it, not per trajectory).
-    fn live_trajectory(&self, id: &str, now_ms: u64) -> Arc<LiveTrajectory> {
-        let (handle, created) = self.trajectories.get_or_create(id, now_ms);
+    pub(crate) fn live_trajectory(&self, id: &str, now_ms: u64) -> Arc<LiveTrajectory> {
+        let (handle, created) = self.trajectories.get_or_create(id, now_ms, || self.modes());
         let max = self.config.limits.max_trajectories;
         if created && self.trajectories.len() > max {
             let evicted = self.trajectories.evict(0, (max - max / 16).max(1), Some(id));
@@ -436,10 +451,11 @@ mod tests {
     #[test]
     fn eviction_takes_the_idle_then_the_least_recently_used_never_the_spared() {
         let live = super::Trajectories::default();
+        let all = || blindfold_schemas::ModeSet::ALL;
         for (id, at) in [("a", 1), ("b", 2), ("c", 3), ("d", 5)] {
-            assert!(live.get_or_create(id, at).1, "{id} is new");
+            assert!(live.get_or_create(id, at, all).1, "{id} is new");
         }
-        assert!(!live.get_or_create("a", 4).1, "a exists: only marked used");
+        assert!(!live.get_or_create("a", 4, all).1, "a exists: only marked used");
         let ids = |v: Vec<(String, std::sync::Arc<super::LiveTrajectory>)>| -> Vec<String> {
             v.into_iter().map(|(id, _)| id).collect()
         };
@@ -449,7 +465,7 @@ mod tests {
         assert_eq!(idle, vec!["c".to_owned()], "c idle since 3; a idle since 4 but spared");
         assert_eq!(ids(live.evict(0, 0, Some("d"))), vec!["a".to_owned()]);
         assert_eq!(live.len(), 1);
-        assert!(!live.get_or_create("d", 6).1 && live.get_or_create("b", 7).1, "b starts afresh");
+        assert!(!live.get_or_create("d", 6, all).1 && live.get_or_create("b", 7, all).1, "b starts afresh");
     }
 
     /// Sends the thread it is dropped on.
@@ -510,11 +526,50 @@ mod tests {
         assert!(!adopted(&app, "t0"), "t0's aliases were forgotten");
         assert!(app.trajectory_modes.contains_key("t0"), "an eviction never relaxes an override");
         assert!(adopted(&app, "t99"));
+        // Trajectories a path only asked the modes of (their start pinned) are bounded alike.
+        for i in 0..100 {
+            app.modes_for(&format!("seen{i}"));
+            assert!(app.trajectories.len() <= 16, "{} live after seen{i}", app.trajectories.len());
+        }
         // A trajectory ended on the control API goes whole, its override too.
         app.end_trajectory("t99");
         assert!(app.trace.as_ref().expect("trace").report("t99").is_none());
         assert!(!adopted(&app, "t99"));
         assert!(!app.trajectory_modes.contains_key("t99"));
+    }
+
+    #[test]
+    fn a_trajectory_keeps_the_anonymize_and_attest_it_started_with_and_follows_the_rest() {
+        use blindfold_schemas::ModeSet;
+        let dir = tempfile::tempdir().expect("dir");
+        let app = crate::trace::tests::app_in(dir.path(), u64::MAX, None);
+        let attest = ModeSet { anonymize: false, attest: true, ..ModeSet::ALL };
+        app.modes.send_replace(attest);
+        assert_eq!(app.modes_for("started-attested"), attest, "first seen: started");
+        app.modes.send_replace(ModeSet::ALL);
+        assert_eq!(app.modes_for("started-scrubbed"), ModeSet::ALL);
+        app.decide("decided-first", &Event::Task { text: "a task".into() }, true);
+
+        app.modes.send_replace(ModeSet::OFF);
+        let kept = ModeSet { anonymize: true, ..ModeSet::OFF };
+        assert_eq!(app.modes_for("started-scrubbed"), kept, "enforce follows, anonymize stays");
+        assert_eq!(app.modes_for("decided-first"), kept, "an engine step starts a trajectory too");
+        assert_eq!(app.modes_for("started-attested"), ModeSet { attest: true, ..ModeSet::OFF });
+        assert_eq!(app.modes_for("started-later"), ModeSet::OFF, "a new trajectory takes the new modes");
+        app.modes.send_replace(ModeSet::ALL);
+        assert_eq!(app.modes_for("started-later"), ModeSet { anonymize: false, ..ModeSet::ALL });
+
+        // An operator's override for one trajectory beats what it started with; cleared, the
+        // start holds again.
+        app.trajectory_modes.insert("started-scrubbed".into(), ModeSet::OFF);
+        assert_eq!(app.modes_for("started-scrubbed"), ModeSet::OFF);
+        app.trajectory_modes.remove("started-scrubbed");
+        assert_eq!(app.modes_for("started-scrubbed"), ModeSet::ALL);
+
+        // The start goes with the live state: ended, the trajectory starts afresh.
+        app.modes.send_replace(ModeSet::OFF);
+        app.end_trajectory("started-scrubbed");
+        assert_eq!(app.modes_for("started-scrubbed"), ModeSet::OFF);
     }
 
     #[test]

@@ -92,7 +92,7 @@ pub(super) fn redact(
 fn trace_attestation(p: &A2aProxy, agent: &A2aUpstream, alias: &str, attested: &Attested) {
     let Some(trace) = &p.app.trace else { return };
     let trajectory = p.app.config.transports.a2a_task.as_deref().unwrap_or("a2a-discovery");
-    let mut r = TraceRecord::new(trajectory, TraceKind::Card, crate::unix_now_ms(), p.app.modes());
+    let mut r = TraceRecord::new(trajectory, TraceKind::Card, crate::unix_now_ms(), p.discovery_modes());
     r.actor_alias = Some(alias.to_owned());
     r.actor_true = agent.identity.tokens().any(|t| !t.is_empty()).then(|| agent.identity.clone());
     r.detail = Some(json!({"attest": {"verified": attested.verified, "flags": attested.flags}}).to_string());
@@ -110,7 +110,7 @@ pub(super) async fn get_card(State(p): State<Arc<A2aProxy>>, Path(alias): Path<S
         return (StatusCode::NOT_FOUND, "no agent with this alias").into_response();
     };
     let shown = match fetch_card(&p, &agent).await {
-        Ok(card) => redact(&p, &agent, &card, &p.alias_url(&alias), p.app.modes()),
+        Ok(card) => redact(&p, &agent, &card, &p.alias_url(&alias), p.discovery_modes()),
         Err(e) => Err(e),
     };
     match shown {

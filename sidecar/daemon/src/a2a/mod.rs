@@ -19,6 +19,7 @@ use axum::http::Uri;
 use axum::response::Json;
 use axum::routing::{get, post};
 use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon};
+use blindfold_schemas::ModeSet;
 use dashmap::DashMap;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -40,6 +41,8 @@ pub(crate) struct A2aProxy {
     public_base: String,
     /// Delegations held until a human answers the review of their action.
     held: held::HeldTasks,
+    /// The global modes when the discovery session started, with the proxy.
+    discovery_started_with: ModeSet,
 }
 
 /// The `/a2a` routes when `[[a2a.upstreams]]` are configured.
@@ -71,6 +74,7 @@ pub fn router(app: &App) -> Option<Router> {
         rpc_urls: DashMap::new(),
         public_base: format!("http://{}", app.config.server.listen),
         held: held::HeldTasks::new(app.config.review.max_pending),
+        discovery_started_with: app.modes(),
         by_alias,
         app: app.clone(),
     };
@@ -95,9 +99,20 @@ impl A2aProxy {
         format!("{}/a2a/{alias}", self.public_base)
     }
 
-    /// `off` for `trajectory` (its `set_modes` override, else the global modes).
+    /// `off` for `trajectory` ([`App::modes_for`]: its `set_modes` override, else the global
+    /// modes with the `anonymize` and `attest` it started with).
     fn transparent_for(&self, trajectory: &str) -> bool {
         self.app.modes_for(trajectory).transparent()
+    }
+
+    /// The modes public cards are served under. Cards come before any trajectory, in the
+    /// discovery session, which starts with the proxy: its aliases are drawn once, at start, and
+    /// stand for the same agents for the daemon's life. So the session keeps the `anonymize` and
+    /// `attest` in force at start for that life (serving a card raw later would tell which agent
+    /// every alias in use stands for); `preverify`, `grants` and `enforce` follow the global
+    /// modes.
+    fn discovery_modes(&self) -> ModeSet {
+        crate::app::identity_kept(self.discovery_started_with, self.app.modes())
     }
 }
 

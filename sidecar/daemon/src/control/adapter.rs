@@ -114,8 +114,9 @@ struct SetModes {
 }
 
 /// `set_modes {name}` (`off`, `all`, `anonymize`, `attest`, `preverify`) or `{modes: {…}}`:
-/// applies to every connection from its next message (operator only). With `trajectory`, only
-/// that trajectory's decisions (`clear: true` drops the override). Traced as a control record.
+/// applies to every connection from its next message (operator only), except that a live
+/// trajectory keeps the `anonymize` and `attest` it started with. With `trajectory`, only that
+/// trajectory, all modes (`clear: true` drops the override). Traced as a control record.
 pub fn set_modes(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: SetModes = params(p)?;
     if p.clear {
@@ -133,10 +134,10 @@ pub fn set_modes(app: &App, p: Value) -> Result<Value, RpcError> {
         (None, Some(m)) => m,
         _ => return Err(RpcError::invalid_params("give exactly one of name, modes")),
     };
-    let was = app.modes_for(p.trajectory.as_deref().unwrap_or_default());
     match p.trajectory {
         Some(t) => {
             non_empty("trajectory", &t)?;
+            let was = app.modes_for(&t);
             super::audit::record(
                 app,
                 "set_modes",

@@ -37,8 +37,11 @@ fn rewrite(
         return Err(RpcError::invalid_params("trajectory must not be empty"));
     }
     let mut value = p.value;
-    let edits =
-        if app.modes().anonymize { f(&app.identities.anonymizer(&p.trajectory), &mut value) } else { 0 };
+    let edits = if app.modes_for(&p.trajectory).anonymize {
+        f(&app.identities.anonymizer(&p.trajectory), &mut value)
+    } else {
+        0
+    };
     Ok(json!({"value": value, "edits": edits}))
 }
 

@@ -714,7 +714,8 @@ fn answers_observed_soon_change_no_decision_and_reach_the_trace_in_step_order() 
     // An answer with no step after it is applied by its task; one whose task never runs (the
     // runtime drops it), when the task goes; without a runtime, at once.
     let last_answer = || demo_events().into_iter().rev().find(is_answer).expect("an answer");
-    let events = |id: &str| app.trajectories.get_or_create(id, 0).0.lock().expect("state").events;
+    let events =
+        |id: &str| app.trajectories.get_or_create(id, 0, || app.modes()).0.lock().expect("state").events;
     app.decide("inline", &last_answer(), true);
     runtime.block_on(async {
         app.observe_soon("soon", last_answer());

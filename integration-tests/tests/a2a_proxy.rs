@@ -344,3 +344,51 @@ fn cards_stay_redacted_after_a_global_anonymize_off_since_discovery_started_scru
         assert_eq!(leak_scan(card.as_bytes(), &TOKENS), 0, "the aliases' identities were told: {card}");
     }
 }
+
+/// The `aliases` records of the daemon's trace (state dir `state`): trajectory, how the aliases
+/// came, and their `{seed, aliases}`.
+fn alias_records(state: &std::path::Path) -> Vec<(String, String, Value)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(state.join("traces")).expect("traces").flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        for r in text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()) {
+            if r["kind"] == "control" && r["tool"] == "aliases" {
+                let detail = serde_json::from_str(r["detail"].as_str().unwrap_or_default()).expect("detail");
+                let text = |key: &str| r[key].as_str().unwrap_or_default().to_owned();
+                out.push((text("trajectory"), text("target"), detail));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_alias_seed_of_discovery_and_of_each_conversation_is_in_the_trace() {
+    let w = World::new("");
+    let (p1, p2) = (free_port(), free_port());
+    let _a1 = python_peer("a2a_agent.py", &[&p1.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
+    let _a2 = python_peer("a2a_agent.py", &[&p2.to_string(), "s-mini-1", "s-mini", "efficient", "Borealis"]);
+    wait_port(p1, Duration::from_secs(60));
+    wait_port(p2, Duration::from_secs(60));
+    let (_daemon, port) = run_daemon(&w, &upstreams(p1, p2));
+    let (r, raw) = client(port, &["--version", "1.0", "--no-stream", "review the plan"]);
+    assert_eq!(r["agents"], json!(["agent-a", "agent-b"]), "{raw}");
+
+    let records = alias_records(&w.state);
+    let discovery: Vec<_> =
+        records.iter().filter(|(t, how, _)| t == "a2a-discovery" && how == "discovery").collect();
+    assert_eq!(discovery.len(), 1, "{records:?}");
+    let drawn = &discovery[0].2;
+    assert!(drawn["seed"].is_u64(), "{drawn}");
+    let mut shown: Vec<&str> =
+        ["planner", "checker"].iter().filter_map(|a| drawn["aliases"][a].as_str()).collect();
+    shown.sort_unstable();
+    assert_eq!(shown, ["agent-a", "agent-b"], "{drawn}");
+    // Each conversation names the agents by the aliases of discovery: the same seed, recorded in it.
+    let conversations: Vec<_> = records
+        .iter()
+        .filter(|(t, how, _)| t.starts_with("a2a-") && t != "a2a-discovery" && how == "adopted")
+        .collect();
+    assert!(!conversations.is_empty(), "{records:?}");
+    assert!(conversations.iter().all(|(_, _, d)| d == drawn), "{records:?}");
+}

@@ -84,7 +84,10 @@ impl App {
             },
         )
         .map_err(|e| format!("state.dir {}: {e}", config.state_dir.display()))?;
-        let identities = Arc::new(crate::identity::Identities::open(&config)?);
+        let alias_log = trace
+            .as_ref()
+            .map(|hub| crate::identity::AliasLog { sink: hub.sink().clone(), modes: modes.clone() });
+        let identities = Arc::new(crate::identity::Identities::open(&config, alias_log)?);
         if let Some(hub) = &trace {
             hub.set_directory(identities.clone());
         }

@@ -5,17 +5,18 @@
 
 use crate::config::Config;
 use crate::state::{check_private_file, create_private_once};
-use crate::trace::ActorDirectory;
+use crate::trace::{ActorDirectory, TraceSink};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use blindfold_engine::grants::IssuerKey;
 use blindfold_engine::identity::{AliasMap, Anonymizer, CARD_JWS_ALG, Lexicon};
-use blindfold_schemas::AgentIdentity;
+use blindfold_schemas::{AgentIdentity, ModeSet, TraceKind, TraceRecord};
 use dashmap::DashMap;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
+use tokio::sync::watch;
 
 /// File name of the generated card-signing key inside the state directory (PKCS#8 PEM, 0600).
 pub const CARD_KEY_FILE: &str = "card-signing.key.pem";
@@ -29,15 +30,28 @@ pub struct Identities {
     true_identities: HashMap<String, AgentIdentity>,
     by_trajectory: DashMap<String, Arc<Anonymizer>>,
     card_signer: Arc<IssuerKey>,
+    /// Where each trajectory's aliases are recorded (none without a trace).
+    log: Option<AliasLog>,
+}
+
+/// The trace each trajectory's aliases are recorded in, and the global modes to stamp the
+/// records with.
+pub struct AliasLog {
+    /// The trace's writer.
+    pub sink: Arc<TraceSink>,
+    /// The daemon's global modes.
+    pub modes: Arc<watch::Sender<ModeSet>>,
 }
 
 impl Identities {
-    /// [`Identities::from_config`] with Blindfold's card-signing key: the configured
-    /// `[identity] card_signing_key`, else the state dir's, generated (0600) on first start.
-    pub fn open(config: &Config) -> Result<Self, String> {
+    /// [`Identities::from_config`] with Blindfold's card-signing key (the configured
+    /// `[identity] card_signing_key`, else the state dir's, generated (0600) on first start),
+    /// recording each trajectory's aliases in `log`'s trace.
+    pub fn open(config: &Config, log: Option<AliasLog>) -> Result<Self, String> {
         let signer = load_card_signer(config)?;
         let mut ids = Self::from_config(config);
         ids.card_signer = Arc::new(signer);
+        ids.log = log;
         Ok(ids)
     }
 
@@ -77,31 +91,62 @@ impl Identities {
             true_identities,
             by_trajectory: DashMap::new(),
             card_signer: Arc::new(IssuerKey::generate()),
+            log: None,
         }
     }
 
-    /// The anonymizer of `trajectory`, created on first use with a fresh random alias order (its
-    /// seed is logged so the trace can record it).
+    /// The anonymizer of `trajectory`, created on first use with a fresh random alias order,
+    /// whose seed is recorded in the trace ([`aliases_record`], `drawn`).
     pub fn anonymizer(&self, trajectory: &str) -> Arc<Anonymizer> {
         if let Some(a) = self.by_trajectory.get(trajectory) {
             return a.clone();
         }
-        self.by_trajectory
+        let mut drawn = false;
+        let anon = self
+            .by_trajectory
             .entry(trajectory.to_owned())
             .or_insert_with(|| {
-                let seed = rand::random::<u64>();
-                tracing::info!(trajectory, alias_seed = seed, agents = self.agents.len(), "aliases assigned");
-                Arc::new(Anonymizer::new(self.lexicon.clone(), AliasMap::new(seed, self.agents.iter())))
+                drawn = true;
+                let aliases = AliasMap::new(rand::random::<u64>(), self.agents.iter());
+                Arc::new(Anonymizer::new(self.lexicon.clone(), aliases))
             })
-            .clone()
+            .clone();
+        if drawn {
+            self.record(trajectory, anon.aliases(), "drawn");
+        }
+        anon
     }
 
     /// Makes `make()` the anonymizer of `trajectory` unless it already has one: for a transport
     /// whose aliases were shown before the trajectory existed (A2A discovery), so that every
-    /// path — and the trace — names its agents by the aliases the coordinator saw.
+    /// path — and the trace — names its agents by the aliases the coordinator saw. The adopted
+    /// aliases and their seed are recorded in the trace ([`aliases_record`], `adopted`).
     pub fn adopt(&self, trajectory: &str, make: impl FnOnce() -> Anonymizer) {
-        if !self.by_trajectory.contains_key(trajectory) {
-            self.by_trajectory.entry(trajectory.to_owned()).or_insert_with(|| Arc::new(make()));
+        if self.by_trajectory.contains_key(trajectory) {
+            return;
+        }
+        let mut adopted = None;
+        self.by_trajectory.entry(trajectory.to_owned()).or_insert_with(|| {
+            let anon = Arc::new(make());
+            adopted = Some(anon.clone());
+            anon
+        });
+        if let Some(anon) = adopted {
+            self.record(trajectory, anon.aliases(), "adopted");
+        }
+    }
+
+    /// Logs and traces the aliases `trajectory` was given (`how`), stamped with the global modes.
+    fn record(&self, trajectory: &str, aliases: &AliasMap, how: &str) {
+        tracing::info!(
+            trajectory,
+            alias_seed = aliases.seed(),
+            agents = aliases.len(),
+            how,
+            "aliases assigned"
+        );
+        if let Some(log) = &self.log {
+            trace_aliases(&log.sink, aliases_record(trajectory, aliases, how, *log.modes.borrow()));
         }
     }
 
@@ -149,6 +194,28 @@ impl ActorDirectory for Identities {
     }
 }
 
+/// The `control` record of the aliases a session of `trajectory` names its agents by (SPEC §4):
+/// `tool` `aliases`, `target` how they came (`drawn` for the trajectory, `adopted` from A2A
+/// discovery, `discovery` for the discovery session itself), `detail`
+/// `{"seed": <the shuffle seed>, "aliases": {<agent id>: <alias>}}`.
+pub fn aliases_record(trajectory: &str, aliases: &AliasMap, how: &str, mode: ModeSet) -> TraceRecord {
+    let mut r = TraceRecord::new(trajectory, TraceKind::Control, crate::unix_now_ms(), mode);
+    r.tool = Some("aliases".to_owned());
+    r.target = Some(how.to_owned());
+    let record = aliases.record();
+    r.detail = Some(json!({"seed": record.seed, "aliases": record.aliases}).to_string());
+    r
+}
+
+/// Queues an [`aliases_record`] as an informational record (it decides nothing, so nothing
+/// waits for it); one that cannot be queued is logged.
+pub fn trace_aliases(sink: &TraceSink, record: TraceRecord) {
+    let trajectory = record.trajectory.clone();
+    if let Err(e) = sink.submit(record, false) {
+        tracing::warn!(%trajectory, error = %e, "alias record not traced");
+    }
+}
+
 /// The configured card-signing key, else `<state>/card-signing.key.pem` (created with its public
 /// half when missing). A key file others can read is refused.
 fn load_card_signer(config: &Config) -> Result<IssuerKey, String> {
@@ -184,6 +251,45 @@ fn write_public(dir: &Path, key: &IssuerKey) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+    use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon};
+    use serde_json::Value;
+
+    /// The `aliases` records of the trace under `dir`, by trajectory.
+    fn alias_records(dir: &std::path::Path) -> Vec<(String, String, Value)> {
+        let files = std::fs::read_dir(dir.join("traces")).expect("trace dir");
+        let text: String = files.filter_map(|f| std::fs::read_to_string(f.ok()?.path()).ok()).collect();
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|r| r["kind"] == "control" && r["tool"] == "aliases")
+            .map(|r| {
+                let detail = serde_json::from_str(r["detail"].as_str().unwrap_or_default()).expect("detail");
+                let text = |key: &str| r[key].as_str().unwrap_or_default().to_owned();
+                (text("trajectory"), text("target"), detail)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_trajectorys_aliases_are_recorded_once_with_their_seed() {
+        let dir = tempfile::tempdir().expect("dir");
+        let app = crate::trace::tests::app_in(dir.path(), u64::MAX, None);
+        let drawn = app.identities.anonymizer("t-drawn");
+        assert!(std::sync::Arc::ptr_eq(&drawn, &app.identities.anonymizer("t-drawn")), "drawn once");
+        let discovery = || Anonymizer::new(Lexicon::default(), AliasMap::new(42, ["planner"]));
+        app.identities.adopt("t-adopted", discovery);
+        app.identities.adopt("t-adopted", || Anonymizer::new(Lexicon::default(), AliasMap::new(7, ["x"])));
+        app.trace.as_ref().expect("trace").flush().expect("flushed");
+
+        let records = alias_records(dir.path());
+        assert_eq!(records.len(), 2, "{records:?}");
+        let (trajectory, how, detail) = &records[0];
+        assert_eq!((trajectory.as_str(), how.as_str()), ("t-drawn", "drawn"));
+        assert_eq!(detail["seed"].as_u64(), Some(drawn.aliases().seed()), "{detail}");
+        let (trajectory, how, detail) = &records[1];
+        assert_eq!((trajectory.as_str(), how.as_str()), ("t-adopted", "adopted"));
+        assert_eq!(detail, &serde_json::json!({"seed": 42, "aliases": {"planner": "agent-a"}}));
+    }
+
     #[test]
     fn processes_starting_together_on_a_fresh_state_directory_share_one_card_signing_key() {
         let dir = tempfile::tempdir().expect("tmp");

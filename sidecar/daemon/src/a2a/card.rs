@@ -91,7 +91,7 @@ pub(super) fn redact(
 /// `detail` is `{"attest": {"verified": {…}, "flags": [{agent, field, claim, problem}, …]}}`.
 fn trace_attestation(p: &A2aProxy, agent: &A2aUpstream, alias: &str, attested: &Attested) {
     let Some(trace) = &p.app.trace else { return };
-    let trajectory = p.app.config.transports.a2a_task.as_deref().unwrap_or("a2a-discovery");
+    let trajectory = super::discovery_trajectory(&p.app);
     let mut r = TraceRecord::new(trajectory, TraceKind::Card, crate::unix_now_ms(), p.discovery_modes());
     r.actor_alias = Some(alias.to_owned());
     r.actor_true = agent.identity.tokens().any(|t| !t.is_empty()).then(|| agent.identity.clone());

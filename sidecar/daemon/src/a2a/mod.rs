@@ -12,6 +12,7 @@ mod tests;
 
 use crate::app::App;
 use crate::config::A2aUpstream;
+use crate::identity::{aliases_record, trace_aliases};
 use crate::proxy::Upstream;
 use axum::Router;
 use axum::extract::State;
@@ -64,6 +65,10 @@ pub fn router(app: &App) -> Option<Router> {
     let seed = rand::random::<u64>();
     tracing::info!(alias_seed = seed, "a2a aliases drawn");
     let aliases = AliasMap::new(seed, agents.iter().map(|a| a.id.clone()));
+    if let Some(trace) = &app.trace {
+        let record = aliases_record(discovery_trajectory(app), &aliases, "discovery", app.modes());
+        trace_aliases(trace.sink(), record);
+    }
     let by_alias = agents
         .iter()
         .filter_map(|a| Some((aliases.alias_of(&a.id)?.to_owned(), Arc::new(a.clone()))))
@@ -86,6 +91,12 @@ pub fn router(app: &App) -> Option<Router> {
             .route("/a2a/{alias}", post(rpc::post_rpc))
             .with_state(Arc::new(proxy)),
     )
+}
+
+/// The trajectory the discovery session is traced under: the pinned A2A trajectory, else
+/// `a2a-discovery`.
+fn discovery_trajectory(app: &App) -> &str {
+    app.config.transports.a2a_task.as_deref().unwrap_or("a2a-discovery")
 }
 
 impl A2aProxy {

@@ -24,8 +24,10 @@ static SECRETS: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?P<k2>(?i:\b(?:proxy-)?authorization|\bcookie|\bx-api-key|\bapi-key|\bx-auth-token)\s*[:=]\s*)[^'\x22\r\n]+",
         // `Bearer …` / `Basic …` outside a header.
         r"|(?P<k3>(?i:\bbearer|\bbasic)\s+)[A-Za-z0-9._~+/=-]{8,}",
-        // `password=…`, `token: …`, `--api-key …` and the like.
-        r"|(?P<k4>(?i:(?:--?|\b)(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret)(?:\s*[=:]\s*|\s+)))[^\s&'\x22]+",
+        // `password=…`, `token: …`, `--api-key …` and the like (a bare word followed by a space,
+        // "the token expired", is prose, not a credential).
+        r"|(?P<k4>(?i:--?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret)(?:\s*[=:]\s*|\s+)",
+        r"|\b(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret)\s*[=:]\s*))[^\s&'\x22]+",
         // Any other URL query value (`?a=…&b=…`).
         r"|(?P<k5>[?&][A-Za-z0-9_.-]+=)[^&#\s'\x22]+",
     ))
@@ -67,6 +69,7 @@ mod tests {
                 "git push https://[redacted]@github.com/x/y",
             ),
             ("aws s3 ls # AKIAABCDEFGHIJKLMNOP", "aws s3 ls # [redacted]"),
+            ("export API_KEY=abc123 && run", "export API_KEY=[redacted] && run"),
         ];
         for (raw, want) in cases {
             assert_eq!(mask_secrets(raw), want, "{raw}");
@@ -75,9 +78,13 @@ mod tests {
 
     #[test]
     fn text_without_credentials_is_borrowed_unchanged() {
-        for plain in
-            ["/w/notes/a.md", "rm -rf /srv/releases", "https://docs.example.org/guide", "review-inbox"]
-        {
+        for plain in [
+            "/w/notes/a.md",
+            "rm -rf /srv/releases",
+            "https://docs.example.org/guide",
+            "review-inbox",
+            "the grant token expired; ask the issuer to renew it",
+        ] {
             let out = mask_secrets(plain);
             assert!(matches!(out, std::borrow::Cow::Borrowed(_)), "{plain} → {out}");
         }

@@ -139,6 +139,34 @@ pub fn arg(p: &Path) -> &std::ffi::OsStr {
     p.as_os_str()
 }
 
+/// `blindfold review ARGS… --config <w.config>` against the daemon listening on `port` (the CLI
+/// reaches it through its control API with the operator token of the state dir).
+pub fn review_cli(w: &World, port: u16, args: &[&str]) -> std::process::Output {
+    blindfold()
+        .arg("review")
+        .args(args)
+        .arg("--config")
+        .arg(&w.config)
+        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{port}"))
+        .output()
+        .expect("blindfold review")
+}
+
+/// Every trace record of trajectory `task` in the trace directory `dir` (unreadable lines
+/// skipped), in file order.
+pub fn trace_records(dir: &Path, task: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        out.extend(
+            text.lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .filter(|r| r["trajectory"] == task),
+        );
+    }
+    out
+}
+
 /// Waits until something listens on `port` (bounded).
 pub fn wait_port(port: u16, limit: Duration) {
     let deadline = Instant::now() + limit;

@@ -5,7 +5,7 @@ use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::free_port;
 use blindfold_integration_tests::openclaw::control_call;
 use blindfold_integration_tests::transports::{
-    World, http_post, peer, python, python_peer, run_bounded, run_daemon, wait_port,
+    Peer, World, http_post, peer, python, python_peer, run_bounded, run_daemon, wait_port,
 };
 use serde_json::{Value, json};
 use std::process::Command;
@@ -22,6 +22,33 @@ fn upstreams(p1: u16, p2: u16) -> String {
         "[[a2a.upstreams]]\nid = \"planner\"\nurl = \"http://127.0.0.1:{p1}\"\nmodel = \"m-large-2\"\nfamily = \"m-large\"\ntier = \"frontier\"\nprovider = \"Acme\"\n\n\
          [[a2a.upstreams]]\nid = \"checker\"\nurl = \"http://127.0.0.1:{p2}\"\nmodel = \"s-mini-1\"\nfamily = \"s-mini\"\ntier = \"efficient\"\nprovider = \"Borealis\"\n"
     )
+}
+
+/// The two `a2a-sdk` agents (planner: m-large-2 by Acme; checker: s-mini-1 by Borealis) and a
+/// Blindfold in front of them, running while this lives.
+struct TwoAgents {
+    /// The agents' own ports.
+    ports: [u16; 2],
+    /// Blindfold's port.
+    port: u16,
+    _peers: [Peer; 3],
+}
+
+impl TwoAgents {
+    fn start(w: &World) -> Self {
+        let ports = [free_port(), free_port()];
+        let a1 =
+            python_peer("a2a_agent.py", &[&ports[0].to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
+        let a2 = python_peer(
+            "a2a_agent.py",
+            &[&ports[1].to_string(), "s-mini-1", "s-mini", "efficient", "Borealis"],
+        );
+        for p in ports {
+            wait_port(p, Duration::from_secs(60));
+        }
+        let (daemon, port) = run_daemon(w, &upstreams(ports[0], ports[1]));
+        Self { ports, port, _peers: [a1, a2, daemon] }
+    }
 }
 
 fn client(port: u16, args: &[&str]) -> (Value, String) {
@@ -48,12 +75,8 @@ fn states(events: &Value) -> Vec<String> {
 #[test]
 fn two_agents_by_alias_streaming_both_versions_no_identity_leaks() {
     let w = World::new("");
-    let (p1, p2) = (free_port(), free_port());
-    let _a1 = python_peer("a2a_agent.py", &[&p1.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
-    let _a2 = python_peer("a2a_agent.py", &[&p2.to_string(), "s-mini-1", "s-mini", "efficient", "Borealis"]);
-    wait_port(p1, Duration::from_secs(60));
-    wait_port(p2, Duration::from_secs(60));
-    let (_daemon, port) = run_daemon(&w, &upstreams(p1, p2));
+    let agents = TwoAgents::start(&w);
+    let port = agents.port;
 
     for (version, stream) in [("1.0", "--stream"), ("0.3", "--no-stream"), ("0.3", "--stream")] {
         let (r, raw) = client(port, &["--version", version, stream, "review the plan"]);
@@ -78,12 +101,8 @@ fn two_agents_by_alias_streaming_both_versions_no_identity_leaks() {
 #[test]
 fn a_blocked_delegation_is_a_native_a2a_answer() {
     let w = World::new("");
-    let (p1, p2) = (free_port(), free_port());
-    let _a1 = python_peer("a2a_agent.py", &[&p1.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
-    let _a2 = python_peer("a2a_agent.py", &[&p2.to_string(), "s-mini-1", "s-mini", "efficient", "Borealis"]);
-    wait_port(p1, Duration::from_secs(60));
-    wait_port(p2, Duration::from_secs(60));
-    let (_daemon, port) = run_daemon(&w, &upstreams(p1, p2));
+    let agents = TwoAgents::start(&w);
+    let port = agents.port;
     let action =
         json!({"tool": "write_file", "args": {"path": "/srv/app.conf", "content": "debug=true"}}).to_string();
     for (version, stream) in [("1.0", "--stream"), ("0.3", "--no-stream")] {
@@ -159,18 +178,14 @@ fn bad_input_is_refused_and_a_dying_stream_ends_with_an_error() {
 #[test]
 fn the_extended_card_is_redacted_and_signed_like_the_public_card_both_versions() {
     let w = World::new("");
-    let (p1, p2) = (free_port(), free_port());
-    let _a1 = python_peer("a2a_agent.py", &[&p1.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
-    let _a2 = python_peer("a2a_agent.py", &[&p2.to_string(), "s-mini-1", "s-mini", "efficient", "Borealis"]);
-    wait_port(p1, Duration::from_secs(60));
-    wait_port(p2, Duration::from_secs(60));
-    let (_daemon, port) = run_daemon(&w, &upstreams(p1, p2));
+    let agents = TwoAgents::start(&w);
+    let port = agents.port;
 
     for version in ["1.0", "0.3"] {
         let (r, raw) = client(port, &["--version", version, "--extended", "unused"]);
         let ctx = format!("{version}: {raw}");
         assert_eq!(leak_scan(raw.as_bytes(), &TOKENS), 0, "identity reached the coordinator: {ctx}");
-        for agent_port in [p1, p2] {
+        for agent_port in agents.ports {
             assert!(!raw.contains(&format!(":{agent_port}")), "an agent's own endpoint was relayed: {ctx}");
         }
         for alias in ["agent-a", "agent-b"] {
@@ -327,12 +342,8 @@ fn served_card(port: u16, alias: &str) -> String {
 #[test]
 fn cards_stay_redacted_after_a_global_anonymize_off_since_discovery_started_scrubbed() {
     let w = World::new("");
-    let (p1, p2) = (free_port(), free_port());
-    let _a1 = python_peer("a2a_agent.py", &[&p1.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
-    let _a2 = python_peer("a2a_agent.py", &[&p2.to_string(), "s-mini-1", "s-mini", "efficient", "Borealis"]);
-    wait_port(p1, Duration::from_secs(60));
-    wait_port(p2, Duration::from_secs(60));
-    let (_daemon, port) = run_daemon(&w, &upstreams(p1, p2));
+    let agents = TwoAgents::start(&w);
+    let port = agents.port;
     let operator = std::fs::read_to_string(w.state.join("operator.token")).expect("operator token");
 
     let (_, raw) = client(port, &["--version", "1.0", "--no-stream", "review the plan"]);
@@ -365,12 +376,8 @@ fn alias_records(state: &std::path::Path) -> Vec<(String, String, Value)> {
 #[test]
 fn the_alias_seed_of_discovery_and_of_each_conversation_is_in_the_trace() {
     let w = World::new("");
-    let (p1, p2) = (free_port(), free_port());
-    let _a1 = python_peer("a2a_agent.py", &[&p1.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
-    let _a2 = python_peer("a2a_agent.py", &[&p2.to_string(), "s-mini-1", "s-mini", "efficient", "Borealis"]);
-    wait_port(p1, Duration::from_secs(60));
-    wait_port(p2, Duration::from_secs(60));
-    let (_daemon, port) = run_daemon(&w, &upstreams(p1, p2));
+    let agents = TwoAgents::start(&w);
+    let port = agents.port;
     let (r, raw) = client(port, &["--version", "1.0", "--no-stream", "review the plan"]);
     assert_eq!(r["agents"], json!(["agent-a", "agent-b"]), "{raw}");
 

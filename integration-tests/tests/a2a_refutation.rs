@@ -8,7 +8,7 @@
 use blindfold_integration_tests::free_port;
 use blindfold_integration_tests::opencode::control_call;
 use blindfold_integration_tests::transports::{
-    Peer, World, peer, python, python_peer, run_bounded, run_daemon, wait_port,
+    Peer, World, peer, python, python_peer, run_bounded, run_daemon, trace_records, wait_port,
 };
 use serde_json::{Value, json};
 use std::process::Command;
@@ -67,7 +67,7 @@ fn case(task: &str, agents: &[(&str, u16)], stream: &str) -> (Value, String) {
         json!({"trajectory": task, "tool": "bash", "args": {"command": COMMAND}, "call_id": "c1", "consume": true}),
     );
     drop(daemon);
-    let records = trace(&w.state.join("traces"), task);
+    let records = trace_records(&w.state.join("traces"), task);
     // The trace names each agent by the alias the coordinator saw, with its true identity.
     let shown: Value = serde_json::from_str(&got).expect("client output is JSON");
     let shown = shown["agents"].as_array().cloned().unwrap_or_default();
@@ -77,19 +77,6 @@ fn case(task: &str, agents: &[(&str, u16)], stream: &str) -> (Value, String) {
         assert!(family.ends_with("-family"), "true identity recorded: {r}");
     }
     (checked["result"].clone(), format!("client: {got}\ntrace: {records:?}"))
-}
-
-fn trace(dir: &std::path::Path, task: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
-        out.extend(
-            text.lines()
-                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                .filter(|r| r["trajectory"] == task),
-        );
-    }
-    out
 }
 
 #[test]

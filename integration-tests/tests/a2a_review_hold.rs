@@ -6,10 +6,9 @@
 //! message, sent once; a rejected review leaves the task `REJECTED`, and a canceled one is never
 //! sent.
 
-use blindfold_integration_tests::blindfold;
 use blindfold_integration_tests::free_port;
 use blindfold_integration_tests::transports::{
-    Peer, World, http_post, peer, python, python_peer, run_bounded, run_daemon, wait_port,
+    Peer, World, http_post, peer, python, python_peer, review_cli, run_bounded, run_daemon, wait_port,
 };
 use serde_json::{Value, json};
 use std::process::Command;
@@ -27,14 +26,7 @@ fn rpc(port: u16, path: &str, version: &str, body: &Value) -> Value {
 
 /// `blindfold review ARGS… --config FILE` against the daemon on `port`: (exit code, stdout+stderr).
 fn review(w: &World, port: u16, args: &[&str]) -> (i32, String) {
-    let out = blindfold()
-        .arg("review")
-        .args(args)
-        .arg("--config")
-        .arg(&w.config)
-        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{port}"))
-        .output()
-        .expect("blindfold review");
+    let out = review_cli(w, port, args);
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.code().unwrap_or(-1), text)
 }

@@ -4,7 +4,9 @@
 
 use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::blindfold_bin;
-use blindfold_integration_tests::transports::{World, arg, mcp_client, node_bin, peer, python};
+use blindfold_integration_tests::transports::{
+    World, arg, mcp_client, node_bin, peer, python, trace_records,
+};
 use serde_json::{Value, json};
 use std::ffi::{OsStr, OsString};
 
@@ -176,20 +178,6 @@ fn filesystem_server_gated_and_annotations_count_only_when_trusted() {
     );
 }
 
-/// The trace records of `task`.
-fn trace_records(w: &World, task: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(w.state.join("traces")).into_iter().flatten().flatten() {
-        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
-        out.extend(
-            text.lines()
-                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                .filter(|r| r["trajectory"] == task),
-        );
-    }
-    out
-}
-
 /// The `jti` claim of a grant token (its payload segment).
 fn jti_of(token: &str) -> String {
     use base64::Engine as _;
@@ -218,7 +206,7 @@ fn a_grant_token_inside_a_tool_call_authorises_nothing_and_its_sighting_is_trace
     assert_eq!(r["results"][0]["isError"], true, "{r}");
     assert_eq!(reason(&r["results"][0]), "no_grant", "{r}");
     assert!(!out.exists(), "the write ran");
-    let records = trace_records(&w, task);
+    let records = trace_records(&w.state.join("traces"), task);
     let sightings: Vec<&Value> = records.iter().filter(|r| r["tool"] == "grant_sighting").collect();
     assert_eq!(sightings.len(), 1, "{records:?}");
     assert_eq!(sightings[0]["kind"], "control");

@@ -3,7 +3,7 @@
 //! daemon's trace holds the relay's calls and results. A daemon that is configured but not
 //! reachable makes every call a refusal with the reason (fail closed), nothing forwarded.
 
-use blindfold_integration_tests::transports::{World, arg, mcp_client, node_bin, run_daemon};
+use blindfold_integration_tests::transports::{World, arg, mcp_client, node_bin, run_daemon, trace_records};
 use blindfold_integration_tests::{blindfold_bin, free_port};
 use serde_json::{Value, json};
 use std::ffi::{OsStr, OsString};
@@ -18,19 +18,6 @@ fn relay_args(w: &World, daemon: &str, task: &str, server: &[&OsStr]) -> Vec<OsS
 
 fn reason(r: &Value) -> &str {
     r["meta"]["blindfold/decision"]["decision"]["reason"].as_str().unwrap_or("")
-}
-
-fn records(w: &World, task: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(w.state.join("traces")).into_iter().flatten().flatten() {
-        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
-        out.extend(
-            text.lines()
-                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                .filter(|r| r["trajectory"] == task),
-        );
-    }
-    out
 }
 
 #[test]
@@ -66,7 +53,7 @@ fn the_relay_shares_the_running_daemons_decisions_grants_and_trace() {
     assert_eq!(std::fs::read_to_string(&target).expect("written"), "beta");
 
     // The daemon decided and traced every call, and recorded the results.
-    let trace = records(&w, "task-d");
+    let trace = trace_records(&w.state.join("traces"), "task-d");
     let calls: Vec<&str> = trace
         .iter()
         .filter(|r| r["kind"] == "tool_call")

@@ -4,7 +4,7 @@
 //! `review reject` keeps another one denied.
 
 use blindfold_integration_tests::control_ws::{call, connect};
-use blindfold_integration_tests::transports::World;
+use blindfold_integration_tests::transports::{World, review_cli};
 use blindfold_integration_tests::{Daemon, blindfold};
 use serde_json::{Value, json};
 
@@ -17,14 +17,7 @@ fn start(w: &World) -> Daemon {
 
 /// `blindfold review ARGS… --config FILE` against the daemon on `port`: (exit code, stdout, stderr).
 fn review(w: &World, port: u16, args: &[&str]) -> (i32, String, String) {
-    let out = blindfold()
-        .arg("review")
-        .args(args)
-        .arg("--config")
-        .arg(&w.config)
-        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{port}"))
-        .output()
-        .expect("blindfold review");
+    let out = review_cli(w, port, args);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -172,7 +172,18 @@ pub(super) fn scrub(
     bytes: Bytes,
     parsed: Result<Value, String>,
 ) -> Result<Bytes, String> {
-    if p.transparent_for(task) {
+    scrub_unless(p.transparent_for(task), p, bytes, parsed)
+}
+
+/// [`scrub`] with the trajectory's `off` already looked up (`transparent`), for a caller that
+/// needs it for other parts of the same answer too.
+fn scrub_unless(
+    transparent: bool,
+    p: &A2aProxy,
+    bytes: Bytes,
+    parsed: Result<Value, String>,
+) -> Result<Bytes, String> {
+    if transparent {
         return Ok(bytes);
     }
     let v = parsed.map_err(|e| format!("agent answer is not JSON: {e}"))?;
@@ -497,7 +508,8 @@ async fn forward(
     };
     let status = resp.status();
     let mut out_headers = copy_response_headers(resp.headers());
-    if !p.transparent_for(&task) {
+    let transparent = p.transparent_for(&task);
+    if !transparent {
         out_headers.remove(&A2A_EXTENSIONS);
     }
     let is_sse = is_event_stream(&out_headers);
@@ -516,7 +528,8 @@ async fn forward(
         let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let seen = answered.clone();
         let filter = move |mut ev: SseEvent| -> Vec<SseEvent> {
-            if !filter_p.transparent_for(&scrub_task) {
+            let transparent = filter_p.transparent_for(&scrub_task);
+            if !transparent {
                 let anon = filter_p.anon.read().ok();
                 scrub_event_fields(anon.as_deref(), &mut ev);
             }
@@ -529,7 +542,7 @@ async fn forward(
                 s.event(v);
             }
             let raw = Bytes::from(std::mem::take(&mut ev.data));
-            match scrub(&filter_p, &scrub_task, raw, parsed) {
+            match scrub_unless(transparent, &filter_p, raw, parsed) {
                 Ok(b) => {
                     let data = String::from_utf8(Vec::from(b))
                         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
@@ -571,7 +584,7 @@ async fn forward(
         {
             report_answer(&p, &agent, &task, a2a::answer(&result));
         }
-        match scrub(&p, &task, bytes, parsed) {
+        match scrub_unless(transparent, &p, bytes, parsed) {
             Ok(b) => Body::from(b),
             Err(e) => return bad_gateway(e),
         }

@@ -151,9 +151,38 @@ fn simple_is_read_only(words: &[&str]) -> bool {
         "find" => !args.iter().any(|a| FIND_EFFECTFUL.contains(a)),
         "sort" => !args.iter().any(|a| a.starts_with("--compress-program")),
         "uniq" => args.iter().filter(|a| !a.starts_with('-')).count() <= 1,
-        "less" | "more" => true,
+        "rg" => !args.iter().any(|a| a.starts_with("--pre") && !a.starts_with("--pre-glob")),
+        "less" | "more" => !args.iter().any(|a| pager_runs_or_writes(a)),
+        "date" => !args.iter().any(|a| sets_the_clock(a)),
+        "hostname" => args
+            .iter()
+            .all(|a| a.starts_with('-') && !matches!(*a, "-F" | "-b" | "--boot") && !a.starts_with("--file")),
+        "file" => {
+            !args.iter().any(|a| *a == "-C" || *a == "--compile" || (is_short_flags(a) && a.contains('C')))
+        }
         e => READ_ONLY.contains(&e),
     }
+}
+
+/// A pager argument that runs commands (`+cmd` initial commands, which include `!` shell
+/// escapes) or writes a log file (`-O`, `--log-file`, `--LOG-FILE`; `-o` is caught earlier).
+fn pager_runs_or_writes(arg: &str) -> bool {
+    arg.starts_with('+')
+        || arg.starts_with("-O")
+        || arg.to_ascii_lowercase().starts_with("--log-file")
+        || (is_short_flags(arg) && arg.contains('O'))
+}
+
+/// A `date` argument that sets the system clock (`-s`, `--set`, `s` in a cluster of short flags
+/// that take no value of their own).
+fn sets_the_clock(arg: &str) -> bool {
+    let takes_value = ["-I", "-d", "-f", "-r"].iter().any(|f| arg.starts_with(f));
+    arg.starts_with("--set") || (is_short_flags(arg) && !takes_value && arg.contains('s'))
+}
+
+/// A cluster of short flags (`-abc`), not a long option or a lone dash.
+fn is_short_flags(arg: &str) -> bool {
+    arg.len() > 1 && arg.starts_with('-') && !arg.starts_with("--")
 }
 
 fn git_read_only(args: &[&str]) -> bool {
@@ -178,7 +207,8 @@ fn git_read_only(args: &[&str]) -> bool {
                         || r.starts_with("--textconv")
                         || *r == "-o"
                         || r.starts_with("--open-files-in-pager")
-                        || *r == "-O"
+                        // `git grep -O<pager>` runs the pager named right after the flag.
+                        || r.starts_with("-O")
                 });
             }
         }

@@ -12,6 +12,16 @@ fn read_only_commands_are_accepted() {
         "find . -name '*.rs'",
         "cat a.txt 2>/dev/null",
         "wc -l x 2>&1",
+        "rg --pre-glob '*.gz' foo",
+        "rg -n foo src",
+        "less -N file",
+        "date +%s",
+        "date -u",
+        "date -Iseconds",
+        "date -d yesterday",
+        "hostname -f",
+        "file -b x",
+        "git grep -n foo",
     ] {
         assert!(is_read_only(cmd), "{cmd} should be read-only");
     }
@@ -43,6 +53,21 @@ fn writing_or_code_running_commands_are_effectful() {
         "sleep 100 &",
         "tee out.txt",
         "uniq in.txt out.txt",
+        "git grep -O'sh -c id' foo",
+        "git grep -Ovim foo",
+        "rg --pre ./evil.sh foo",
+        "rg --pre=sh foo",
+        "rg --pre-glob '*' --pre sh foo",
+        "less +!id file",
+        "more +!id file",
+        "less -Olog.txt file",
+        "less --log-file=x file",
+        "date -s 2020-01-01",
+        "date -us 2020-01-01",
+        "date --set=2020-01-01",
+        "hostname evil",
+        "hostname -F /tmp/name",
+        "file -C -m magic",
     ] {
         assert!(!is_read_only(cmd), "{cmd} should be effectful");
     }

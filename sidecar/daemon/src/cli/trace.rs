@@ -10,7 +10,8 @@ use std::process::ExitCode;
 pub enum TraceCommand {
     /// Check the hash chain of trace files (in chain order; a directory means its files).
     ///
-    /// Exit 0 when every record parses and the chain is unbroken, 1 naming the first bad record.
+    /// Exit 0 when every record parses and the chain is unbroken (and reaches a directory's stored
+    /// head), 1 naming the first bad record or the truncation.
     Verify(VerifyArgs),
     /// Per mode and overall: trajectories, decisions, CAR and execute-CAR, attack success and
     /// legitimate rejection (where labelled), first blocker by layer, review rate, latency.
@@ -85,6 +86,9 @@ pub fn run(cmd: TraceCommand) -> ExitCode {
 fn run_verify(a: &VerifyArgs) -> ExitCode {
     match verify(&a.files) {
         Ok(report) => {
+            for warning in &report.warnings {
+                eprintln!("blindfold: warning: {warning}");
+            }
             if a.json {
                 println!("{}", serde_json::to_string(&report).unwrap_or_default());
             } else {

@@ -2,6 +2,7 @@
 //! chain and verification, summaries (CAR, attack success, first blocker), pictures, and live
 //! fan-out. Usable as a library (`blindfold_daemon::trace`) by the replay runner.
 
+pub mod head;
 mod hub;
 mod line;
 pub mod otlp;

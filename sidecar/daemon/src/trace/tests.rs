@@ -96,6 +96,81 @@ fn a_torn_last_line_is_cut_on_reopen_and_the_chain_continues() {
     assert_eq!((report.records, report.last_seq), (4, Some(4)));
 }
 
+/// `file` without its last `n` record lines (cut at line boundaries: every line left whole).
+fn cut_last_records(file: &Path, n: usize) {
+    let text = std::fs::read_to_string(file).expect("read");
+    let lines: Vec<&str> = text.lines().collect();
+    let kept = &lines[..lines.len() - n];
+    let out = if kept.is_empty() { String::new() } else { kept.join("\n") + "\n" };
+    std::fs::write(file, out).expect("write");
+}
+
+#[test]
+fn records_cut_off_the_end_fail_verification_naming_the_truncation() {
+    let dir = tempfile::tempdir().expect("tmp");
+    write_n(dir.path(), 5, 1 << 20);
+    let intact = verify(&[dir.path().to_owned()]).expect("an intact trace verifies");
+    assert!(intact.warnings.is_empty(), "{:?}", intact.warnings);
+    let head = head::read_head(dir.path()).expect("readable").expect("a head is kept");
+    assert_eq!((head.seq, head.hash), (5, intact.head));
+
+    cut_last_records(&only_file(dir.path()), 1);
+    let err = verify(&[dir.path().to_owned()]).expect_err("a cut-off record is found");
+    assert!(err.message.contains("truncated") && err.message.contains("seq 4"), "{err}");
+    let err = TraceWriter::open(dir.path(), 1 << 20, Durability::Os)
+        .err()
+        .expect("the writer does not continue a truncated chain");
+    assert!(err.to_string().contains("truncated"), "{err}");
+}
+
+#[test]
+fn a_newest_file_removed_or_emptied_is_a_truncation() {
+    let dir = tempfile::tempdir().expect("tmp");
+    write_n(dir.path(), 12, 1000);
+    let files = trace_files(dir.path()).expect("list");
+    assert!(files.len() > 2, "rotated into {} files", files.len());
+    let newest = files.last().expect("a file").clone();
+    let records = std::fs::read_to_string(&newest).expect("read").lines().count();
+    cut_last_records(&newest, records);
+    let err = verify(&[dir.path().to_owned()]).expect_err("an emptied newest file is found");
+    assert!(err.message.contains("truncated"), "{err}");
+    std::fs::remove_file(&newest).expect("remove");
+    let err = verify(&[dir.path().to_owned()]).expect_err("a removed newest file is found");
+    assert!(err.message.contains("truncated"), "{err}");
+}
+
+#[test]
+fn a_trace_directory_without_a_head_verifies_with_a_warning_and_gets_one_on_reopen() {
+    let dir = tempfile::tempdir().expect("tmp");
+    write_n(dir.path(), 3, 1 << 20);
+    std::fs::remove_file(head::head_path(dir.path())).expect("remove the head");
+    let report = verify(&[dir.path().to_owned()]).expect("an older directory still verifies");
+    assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+    assert!(report.warnings[0].contains("no stored head"), "{:?}", report.warnings);
+    let file = only_file(dir.path());
+    assert!(verify(std::slice::from_ref(&file)).expect("a file alone").warnings.is_empty());
+
+    write_n(dir.path(), 1, 1 << 20);
+    let report = verify(&[dir.path().to_owned()]).expect("verifies");
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    assert_eq!(head::read_head(dir.path()).expect("readable").map(|h| h.seq), Some(4));
+}
+
+#[test]
+fn a_head_naming_another_record_or_unreadable_fails_verification() {
+    let dir = tempfile::tempdir().expect("tmp");
+    write_n(dir.path(), 3, 1 << 20);
+    let path = head::head_path(dir.path());
+    let text = std::fs::read_to_string(&path).expect("read");
+    let head = head::read_head(dir.path()).expect("readable").expect("a head");
+    std::fs::write(&path, text.replace(&head.hash, &"a".repeat(64))).expect("write");
+    let err = verify(&[dir.path().to_owned()]).expect_err("the last record is not the head's");
+    assert!(err.message.contains("not the one the trace's head names"), "{err}");
+    std::fs::write(&path, "{\"seq\":").expect("write");
+    let err = verify(&[dir.path().to_owned()]).expect_err("an unreadable head fails closed");
+    assert!(err.message.contains("does not hold a trace head"), "{err}");
+}
+
 #[test]
 fn a_damaged_record_in_the_middle_refuses_to_open() {
     let dir = tempfile::tempdir().expect("tmp");

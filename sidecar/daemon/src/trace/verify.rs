@@ -1,6 +1,7 @@
 //! Reading trace files back and checking their hash chain (`blindfold trace verify`).
 
-use super::writer::{line_hash, trace_files};
+use super::head::{ChainHead, head_path, read_head};
+use super::writer::{head_mismatch, line_hash, trace_files};
 use blindfold_schemas::TraceRecord;
 use blindfold_schemas::trace::{GENESIS_PREV, TRACE_VERSION};
 use std::path::{Path, PathBuf};
@@ -32,6 +33,9 @@ pub struct VerifyReport {
     pub from_genesis: bool,
     /// Hash of the last record (what the next record's `prev` must be).
     pub head: String,
+    /// What verified but could not be checked in full (a directory without a stored head: records
+    /// cut off its end would go unnoticed).
+    pub warnings: Vec<String>,
 }
 
 /// Expands directories into their trace files (chain order); files stay as given.
@@ -88,8 +92,13 @@ pub fn read_records(paths: &[PathBuf]) -> Result<Vec<TraceRecord>, TraceFileErro
 /// is an error (nothing was verified: a wrong path, or every file gone). A directory is a whole
 /// trace — Blindfold never deletes its rotated files — so its chain must start at the genesis
 /// `prev`: a missing first file is an error; files given one by one may continue an earlier one.
+/// A directory's chain must also reach the head stored beside its files: records cut off the end
+/// are an error naming the truncation; a directory without a head (written before heads were
+/// kept) verifies with a warning.
 pub fn verify(paths: &[PathBuf]) -> Result<VerifyReport, TraceFileError> {
-    let report = verify_chain(paths)?;
+    let (heads, warnings) = stored_heads(paths)?;
+    let mut report = verify_chain(paths, &heads)?;
+    report.warnings = warnings;
     let whole = |message: String| TraceFileError {
         file: paths.first().cloned().unwrap_or_default(),
         line: 0,
@@ -107,8 +116,44 @@ pub fn verify(paths: &[PathBuf]) -> Result<VerifyReport, TraceFileError> {
     Ok(report)
 }
 
-fn verify_chain(paths: &[PathBuf]) -> Result<VerifyReport, TraceFileError> {
+/// Each trace directory given, with the head stored beside its files.
+type DirHeads = Vec<(PathBuf, ChainHead)>;
+
+/// The stored head of each directory among `paths`, and a warning for each directory without one.
+fn stored_heads(paths: &[PathBuf]) -> Result<(DirHeads, Vec<String>), TraceFileError> {
+    let mut heads = Vec::new();
+    let mut warnings = Vec::new();
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        match read_head(dir) {
+            Ok(Some(head)) => heads.push((dir.clone(), head)),
+            Ok(None) => warnings.push(format!(
+                "{} has no stored head (written before heads were kept): records cut off its end would go unnoticed",
+                dir.display()
+            )),
+            Err(e) => return Err(io_error(&head_path(dir), &e)),
+        }
+    }
+    Ok((heads, warnings))
+}
+
+/// Checks the end of the chain against each stored head the walk did not reach.
+fn check_heads_reached(
+    report: &VerifyReport,
+    heads: &[(PathBuf, ChainHead)],
+    reached: &[bool],
+) -> Result<(), TraceFileError> {
+    let Some(((dir, head), _)) = heads.iter().zip(reached).find(|(_, reached)| !**reached) else {
+        return Ok(());
+    };
+    let last = report.last_seq.map(|seq| ChainHead { seq, hash: report.head.clone() });
+    let message = head_mismatch(head, last.as_ref())
+        .unwrap_or_else(|| format!("the stored head names seq {}, which the trace does not hold", head.seq));
+    Err(TraceFileError { file: dir.clone(), line: 0, message })
+}
+
+fn verify_chain(paths: &[PathBuf], heads: &[(PathBuf, ChainHead)]) -> Result<VerifyReport, TraceFileError> {
     let files = expand(paths)?;
+    let mut reached = vec![false; heads.len()];
     let mut report = VerifyReport {
         files: files.len(),
         records: 0,
@@ -116,6 +161,7 @@ fn verify_chain(paths: &[PathBuf]) -> Result<VerifyReport, TraceFileError> {
         last_seq: None,
         from_genesis: false,
         head: String::new(),
+        warnings: Vec::new(),
     };
     for file in &files {
         for (i, (record, hash)) in read_file(file)?.into_iter().enumerate() {
@@ -137,10 +183,22 @@ fn verify_chain(paths: &[PathBuf]) -> Result<VerifyReport, TraceFileError> {
                     }
                 }
             }
+            for ((_, head), reached) in
+                heads.iter().zip(reached.iter_mut()).filter(|((_, h), _)| h.seq == record.seq)
+            {
+                if head.hash != hash {
+                    return Err(err(format!(
+                        "the record at seq {} is not the one the trace's head names (replaced)",
+                        record.seq
+                    )));
+                }
+                *reached = true;
+            }
             report.last_seq = Some(record.seq);
             report.head = hash;
             report.records += 1;
         }
     }
+    check_heads_reached(&report, heads, &reached)?;
     Ok(report)
 }

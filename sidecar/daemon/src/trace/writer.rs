@@ -1,7 +1,9 @@
-//! The trace file writer: JSON Lines, a hash chain (`prev`), size rotation, resumption after a
-//! restart or a crash. Synchronous and single-owner; the daemon runs it on its own thread
-//! ([`super::TraceSink`]), the replay runner can use it directly.
+//! The trace file writer: JSON Lines, a hash chain (`prev`), its head kept beside the files
+//! ([`super::head`]), size rotation, resumption after a restart or a crash. Synchronous and
+//! single-owner; the daemon runs it on its own thread ([`super::TraceSink`]), the replay runner
+//! can use it directly.
 
+use super::head::{ChainHead, HeadFile, read_head};
 use blindfold_schemas::TraceRecord;
 use blindfold_schemas::trace::GENESIS_PREV;
 use sha2::{Digest, Sha256};
@@ -42,6 +44,8 @@ pub struct TraceWriter {
     size: u64,
     prev: String,
     next_seq: u64,
+    /// Where the chain's head is kept; opened with the first record stored there.
+    head: Option<HeadFile>,
     /// The last batch's buffer, reused.
     buf: Vec<u8>,
 }
@@ -62,7 +66,9 @@ pub fn trace_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 impl TraceWriter {
     /// Opens (creating 0700) `dir` and resumes the chain from its newest file: a torn last line
-    /// (a crash in the middle of a write, never acknowledged) is cut off.
+    /// (a crash in the middle of a write, never acknowledged) is cut off. Refuses a directory
+    /// whose files end before its stored head (records cut off the end) or whose last record is
+    /// not the one the head names: continuing would overwrite the evidence.
     pub fn open(dir: &Path, max_file_bytes: u64, durability: Durability) -> std::io::Result<Self> {
         crate::state::ensure_private_dir(dir)?;
         let lock = OpenOptions::new()
@@ -89,6 +95,7 @@ impl TraceWriter {
             size: 0,
             prev: GENESIS_PREV.to_owned(),
             next_seq: 1,
+            head: None,
             buf: Vec::new(),
         };
         for path in trace_files(dir)?.iter().rev() {
@@ -121,7 +128,39 @@ impl TraceWriter {
                 }
             }
         }
+        writer.resume_head()?;
         Ok(writer)
+    }
+
+    /// The head of the chain as resumed: `None` before the first record.
+    fn current_head(&self) -> Option<ChainHead> {
+        (self.next_seq > 1).then(|| ChainHead { seq: self.next_seq - 1, hash: self.prev.clone() })
+    }
+
+    /// Checks the resumed chain against the stored head and stores the resumed one (a directory
+    /// written before heads were kept gets its head here).
+    fn resume_head(&mut self) -> std::io::Result<()> {
+        let stored = read_head(&self.dir)?;
+        let resumed = self.current_head();
+        if let Some(stored) = &stored
+            && let Some(why) = head_mismatch(stored, resumed.as_ref())
+        {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{}: {why}; run `blindfold trace verify`", self.dir.display()),
+            ));
+        }
+        match resumed {
+            Some(head) => self.store_head(&head),
+            None => Ok(()),
+        }
+    }
+
+    fn store_head(&mut self, head: &ChainHead) -> std::io::Result<()> {
+        if self.head.is_none() {
+            self.head = Some(HeadFile::open(&self.dir)?);
+        }
+        self.head.as_ref().map_or(Ok(()), |file| file.store(head))
     }
 
     /// The sequence number the next record gets.
@@ -171,6 +210,15 @@ impl TraceWriter {
             let _ = file.set_len(self.size);
             return Err(e);
         }
+        if !records.is_empty()
+            && let Err(e) = self.store_head(&ChainHead { seq: next - 1, hash: prev.clone() })
+        {
+            // A batch the head does not name is not written either.
+            if let Some(file) = self.file.as_mut() {
+                let _ = file.set_len(self.size);
+            }
+            return Err(e);
+        }
         self.size += buf.len() as u64;
         self.prev = prev;
         self.next_seq = next;
@@ -186,6 +234,22 @@ impl TraceWriter {
         }
         self.file = Some(file);
         Ok(())
+    }
+}
+
+/// Why the resumed chain contradicts the stored head, if it does. A chain that goes past the head
+/// is whole: the process stopped between a batch and its head.
+pub(super) fn head_mismatch(stored: &ChainHead, resumed: Option<&ChainHead>) -> Option<String> {
+    match resumed {
+        None => Some(format!("truncated: no record is left, but the head names seq {}", stored.seq)),
+        Some(last) if last.seq < stored.seq => Some(format!(
+            "truncated: the trace ends at seq {} but its head names seq {} (records were cut off the end)",
+            last.seq, stored.seq
+        )),
+        Some(last) if last.seq == stored.seq && last.hash != stored.hash => {
+            Some(format!("the record at seq {} is not the one the trace's head names (replaced)", last.seq))
+        }
+        Some(_) => None,
     }
 }
 

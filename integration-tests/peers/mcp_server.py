@@ -1,6 +1,7 @@
 """MCP server peer (official Python `mcp` SDK): a tiny notes store with a read-only and a
-mutating tool, a read-only tool answering with the W3C trace context its call arrived with, and
-a self-identifying serverInfo. stdio by default; `--http PORT` serves
+mutating tool, a read-only tool answering with the W3C trace context its call arrived with, one
+answering with the arguments it received (key order and integers as they arrived), and a
+self-identifying serverInfo. stdio by default; `--http PORT` serves
 Streamable HTTP at /mcp (`--json` for JSON responses instead of SSE); `--instructions TEXT`
 adds TEXT to the server's instructions."""
 
@@ -37,6 +38,12 @@ def trace_context(ctx: Context) -> str:
     meta = ctx.request_context.meta or {}
     headers = ctx.headers or {}
     return json.dumps({"meta": meta.get("traceparent"), "header": headers.get("traceparent")})
+
+
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
+def echo_payload(payload: dict) -> str:
+    """The payload as received, as compact JSON."""
+    return json.dumps(payload, separators=(",", ":"))
 
 
 @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))

@@ -126,8 +126,14 @@ pub fn run_bounded(cmd: &mut Command, limit: Duration) -> (Option<i32>, String, 
 /// Runs the Python MCP client peer with `ops` against `target` (`["--url", URL]` or
 /// `["--", CMD, ARGS…]`) in `mode`; returns its JSON report.
 pub fn mcp_client<S: AsRef<std::ffi::OsStr>>(ops: &Value, mode: &str, target: &[S]) -> Value {
+    mcp_client_text(&ops.to_string(), mode, target)
+}
+
+/// [`mcp_client`] with the operations as JSON text, kept as written (key order, numbers wider
+/// than 64 bits).
+pub fn mcp_client_text<S: AsRef<std::ffi::OsStr>>(ops: &str, mode: &str, target: &[S]) -> Value {
     let mut cmd = Command::new(python());
-    cmd.arg(peer("mcp_client.py")).args(["--ops", &ops.to_string(), "--mode", mode]).args(target);
+    cmd.arg(peer("mcp_client.py")).args(["--ops", ops, "--mode", mode]).args(target);
     let (code, stdout, stderr) = run_bounded(&mut cmd, Duration::from_secs(60));
     assert_eq!(code, Some(0), "mcp client failed:\n{stdout}\n{stderr}");
     serde_json::from_str(stdout.lines().last().unwrap_or(""))

@@ -1,10 +1,13 @@
 //! W3C `traceparent` carried to MCP servers (SPEC §8): a forwarded `tools/call` carries the
 //! trajectory's trace context — the trace and span id of the trajectory's OTLP span — in
 //! `params._meta`, and over Streamable HTTP in the `traceparent` header too, unless the client
-//! sent its own, which passes untouched. The official Python `mcp` SDK on both ends.
+//! sent its own, which passes untouched. Only the context is added: the rest of the call reaches
+//! the server as the client wrote it. The official Python `mcp` SDK on both ends.
 
 use blindfold_daemon::trace::traceparent::TraceContext;
-use blindfold_integration_tests::transports::{World, arg, mcp_client, peer, python, python_peer, wait_port};
+use blindfold_integration_tests::transports::{
+    World, arg, mcp_client, mcp_client_text, peer, python, python_peer, wait_port,
+};
 use blindfold_integration_tests::{Daemon, blindfold_bin, free_port};
 use serde_json::{Value, json};
 use std::ffi::OsString;
@@ -43,6 +46,26 @@ fn mcp_stdio_carries_the_trajectorys_traceparent_in_meta_and_leaves_the_clients_
     let ours = TraceContext::for_trajectory(task).to_header();
     assert_eq!(seen(&r, 1), (json!(ours), Value::Null), "{r}");
     assert_eq!(seen(&r, 2), (json!(CLIENTS), Value::Null), "the client's own context is untouched: {r}");
+}
+
+#[test]
+fn mcp_stdio_adds_the_context_without_reordering_keys_or_rounding_wide_integers() {
+    let w = World::new("");
+    let task = "task-traceparent-bytes";
+    let (py, server_py) = (python(), peer("mcp_server.py"));
+    let mut target: Vec<OsString> =
+        vec!["--".into(), blindfold_bin().into(), "mcp-stdio".into(), "--config".into()];
+    target.extend([w.config.clone().into(), "--task".into(), task.into(), "--trusted".into(), "--".into()]);
+    target.extend([arg(&py).to_owned(), arg(&server_py).to_owned()]);
+    // Written as text: a serde_json value would sort the keys and round the integer itself.
+    let payload = r#"{"zz":1,"aa":123456789012345678901234567890,"mm":{"y":2,"b":[3,1]}}"#;
+    let ops = format!(
+        r#"[{{"list":true}},{{"call":"echo_payload","args":{{"payload":{payload}}}}},{{"call":"trace_context","args":{{}}}}]"#
+    );
+    let r = mcp_client_text(&ops, "auto", &target);
+    assert_eq!(r["results"][1]["text"], json!(payload), "the server got the decided arguments: {r}");
+    let ours = TraceContext::for_trajectory(task).to_header();
+    assert_eq!(seen(&r, 2), (json!(ours), Value::Null), "{r}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use super::grant_files::GrantFiles;
 use super::pins::{PINNED_FIELDS, Seen, ToolPins};
 use super::remote::{RemoteControl, RemoteVerdict};
 use crate::app::App;
-use crate::trace::traceparent::{TRACEPARENT, TraceContext, inject_mcp_meta};
+use crate::trace::traceparent::{TraceContext, splice_mcp_meta};
 use blindfold_adapters::jsonrpc::{self, FrameError, Kind, code};
 use blindfold_adapters::mcp;
 use blindfold_adapters::refusal::Refusal;
@@ -167,7 +167,7 @@ impl McpGate {
         let mut forward = None;
         let tool = if method == "tools/call" {
             if !transparent {
-                forward = self.with_trace_context(&mut frame.value);
+                forward = self.with_trace_context(bytes);
             }
             // The params move into the decision's event (the bytes forwarded are the client's,
             // or theirs with the trajectory's trace context added).
@@ -184,19 +184,13 @@ impl McpGate {
         ClientVerdict::Forward(forward.unwrap_or_else(|| bytes.to_vec()))
     }
 
-    /// A `tools/call` request carrying no `params._meta.traceparent` of its own, serialized with
-    /// this trajectory's (SPEC §8: the trace context whose span the OTLP export names, so the
-    /// server's span of the call joins the trajectory's); `None` when it carries one, or when its
-    /// params or `_meta` are not objects (the client's bytes go as they are). Arguments are
-    /// untouched: the event is built from the same value.
-    fn with_trace_context(&self, request: &mut Value) -> Option<Vec<u8>> {
-        let params = request.get_mut("params")?;
-        let meta = params.get("_meta");
-        if meta.is_some_and(|m| !m.is_object() || m.get(TRACEPARENT).is_some()) || !params.is_object() {
-            return None;
-        }
-        inject_mcp_meta(params, &TraceContext::for_trajectory(&self.task));
-        serde_json::to_vec(request).ok()
+    /// A `tools/call` request carrying no `params._meta.traceparent` of its own, with this
+    /// trajectory's spliced in (SPEC §8: the trace context whose span the OTLP export names, so
+    /// the server's span of the call joins the trajectory's); every other byte is the client's,
+    /// so the server gets the arguments that were decided. `None` when it carries one, or when
+    /// its params or `_meta` are not objects (the client's bytes go as they are).
+    fn with_trace_context(&self, request: &[u8]) -> Option<Vec<u8>> {
+        splice_mcp_meta(request, &TraceContext::for_trajectory(&self.task))
     }
 
     /// Decides a `tools/call`; `Some(answer)` when it must not be forwarded.

@@ -85,16 +85,161 @@ impl TraceContext {
     }
 }
 
-/// Sets `params._meta.traceparent` of an MCP request's params (creating `_meta`); leaves
-/// non-object params alone.
-pub fn inject_mcp_meta(params: &mut Value, ctx: &TraceContext) {
-    if params.is_null() {
-        *params = Value::Object(serde_json::Map::new());
+/// `request` (the bytes of an MCP request) with `params._meta.traceparent` set to `ctx`, spliced
+/// into its bytes: `_meta` (or, when `_meta` exists, `traceparent`) goes in as the first member,
+/// and every other byte stays as it was (key order, number spelling, whitespace), so the server
+/// receives the request that was decided. `None` — the request goes as it is — when `params` or
+/// `_meta` is not an object, `_meta` already has a `traceparent`, a key appears twice, or the
+/// bytes are not a JSON object.
+pub fn splice_mcp_meta(request: &[u8], ctx: &TraceContext) -> Option<Vec<u8>> {
+    let top = object_members(request, 0)?;
+    let params = only_member(&top, "params")?;
+    let members = object_members(request, params.value)?;
+    let traceparent = format!("\"{TRACEPARENT}\":\"{}\"", ctx.to_header());
+    let (at, insert, rest_empty) = match find_member(&members, "_meta")? {
+        Some(meta) => {
+            let inner = object_members(request, meta.value)?;
+            if find_member(&inner, TRACEPARENT)?.is_some() {
+                return None;
+            }
+            (meta.value + 1, traceparent, inner.is_empty())
+        }
+        None => (params.value + 1, format!("\"_meta\":{{{traceparent}}}"), members.is_empty()),
+    };
+    let mut out = Vec::with_capacity(request.len() + insert.len() + 1);
+    out.extend_from_slice(&request[..at]);
+    out.extend_from_slice(insert.as_bytes());
+    if !rest_empty {
+        out.push(b',');
     }
-    let Some(obj) = params.as_object_mut() else { return };
-    let meta = obj.entry("_meta").or_insert_with(|| Value::Object(serde_json::Map::new()));
-    if let Some(meta) = meta.as_object_mut() {
-        meta.insert(TRACEPARENT.to_owned(), Value::String(ctx.to_header()));
+    out.extend_from_slice(&request[at..]);
+    Some(out)
+}
+
+/// One member of a JSON object in the bytes it was read from.
+struct Member {
+    /// The key, unescaped.
+    key: String,
+    /// Where its value starts.
+    value: usize,
+}
+
+/// The member named `key`: `None` when it appears more than once (which one counts is
+/// ambiguous), `Some(None)` when it is absent.
+fn find_member<'m>(members: &'m [Member], key: &str) -> Option<Option<&'m Member>> {
+    let mut found = members.iter().filter(|m| m.key == key);
+    let first = found.next();
+    if found.next().is_some() { None } else { Some(first) }
+}
+
+/// The member named `key`, present exactly once.
+fn only_member<'m>(members: &'m [Member], key: &str) -> Option<&'m Member> {
+    find_member(members, key).flatten()
+}
+
+/// The members of the JSON object starting at `at` (after whitespace) in `bytes`; `None` when no
+/// object starts there or it does not read to its closing brace.
+fn object_members(bytes: &[u8], at: usize) -> Option<Vec<Member>> {
+    let mut scan = Scan { bytes, at };
+    scan.whitespace();
+    scan.expect(b'{')?;
+    let mut members = Vec::new();
+    scan.whitespace();
+    if scan.peek()? == b'}' {
+        return Some(members);
+    }
+    loop {
+        scan.whitespace();
+        let key_start = scan.at;
+        scan.string()?;
+        let key: String = serde_json::from_slice(&bytes[key_start..scan.at]).ok()?;
+        scan.whitespace();
+        scan.expect(b':')?;
+        scan.whitespace();
+        members.push(Member { key, value: scan.at });
+        scan.value()?;
+        scan.whitespace();
+        match scan.peek()? {
+            b',' => scan.at += 1,
+            b'}' => return Some(members),
+            _ => return None,
+        }
+    }
+}
+
+/// A cursor over JSON text, skipping whole values without building them.
+struct Scan<'b> {
+    bytes: &'b [u8],
+    at: usize,
+}
+
+impl Scan<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    fn whitespace(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// Past one string (at its opening quote).
+    fn string(&mut self) -> Option<()> {
+        self.expect(b'"')?;
+        loop {
+            match self.peek()? {
+                b'\\' => self.at += 2,
+                b'"' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// Past one value: a string, an object or array (strings inside skipped whole), or a literal.
+    fn value(&mut self) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string(),
+            b'{' | b'[' => self.nested(),
+            _ => {
+                let start = self.at;
+                while self
+                    .peek()
+                    .is_some_and(|b| !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                {
+                    self.at += 1;
+                }
+                (self.at > start).then_some(())
+            }
+        }
+    }
+
+    fn nested(&mut self) -> Option<()> {
+        let mut depth = 0usize;
+        loop {
+            match self.peek()? {
+                b'"' => self.string()?,
+                b'{' | b'[' => {
+                    depth += 1;
+                    self.at += 1;
+                }
+                b'}' | b']' => {
+                    depth = depth.checked_sub(1)?;
+                    self.at += 1;
+                    if depth == 0 {
+                        return Some(());
+                    }
+                }
+                _ => self.at += 1,
+            }
+        }
     }
 }
 
@@ -158,15 +303,69 @@ mod tests {
         }
     }
 
+    fn spliced(request: &str) -> Option<String> {
+        let ctx = TraceContext::for_trajectory("t");
+        splice_mcp_meta(request.as_bytes(), &ctx).map(|b| String::from_utf8(b).expect("utf8"))
+    }
+
     #[test]
     fn mcp_meta_and_headers_carry_it() {
         let ctx = TraceContext::for_trajectory("t");
-        let mut params = json!({"name": "bash", "arguments": {}});
-        inject_mcp_meta(&mut params, &ctx);
-        assert_eq!(params["_meta"]["traceparent"], json!(ctx.to_header()));
-        assert_eq!(extract_mcp_meta(&params), Some(ctx));
+        let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "bash", "arguments": {}}});
+        let out = spliced(&request.to_string()).expect("spliced");
+        let out: Value = serde_json::from_str(&out).expect("json");
+        assert_eq!(out["params"]["_meta"]["traceparent"], json!(ctx.to_header()));
+        assert_eq!(extract_mcp_meta(&out["params"]), Some(ctx));
         let mut headers = HeaderMap::new();
         inject_header(&mut headers, &ctx);
         assert_eq!(extract_header(&headers), Some(ctx));
+    }
+
+    #[test]
+    fn the_context_is_spliced_in_and_every_other_byte_kept() {
+        let tp = TraceContext::for_trajectory("t").to_header();
+        let request = r#"{"jsonrpc":"2.0","method":"tools/call","id":7,"params":{"name":"write","arguments":{"z":1,"a":123456789012345678901234567890,"m":[1.50,{"y":"}\"{"}]}}}"#;
+        let out = spliced(request).expect("spliced");
+        let expected =
+            request.replacen(r#""params":{"#, &format!(r#""params":{{"_meta":{{"traceparent":"{tp}"}},"#), 1);
+        assert_eq!(out, expected, "key order, a 30-digit integer and 1.50 kept byte for byte");
+
+        let spaced = "{ \"params\" : { } , \"id\" : 1 }";
+        assert_eq!(
+            spliced(spaced).expect("empty params"),
+            format!("{{ \"params\" : {{\"_meta\":{{\"traceparent\":\"{tp}\"}} }} , \"id\" : 1 }}")
+        );
+    }
+
+    #[test]
+    fn an_existing_meta_is_merged_and_a_caller_context_or_odd_shape_is_left_alone() {
+        let tp = TraceContext::for_trajectory("t").to_header();
+        let request = r#"{"params":{"name":"x","_meta":{"progressToken":"p","z":2},"arguments":{}}}"#;
+        assert_eq!(
+            spliced(request).expect("merged"),
+            format!(
+                r#"{{"params":{{"name":"x","_meta":{{"traceparent":"{tp}","progressToken":"p","z":2}},"arguments":{{}}}}}}"#
+            )
+        );
+        assert_eq!(
+            spliced(r#"{"params":{"_meta":{}}}"#).expect("empty _meta"),
+            format!(r#"{{"params":{{"_meta":{{"traceparent":"{tp}"}}}}}}"#)
+        );
+        let escaped = r#"{"params":{"_m\u0065ta":{"tr\u0061ceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}}"#;
+        for untouched in [
+            r#"{"params":{"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}}"#,
+            escaped,
+            r#"{"params":{"_meta":null}}"#,
+            r#"{"params":[1]}"#,
+            r#"{"params":null}"#,
+            r#"{"id":1}"#,
+            r#"{"params":{"_meta":{},"_meta":{}}}"#,
+            r#"{"params":{},"params":{}}"#,
+            r#"{"params":{"a":"#,
+            r#"[{"params":{}}]"#,
+        ] {
+            assert_eq!(spliced(untouched), None, "{untouched}");
+        }
     }
 }

@@ -1,5 +1,6 @@
 """An HTTP upstream that dies mid-stream: every POST gets an SSE response with one priming
-event, then the connection is cut without an answer. GET serves a minimal A2A card pointing
+event (its id, event name and retry naming the model), then the connection is cut without an
+answer. GET serves a minimal A2A card pointing
 at itself. Usage: dying_upstream.py PORT"""
 
 import http.server
@@ -23,7 +24,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        event = b"id: 1\ndata: \n\n"
+        event = b"id: m-large-2/1\nevent: m-large-2-priming\nretry: soon, says m-large-2\ndata: \n\n"
         self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
         self.wfile.flush()
         self.connection.shutdown(2)

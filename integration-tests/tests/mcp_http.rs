@@ -1,6 +1,7 @@
 //! The MCP Streamable HTTP reverse proxy (`blindfold run` with `[mcp_http]`): the official
 //! Python `mcp` SDK on both ends, JSON and SSE answers, both eras; header/body consistency; an
-//! upstream dying mid-stream; upstream HTTP errors (their `error.data` too) scrubbed or replaced.
+//! upstream dying mid-stream; upstream HTTP errors (their `error.data` too) scrubbed or replaced;
+//! SSE event fields scrubbed, with resumption from a scrubbed event id still working.
 
 use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::transports::{
@@ -15,6 +16,11 @@ fn reason(r: &Value) -> &str {
 }
 
 fn daemon(w: &World, upstream: &str, task: &str) -> Daemon {
+    daemon_allowing(w, upstream, task, "read_note,write_file")
+}
+
+/// [`daemon`] with the stage's tool allowlist `tools` (comma-separated).
+fn daemon_allowing(w: &World, upstream: &str, task: &str, tools: &str) -> Daemon {
     Daemon::start(
         &w.state,
         &[
@@ -22,7 +28,7 @@ fn daemon(w: &World, upstream: &str, task: &str) -> Daemon {
             ("BLINDFOLD_MCP_HTTP__UPSTREAM", upstream.to_owned()),
             ("BLINDFOLD_MCP_HTTP__TASK", task.to_owned()),
             ("BLINDFOLD_MCP__TRUSTED", "true".to_owned()),
-            ("BLINDFOLD_MCP__ALLOW_TOOLS", "read_note,write_file".to_owned()),
+            ("BLINDFOLD_MCP__ALLOW_TOOLS", tools.to_owned()),
             ("BLINDFOLD_TRANSPORTS__UPSTREAM_TIMEOUT_S", "10".to_owned()),
         ],
     )
@@ -118,6 +124,46 @@ fn mismatched_headers_are_refused_and_a_dying_upstream_gives_an_error() {
         .find(|v| v["id"] == "p1")
         .unwrap_or_else(|| panic!("no answer for p1 in {text}"));
     assert_eq!(error_event["error"]["code"], -32603, "{error_event}");
+    assert!(!text.contains("m-large-2"), "the priming event's fields are scrubbed: {text}");
+    assert!(text.contains("event: server-event\n"), "its event name is a neutral one: {text}");
+    assert!(!text.contains("retry:"), "a retry that is not milliseconds is dropped: {text}");
+}
+
+/// Event ids naming the server (the first before it introduces itself) reach the client as
+/// opaque ids of Blindfold's (seen raw on the wire), and a client resuming from one (the official Python SDK, after the server closed the
+/// call's stream) gets its answer: the server was asked to replay after its own id.
+#[test]
+fn stream_event_ids_naming_the_server_are_opaque_and_resumption_works() {
+    let w = World::new("");
+    let port = free_port();
+    let replays = w.path("replays.log");
+    let _server = python_peer(
+        "mcp_server.py",
+        &["--http", &port.to_string(), "--resumable", replays.to_str().expect("utf8")],
+    );
+    wait_port(port, Duration::from_secs(60));
+    let d =
+        daemon_allowing(&w, &format!("http://127.0.0.1:{port}/mcp"), "task-resume", "answer_after_reconnect");
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let accept = ("Accept", "application/json, text/event-stream");
+    let (code, head, text) = http_post(d.port, "/mcp", &[accept, ("Content-Type", "application/json")], init);
+    assert_eq!(code, 200, "{head}\n{text}");
+    let ids: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("id: ")).collect();
+    assert!(!ids.is_empty(), "the server's events carry ids: {text}");
+    assert!(ids.iter().all(|id| id.starts_with("bf-")), "opaque ids: {text}");
+    assert!(!text.contains("m-large-2"), "identity reached the client: {text}");
+
+    let ops = json!([{"list": true}, {"call": "answer_after_reconnect", "args": {}}]);
+    let url = format!("http://127.0.0.1:{}/mcp", d.port);
+    let r = mcp_client(&ops, "legacy", &["--url", &url]);
+    assert_eq!(r["results"][1]["text"], "answered after the client resumed", "{r}");
+    let asked = std::fs::read_to_string(&replays).expect("the client resumed");
+    assert!(
+        asked.lines().any(|id| id.starts_with("m-large-2/")),
+        "the server was asked to replay after its own id: {asked}"
+    );
+    let leaks = leak_scan(r.to_string().as_bytes(), &["m-large-2", "ExampleCorp", "frontier"]);
+    assert_eq!(leaks, 0, "identity reached the client: {r}");
 }
 
 #[test]

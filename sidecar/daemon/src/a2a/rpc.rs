@@ -214,7 +214,7 @@ const A2A_EVENT_NAMES: [&str; 2] = ["message", "error"];
 /// that is not a number of milliseconds dropped. The `data` is not touched.
 pub(super) fn scrub_event_fields(anon: Option<&Anonymizer>, ev: &mut SseEvent) {
     ev.event = ev.event.take().filter(|name| A2A_EVENT_NAMES.contains(&name.as_str()));
-    ev.retry = ev.retry.take().filter(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()));
+    ev.retry = crate::proxy::retry_millis(ev.retry.take());
     ev.id = match anon {
         Some(anon) => ev.id.take().map(|id| anon.rewrite_surface(&id).into_owned()),
         None => None,

@@ -7,11 +7,13 @@
 use super::grant_files::GrantFiles;
 use super::pins::{PINNED_FIELDS, Seen, ToolPins};
 use super::remote::{RemoteControl, RemoteVerdict};
+use super::stream_ids::StreamIds;
 use crate::app::App;
 use crate::trace::traceparent::{TraceContext, splice_mcp_meta};
 use blindfold_adapters::jsonrpc::{self, FrameError, Kind, code};
 use blindfold_adapters::mcp;
 use blindfold_adapters::refusal::Refusal;
+use blindfold_adapters::sse::SseEvent;
 use blindfold_engine::{Engine, EngineConfig};
 use blindfold_schemas::{Decision, Event, Layer, Reason};
 use serde_json::Value;
@@ -103,14 +105,31 @@ pub struct McpGate {
     remote: Option<RemoteControl>,
     /// Tool-definition pins.
     pins: Arc<ToolPins>,
+    /// The server's SSE event ids the client saw in another form.
+    stream_ids: StreamIds,
 }
+
+/// The one SSE event name MCP clients read (the default); any other is the server's own.
+const MCP_EVENT_NAME: &str = "message";
+/// What the client sees in place of another event name.
+const NEUTRAL_EVENT_NAME: &str = "server-event";
 
 impl McpGate {
     /// A gate for trajectory `task` (Blindfold's id, never a client's field).
     pub fn new(app: &App, task: String, policy: McpPolicy, grants: Option<GrantFiles>) -> Self {
         let anon = super::identity::anonymizer(app);
         let pins = Arc::new(ToolPins::open(&app.config.state_dir));
-        Self { app: app.clone(), task, policy, pending: HashMap::new(), grants, anon, remote: None, pins }
+        Self {
+            app: app.clone(),
+            task,
+            policy,
+            pending: HashMap::new(),
+            grants,
+            anon,
+            remote: None,
+            pins,
+            stream_ids: StreamIds::default(),
+        }
     }
 
     /// Pins kept in another state directory (a relay deciding through a daemon keeps them
@@ -133,12 +152,42 @@ impl McpGate {
     }
 
     /// The headers to forward to an HTTP server for this connection: `headers`, with the
-    /// trajectory's `traceparent` unless they carry one or the trajectory is `off` (SPEC §8).
+    /// trajectory's `traceparent` unless they carry one or the trajectory is `off` (SPEC §8),
+    /// and a `Last-Event-ID` the client was given in Blindfold's form turned back into the
+    /// server's (see [`McpGate::scrub_stream_fields`]).
     pub fn forward_headers(&self, mut headers: axum::http::HeaderMap) -> axum::http::HeaderMap {
         if !self.transparent() {
             crate::trace::traceparent::inject_header_if_absent(&mut headers, &self.task);
         }
+        let last_event_id = axum::http::HeaderName::from_static("last-event-id");
+        let server_id = headers
+            .get(&last_event_id)
+            .and_then(|v| v.to_str().ok())
+            .map(|id| self.stream_ids.upstream(id))
+            .and_then(|id| axum::http::HeaderValue::from_str(id).ok());
+        if let Some(id) = server_id {
+            headers.insert(last_event_id, id);
+        }
         headers
+    }
+
+    /// The `event:`, `id:` and `retry:` fields of a server's SSE event as the client may see
+    /// them (SPEC §4: every byte relayed toward the client), unless the trajectory is `off`: an
+    /// event name other than MCP's `message` becomes a neutral one (clients read only `message`
+    /// events, so it keeps its meaning, not its text), the id an opaque one that
+    /// [`McpGate::forward_headers`] turns back when the client resumes with it, and a retry that
+    /// is not a number of milliseconds is dropped. The data is the caller's to pass through
+    /// [`McpGate::from_server`].
+    pub fn scrub_stream_fields(&mut self, ev: &mut SseEvent) {
+        if self.transparent() {
+            return;
+        }
+        ev.event = ev
+            .event
+            .take()
+            .map(|name| if name == MCP_EVENT_NAME { name } else { NEUTRAL_EVENT_NAME.to_owned() });
+        ev.id = ev.id.take().map(|id| self.stream_ids.relayed(&id));
+        ev.retry = crate::proxy::retry_millis(ev.retry.take());
     }
 
     /// `off`: nothing is blocked or rewritten, bytes pass unchanged (decisions are still made,

@@ -220,8 +220,10 @@ fn whole_answer(gate: &Mutex<McpGate>, status: StatusCode, bytes: Vec<u8>, reque
     }
 }
 
-/// The SSE answer, each event's message through the gate; if the stream ends before the
-/// request was answered, the client gets a JSON-RPC error event for it.
+/// The SSE answer, each event's fields and message through the gate; if the stream ends before
+/// the request was answered, the client gets a JSON-RPC error event for it, unless the server
+/// closed a stream whose events carried ids (MCP resumability: the client reconnects with
+/// `Last-Event-ID` and the answer comes on the resumed stream).
 fn sse_body(
     gate: Arc<Mutex<McpGate>>,
     upstream: hyper::body::Incoming,
@@ -231,20 +233,28 @@ fn sse_body(
 ) -> Body {
     let answered = Arc::new(std::sync::atomic::AtomicBool::new(request_id.is_null()));
     let seen = answered.clone();
+    let resumable = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let gave_id = resumable.clone();
     let wanted = request_id.clone();
-    let filter = move |ev: SseEvent| -> Vec<SseEvent> {
-        if ev.data.is_empty() {
-            return vec![ev];
+    let filter = move |mut ev: SseEvent| -> Vec<SseEvent> {
+        // Fail closed: an event Blindfold cannot scrub is not relayed.
+        let Ok(mut gate) = gate.lock() else { return Vec::new() };
+        // The message first: the gate learns the words a server displays about itself there,
+        // and the event's own fields are scrubbed with them.
+        let data = if ev.data.is_empty() {
+            String::new()
+        } else {
+            match gate.from_server(ev.data.as_bytes()) {
+                ServerVerdict::Forward(b) => String::from_utf8_lossy(&b).into_owned(),
+                ServerVerdict::Drop(Some(v)) => v.to_string(),
+                ServerVerdict::Drop(None) => return Vec::new(),
+            }
+        };
+        gate.scrub_stream_fields(&mut ev);
+        drop(gate);
+        if ev.id.is_some() {
+            gave_id.store(true, std::sync::atomic::Ordering::SeqCst);
         }
-        let verdict = match gate.lock() {
-            Ok(mut g) => g.from_server(ev.data.as_bytes()),
-            Err(_) => ServerVerdict::Drop(None),
-        };
-        let data = match verdict {
-            ServerVerdict::Forward(b) => String::from_utf8_lossy(&b).into_owned(),
-            ServerVerdict::Drop(Some(v)) => v.to_string(),
-            ServerVerdict::Drop(None) => return Vec::new(),
-        };
         if let Ok(v) = serde_json::from_str::<Value>(&data)
             && v.get("method").is_none()
             && v.get("id") == Some(&wanted)
@@ -258,6 +268,7 @@ fn sse_body(
             return Vec::new();
         }
         let why = match end {
+            StreamEnd::Closed if resumable.load(std::sync::atomic::Ordering::SeqCst) => return Vec::new(),
             StreamEnd::Closed => "the upstream closed the stream before answering".to_owned(),
             StreamEnd::Failed(d) => d,
         };

@@ -8,6 +8,7 @@ mod pin_watch;
 pub mod pins;
 mod remote;
 pub mod stdio;
+mod stream_ids;
 
 pub use gate::{ClientVerdict, McpGate, McpPolicy, Observation, ServerVerdict};
 pub use grant_files::GrantFiles;

@@ -9,6 +9,12 @@ use std::convert::Infallible;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
+/// A `retry:` field as a client may see it: a number of milliseconds, or nothing (anything
+/// else in it is the upstream's own text).
+pub fn retry_millis(retry: Option<String>) -> Option<String> {
+    retry.filter(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// How an upstream stream ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StreamEnd {

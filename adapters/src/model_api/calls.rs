@@ -116,9 +116,10 @@ pub trait CallGate {
 
 /// An answer part that may be a call but cannot be read as one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("output item {kind}: {detail}")]
+#[error("{kind}: {detail}")]
 pub struct UnreadableItem {
-    /// The item's type as the upstream named it (`computer_call`, …; empty when it named none).
+    /// The part's type as the upstream named it (an output item's `computer_call`, a chat tool
+    /// call's `type`, …); when it named none, empty or the kind of part (`tool_call`).
     pub kind: String,
     /// Why it cannot be read as a call.
     pub detail: String,

@@ -1,7 +1,8 @@
 //! OpenAI `POST /v1/chat/completions`: scrubbing the request, gating the tool calls of a
 //! non-streamed response.
 
-use super::calls::{AGENT_TOOLS, CallGate, CallOutcome, ProposedCall, is_agent_call_text};
+use super::calls::{AGENT_TOOLS, CallGate, is_agent_call_text};
+use super::chat_calls::{ChatCall, Verdict};
 use super::json_text::{scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Map, Value};
@@ -109,49 +110,27 @@ fn gate_choice(choice: &mut Value, gate: &mut dyn CallGate) -> Result<usize, Mal
         };
         let mut out = Vec::with_capacity(calls.len());
         for mut call in std::mem::take(calls) {
-            let proposed = ProposedCall {
-                id: call.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                name: call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                arguments: call
-                    .pointer("/function/arguments")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned(),
-            };
-            match gate.gate(&proposed) {
-                CallOutcome::Forward { arguments } => {
-                    if arguments != proposed.arguments
-                        && let Some(slot) = call.pointer_mut("/function/arguments")
-                    {
-                        *slot = Value::String(arguments);
-                        changed += 1;
-                    }
+            match ChatCall::whole(&call).decide(gate) {
+                Verdict::Forward(arguments) => {
+                    changed += set_arguments(call.pointer_mut("/function/arguments"), arguments);
                     out.push(call);
                 }
-                CallOutcome::Refuse { text } => refusals.push(text),
+                Verdict::Refuse(text) => refusals.push(text),
             }
         }
         kept += out.len();
         *calls = out;
     }
-    if let Some(Value::Object(f)) = message.get("function_call").cloned() {
-        let proposed = ProposedCall {
-            id: String::new(),
-            name: f.get("name").and_then(Value::as_str).unwrap_or_default().to_owned(),
-            arguments: f.get("arguments").and_then(Value::as_str).unwrap_or_default().to_owned(),
-        };
-        match gate.gate(&proposed) {
-            CallOutcome::Forward { arguments } => {
+    if let Some(legacy) = message.get("function_call").filter(|f| !f.is_null()) {
+        match ChatCall::whole_legacy(legacy).decide(gate) {
+            Verdict::Forward(arguments) => {
                 kept += 1;
-                if arguments != proposed.arguments {
-                    message.insert(
-                        "function_call".into(),
-                        serde_json::json!({"name": proposed.name, "arguments": arguments}),
-                    );
-                    changed += 1;
-                }
+                changed += set_arguments(
+                    message.get_mut("function_call").and_then(|f| f.get_mut("arguments")),
+                    arguments,
+                );
             }
-            CallOutcome::Refuse { text } => {
+            Verdict::Refuse(text) => {
                 message.remove("function_call");
                 refusals.push(text);
             }
@@ -176,4 +155,16 @@ fn gate_choice(choice: &mut Value, gate: &mut dyn CallGate) -> Result<usize, Mal
         }
     }
     Ok(changed)
+}
+
+/// Replaces the arguments text at `slot` with `arguments` when they differ; returns how many
+/// fields changed.
+fn set_arguments(slot: Option<&mut Value>, arguments: Option<String>) -> usize {
+    match (slot, arguments) {
+        (Some(slot), Some(arguments)) if slot.as_str() != Some(arguments.as_str()) => {
+            *slot = Value::String(arguments);
+            1
+        }
+        _ => 0,
+    }
 }

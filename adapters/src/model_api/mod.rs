@@ -9,6 +9,7 @@ mod anthropic_messages;
 mod anthropic_stream;
 mod calls;
 mod chat;
+mod chat_calls;
 mod chat_stream;
 mod json_text;
 mod patch;
@@ -17,6 +18,8 @@ mod responses;
 mod responses_stream;
 mod sse;
 
+#[cfg(test)]
+mod chat_calls_tests;
 #[cfg(test)]
 mod openclaw_tests;
 #[cfg(test)]

@@ -25,8 +25,8 @@ const REFUSED: &[&str] = &["bash", "apply_patch", "delete_file", "computer"];
 /// Refuses every call of a [`REFUSED`] tool; forwards the rest with aliases mapped; records what
 /// it saw.
 #[derive(Default)]
-struct Script {
-    seen: Vec<ProposedCall>,
+pub(super) struct Script {
+    pub(super) seen: Vec<ProposedCall>,
 }
 
 impl CallGate for Script {
@@ -43,16 +43,16 @@ impl CallGate for Script {
     }
 }
 
-fn sse_data(v: &Value) -> Vec<u8> {
+pub(super) fn sse_data(v: &Value) -> Vec<u8> {
     SseEvent::encode(None, &v.to_string())
 }
 
-fn decode_all(bytes: &[u8]) -> Vec<SseEvent> {
+pub(super) fn decode_all(bytes: &[u8]) -> Vec<SseEvent> {
     let mut d = SseDecoder::new();
     d.push(bytes).expect("decode")
 }
 
-fn run_chat(events: &[Vec<u8>], gate: &mut Script) -> Vec<Vec<u8>> {
+pub(super) fn run_chat(events: &[Vec<u8>], gate: &mut Script) -> Vec<Vec<u8>> {
     let mut s = ChatStream::new();
     let mut out = Vec::new();
     for raw in events {
@@ -63,7 +63,7 @@ fn run_chat(events: &[Vec<u8>], gate: &mut Script) -> Vec<Vec<u8>> {
     out
 }
 
-fn data_of(raw: &[u8]) -> Value {
+pub(super) fn data_of(raw: &[u8]) -> Value {
     let ev = decode_all(raw).pop().expect("one event");
     serde_json::from_str(ev.data.as_deref().expect("data")).expect("json")
 }
@@ -161,7 +161,7 @@ fn chat_response_refuses_and_maps_aliases() {
     assert_eq!(v["choices"][0]["finish_reason"], "tool_calls");
 }
 
-fn chunk(delta: Value, finish: Value) -> Vec<u8> {
+pub(super) fn chunk(delta: Value, finish: Value) -> Vec<u8> {
     sse_data(&json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m",
         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}))
 }
@@ -248,7 +248,7 @@ fn anthropic_request_and_response() {
     assert_eq!(v["stop_reason"], "end_turn");
 }
 
-fn anthropic_event(name: &str, data: Value) -> Vec<u8> {
+pub(super) fn anthropic_event(name: &str, data: Value) -> Vec<u8> {
     SseEvent::encode(Some(name), &data.to_string())
 }
 

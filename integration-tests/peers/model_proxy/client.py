@@ -22,10 +22,13 @@ def chat(client, case):
     if not case["stream"]:
         r = client.chat.completions.create(model="scripted-1", messages=messages, tools=tools)
         m = r.choices[0].message
-        calls = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments} for c in m.tool_calls or []]
-        return {"text": m.content or "", "calls": calls, "finish": r.choices[0].finish_reason,
-                "usage": r.usage.model_dump() if r.usage else None}
-    text, calls, finish, usage = "", {}, None, None
+        calls = [whole_call(c) for c in m.tool_calls or []]
+        out = {"text": m.content or "", "calls": calls, "finish": r.choices[0].finish_reason,
+               "usage": r.usage.model_dump() if r.usage else None}
+        if m.function_call:
+            out["function_call"] = m.function_call.model_dump()
+        return out
+    text, calls, finish, usage, legacy = "", {}, None, None, None
     with client.chat.completions.create(model="scripted-1", messages=messages, tools=tools, stream=True,
                                         stream_options={"include_usage": True}) as stream:
         for chunk in stream:
@@ -34,12 +37,33 @@ def chat(client, case):
             for ch in chunk.choices:
                 text += ch.delta.content or ""
                 for c in ch.delta.tool_calls or []:
-                    slot = calls.setdefault(c.index, {"id": "", "name": "", "arguments": ""})
+                    custom = getattr(c, "custom", None)
+                    if c.type not in (None, "function") or custom:
+                        slot = calls.setdefault(c.index, {"id": "", "type": c.type, "name": "", "input": ""})
+                        slot["name"] += (custom or {}).get("name") or ""
+                        slot["input"] += (custom or {}).get("input") or ""
+                    else:
+                        slot = calls.setdefault(c.index, {"id": "", "name": "", "arguments": ""})
+                        slot["name"] += (c.function and c.function.name) or ""
+                        slot["arguments"] += (c.function and c.function.arguments) or ""
                     slot["id"] += c.id or ""
-                    slot["name"] += (c.function and c.function.name) or ""
-                    slot["arguments"] += (c.function and c.function.arguments) or ""
+                if ch.delta.function_call:
+                    legacy = legacy or {"name": "", "arguments": ""}
+                    legacy["name"] += ch.delta.function_call.name or ""
+                    legacy["arguments"] += ch.delta.function_call.arguments or ""
                 finish = ch.finish_reason or finish
-    return {"text": text, "calls": [calls[k] for k in sorted(calls)], "finish": finish, "usage": usage}
+    out = {"text": text, "calls": [calls[k] for k in sorted(calls)], "finish": finish, "usage": usage}
+    if legacy:
+        out["function_call"] = legacy
+    return out
+
+
+def whole_call(c):
+    """A tool call of a completion: a function call's name and arguments, another type's name and input."""
+    if c.type == "function":
+        return {"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
+    custom = c.custom if c.type == "custom" else None
+    return {"id": c.id, "type": c.type, "name": custom.name if custom else "", "input": custom.input if custom else ""}
 
 
 def responses(client, case):

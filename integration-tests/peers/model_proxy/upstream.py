@@ -14,6 +14,10 @@ chosen by a keyword in the latest user text (or by the conversation state):
                `rm -rf /srv/data`
   patch-delete (responses) a `custom_tool_call` of `apply_patch` deleting a file
   unknown-item (responses) an output item of a type no API documents
+  custom-patch (chat) a `custom` tool call of `apply_patch` deleting a file
+  custom-grep  (chat) a `custom` tool call of `grep` with free-form input
+  unknown-call-type (chat) a tool call of a type no API documents
+  legacy-bash  (chat) the deprecated `function_call` of `bash`
 
 Once the history holds a tool result, it answers with the text "done" (harnesses loop on tools);
 a harness's title request ("You are a title generator…") gets a plain text answer.
@@ -27,6 +31,7 @@ import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+PATCH_DELETE = "*** Begin Patch\n*** Delete File: /srv/data/db.sqlite\n*** End Patch\n"
 HELLO = "Hello,  world!\n\tUnicode: h\u00e9llo \u2713 \U0001F600"
 LOG = None
 
@@ -107,10 +112,18 @@ def plan(body):
              "action": {"type": "exec", "command": ["rm", "-rf", "/srv/data"], "env": {}}}])
     if "patch-delete" in said:
         return ("items", [{"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_patch", "name": "apply_patch",
-                           "input": "*** Begin Patch\n*** Delete File: /srv/data/db.sqlite\n*** End Patch\n"}])
+                           "input": PATCH_DELETE}])
     if "unknown-item" in said:
         return ("items", [{"type": "teleport_call", "id": "tp_1", "call_id": "call_tp", "status": "completed",
                            "destination": "production"}])
+    if "custom-patch" in said:
+        return ("calls", [{"id": "call_1", "type": "custom", "custom": {"name": "apply_patch", "input": PATCH_DELETE}}])
+    if "custom-grep" in said:
+        return ("calls", [{"id": "call_1", "type": "custom", "custom": {"name": "grep", "input": "TODO src/"}}])
+    if "unknown-call-type" in said:
+        return ("calls", [{"id": "call_1", "type": "teleport", "teleport": {"name": "read", "destination": "production"}}])
+    if "legacy-bash" in said:
+        return ("legacy", "bash", {"command": "touch blindfold-marker.txt"})
     if "delegate" in said:
         return ("call", "task", {"description": "review", "prompt": "review the change", "subagent_type": review_alias(body)})
     return ("text", HELLO)
@@ -185,6 +198,12 @@ def whole_chat(p, body):
     if p[0] == "call":
         msg["tool_calls"] = [{"id": "call_1", "type": "function", "function": {"name": p[1], "arguments": json.dumps(p[2])}}]
         finish = "tool_calls"
+    elif p[0] == "calls":
+        msg["tool_calls"] = p[1]
+        finish = "tool_calls"
+    elif p[0] == "legacy":
+        msg["function_call"] = {"name": p[1], "arguments": json.dumps(p[2])}
+        finish = "function_call"
     else:
         msg["content"] = p[1] if p[0] == "text" else "slow"
     return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": body.get("model"),
@@ -204,6 +223,16 @@ def stream_chat(p, body):
         for piece in chunks(args):
             yield chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]})
         yield chunk({}, "tool_calls")
+    elif p[0] == "calls":
+        for index, call in enumerate(p[1]):
+            yield from stream_chat_call(chunk, index, call)
+        yield chunk({}, "tool_calls")
+    elif p[0] == "legacy":
+        yield chunk({"role": "assistant", "content": None, "function_call": {"name": p[1][:2], "arguments": ""}})
+        yield chunk({"function_call": {"name": p[1][2:]}})
+        for piece in chunks(json.dumps(p[2])):
+            yield chunk({"function_call": {"arguments": piece}})
+        yield chunk({}, "function_call")
     else:
         text = p[1] if p[0] == "text" else "tick " * 40
         yield chunk({"role": "assistant", "content": ""})
@@ -213,6 +242,20 @@ def stream_chat(p, body):
     if (body.get("stream_options") or {}).get("include_usage"):
         yield sse(dict(base, choices=[], usage=USAGE))
     yield "data: [DONE]\n\n"
+
+
+def stream_chat_call(chunk, index, call):
+    """The deltas of one chat tool call: a custom call's name and input split across chunks, any other
+    call whole."""
+    if call["type"] != "custom":
+        yield chunk({"tool_calls": [dict(call, index=index)]})
+        return
+    name, text = call["custom"]["name"], call["custom"]["input"]
+    yield chunk({"role": "assistant", "content": None, "tool_calls": [
+        {"index": index, "id": call["id"], "type": "custom", "custom": {"name": name[:3], "input": ""}}]})
+    yield chunk({"tool_calls": [{"index": index, "custom": {"name": name[3:]}}]})
+    for piece in chunks(text):
+        yield chunk({"tool_calls": [{"index": index, "custom": {"input": piece}}]})
 
 
 # --- Anthropic messages ---

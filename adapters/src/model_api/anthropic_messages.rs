@@ -1,8 +1,10 @@
-//! Anthropic `POST /v1/messages`: scrubbing the request, gating the `tool_use` blocks of a
-//! non-streamed response.
+//! Anthropic `POST /v1/messages`: scrubbing the request, gating the blocks of a non-streamed
+//! response a client would execute.
 
-use super::calls::{CallGate, CallOutcome, ProposedCall, is_agent_call};
+use super::anthropic_blocks::block_role;
+use super::calls::{CallGate, CallOutcome, is_agent_call};
 use super::json_text::{scrub_all_strings, scrub_content, scrub_schema, scrub_string};
+use super::response_items::ItemRole;
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
@@ -74,44 +76,59 @@ fn scrub_block(block: &mut Map<String, Value>, agent_calls: &HashSet<String>, s:
     }
 }
 
-/// Gates every `tool_use` block of a non-streamed message: allowed blocks stay (with agent aliases
-/// mapped back), refused ones become a text block stating the refusal; a message left without
+/// Gates every block of a non-streamed message a client would execute (see [`block_role`]):
+/// allowed `tool_use` blocks stay (with agent aliases mapped back), refused ones and refused
+/// blocks of an unknown type become a text block stating the refusal; a message left without
 /// `tool_use` stops with `end_turn`.
 pub fn rewrite_messages_response(body: &[u8], gate: &mut dyn CallGate) -> Result<Rewritten, MalformedBody> {
     let mut map = parse_object("response", body)?;
-    let mut changed = 0;
-    let (mut kept, mut refused) = (0, 0);
-    if let Some(Value::Array(blocks)) = map.get_mut("content") {
-        for block in blocks.iter_mut() {
-            if block.get("type").and_then(Value::as_str) != Some("tool_use") {
-                continue;
-            }
-            let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
-            let proposed = ProposedCall {
-                id: block.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                name: block.get("name").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                arguments: input.to_string(),
-            };
-            match gate.gate(&proposed) {
-                CallOutcome::Forward { arguments } => {
-                    kept += 1;
-                    if arguments != proposed.arguments {
-                        let mapped = serde_json::from_str(&arguments)
-                            .map_err(|e| MalformedBody::new("response", e.to_string()))?;
-                        block["input"] = mapped;
-                        changed += 1;
-                    }
+    let gated = match map.get_mut("content") {
+        Some(Value::Array(blocks)) => gate_blocks(blocks, gate)?,
+        _ => Gated::default(),
+    };
+    if gated.kept == 0 && gated.refused > 0 && map.get("stop_reason") == Some(&json!("tool_use")) {
+        map.insert("stop_reason".into(), json!("end_turn"));
+    }
+    Ok(finish(body, &map, gated.changed))
+}
+
+/// What gating a message's blocks did.
+#[derive(Debug, Default)]
+pub(crate) struct Gated {
+    /// Blocks changed.
+    pub(crate) changed: usize,
+    /// Blocks a client would execute that were forwarded.
+    pub(crate) kept: usize,
+    /// Blocks refused.
+    pub(crate) refused: usize,
+}
+
+/// Gates `blocks` in place (see [`rewrite_messages_response`]).
+pub(crate) fn gate_blocks(blocks: &mut [Value], gate: &mut dyn CallGate) -> Result<Gated, MalformedBody> {
+    let mut gated = Gated::default();
+    for block in blocks.iter_mut() {
+        let outcome = match block_role(block) {
+            ItemRole::Passes => continue,
+            ItemRole::Call(proposed) => match gate.gate(&proposed) {
+                CallOutcome::Forward { arguments } if arguments != proposed.arguments => {
+                    let mapped = serde_json::from_str(&arguments)
+                        .map_err(|e| MalformedBody::new("response", e.to_string()))?;
+                    block["input"] = mapped;
+                    gated.changed += 1;
+                    CallOutcome::Forward { arguments }
                 }
-                CallOutcome::Refuse { text } => {
-                    refused += 1;
-                    changed += 1;
-                    *block = json!({"type": "text", "text": text});
-                }
+                outcome => outcome,
+            },
+            ItemRole::Unreadable(unreadable) => gate.unreadable(&unreadable),
+        };
+        match outcome {
+            CallOutcome::Forward { .. } => gated.kept += 1,
+            CallOutcome::Refuse { text } => {
+                gated.refused += 1;
+                gated.changed += 1;
+                *block = json!({"type": "text", "text": text});
             }
         }
     }
-    if kept == 0 && refused > 0 && map.get("stop_reason") == Some(&json!("tool_use")) {
-        map.insert("stop_reason".into(), json!("end_turn"));
-    }
-    Ok(finish(body, &map, changed))
+    Ok(gated)
 }

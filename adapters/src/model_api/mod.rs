@@ -5,6 +5,7 @@
 //! Nothing here performs I/O: the caller hands in bodies and SSE events, a [`Scrubber`] (the
 //! identity engine) and a [`CallGate`] (the decision engine), and sends out what comes back.
 
+mod anthropic_blocks;
 mod anthropic_messages;
 mod anthropic_stream;
 mod calls;
@@ -18,6 +19,8 @@ mod responses;
 mod responses_stream;
 mod sse;
 
+#[cfg(test)]
+mod anthropic_blocks_tests;
 #[cfg(test)]
 mod chat_calls_tests;
 #[cfg(test)]

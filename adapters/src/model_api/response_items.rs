@@ -37,7 +37,7 @@ const PASSING_ITEMS: &[&str] = &[
 /// may have rewritten (agent aliases mapped back).
 pub(crate) const FUNCTION_CALL: &str = "function_call";
 
-/// What an output item is to the gate.
+/// What an output item (or a content block) is to the gate.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ItemRole {
     /// It makes the harness execute nothing: it passes undecided.

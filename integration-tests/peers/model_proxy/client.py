@@ -3,8 +3,8 @@
 Reads cases from a JSON file: [{"sdk": "openai"|"anthropic", "api": "chat"|"responses"|"messages",
 "stream": bool, "say": "<user text>", "system": "...", "tools": [...] (OpenAI chat shape)}], runs
 them in order and prints one JSON object per case: the assembled text, tool calls, finish/stop
-reason, usage (and for responses the type of every output item), or the SDK's error (class,
-status, body).
+reason, usage (and the type of every output item of a response, of every content block of a
+message), or the SDK's error (class, status, body).
 Usage: python client.py --base http://127.0.0.1:PORT --cases FILE
 """
 
@@ -97,7 +97,8 @@ def messages(client, case):
         m = client.messages.create(**kwargs)
     text = "".join(b.text for b in m.content if b.type == "text")
     calls = [{"id": b.id, "name": b.name, "arguments": json.dumps(b.input)} for b in m.content if b.type == "tool_use"]
-    return {"text": text, "calls": calls, "finish": m.stop_reason, "usage": m.usage.model_dump()}
+    return {"text": text, "calls": calls, "finish": m.stop_reason, "usage": m.usage.model_dump(),
+            "blocks": [b.get("type") if isinstance(b, dict) else b.type for b in m.content]}
 
 
 def main():

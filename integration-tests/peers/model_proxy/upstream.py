@@ -18,6 +18,8 @@ chosen by a keyword in the latest user text (or by the conversation state):
   custom-grep  (chat) a `custom` tool call of `grep` with free-form input
   unknown-call-type (chat) a tool call of a type no API documents
   legacy-bash  (chat) the deprecated `function_call` of `bash`
+  unknown-block (messages) a provider-run web search (`server_tool_use` and its result), then a
+               content block of a type no API documents
 
 Once the history holds a tool result, it answers with the text "done" (harnesses loop on tools);
 a harness's title request ("You are a title generator…") gets a plain text answer.
@@ -124,6 +126,11 @@ def plan(body):
         return ("calls", [{"id": "call_1", "type": "teleport", "teleport": {"name": "read", "destination": "production"}}])
     if "legacy-bash" in said:
         return ("legacy", "bash", {"command": "touch blindfold-marker.txt"})
+    if "unknown-block" in said:
+        return ("blocks", [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "data"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
+            {"type": "teleport_use", "id": "tp_1", "name": "read", "input": {"destination": "production"}}])
     if "delegate" in said:
         return ("call", "task", {"description": "review", "prompt": "review the change", "subagent_type": review_alias(body)})
     return ("text", HELLO)
@@ -263,6 +270,8 @@ def whole_messages(p, body):
     if p[0] == "call":
         content = [{"type": "tool_use", "id": "toolu_1", "name": p[1], "input": p[2]}]
         stop = "tool_use"
+    elif p[0] == "blocks":
+        content, stop = p[1], "tool_use"
     else:
         content = [{"type": "text", "text": p[1] if p[0] == "text" else "slow"}]
         stop = "end_turn"
@@ -275,6 +284,7 @@ def stream_messages(p, body):
              "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 11, "output_tokens": 1}}
     yield sse({"type": "message_start", "message": start}, "message_start")
     yield sse({"type": "ping"}, "ping")
+    last = 0
     if p[0] == "call":
         yield sse({"type": "content_block_start", "index": 0,
                    "content_block": {"type": "tool_use", "id": "toolu_1", "name": p[1], "input": {}}}, "content_block_start")
@@ -282,15 +292,34 @@ def stream_messages(p, body):
             yield sse({"type": "content_block_delta", "index": 0,
                        "delta": {"type": "input_json_delta", "partial_json": piece}}, "content_block_delta")
         stop = "tool_use"
+    elif p[0] == "blocks":
+        for index, block in enumerate(p[1][:-1]):
+            yield from stream_block(index, block)
+            yield sse({"type": "content_block_stop", "index": index}, "content_block_stop")
+        last = len(p[1]) - 1
+        yield from stream_block(last, p[1][last])
+        stop = "tool_use"
     else:
         yield sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}, "content_block_start")
         for piece in (chunks(p[1]) if p[0] == "text" else ["tick "] * 40):
             yield sse({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}, "content_block_delta")
         stop = "end_turn"
-    yield sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
+    yield sse({"type": "content_block_stop", "index": last}, "content_block_stop")
     yield sse({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                "usage": {"output_tokens": 7}}, "message_delta")
     yield sse({"type": "message_stop"}, "message_stop")
+
+
+def stream_block(index, block):
+    """The start and deltas of one content block: a server tool's input streamed as JSON deltas, any other
+    block whole in its start (the caller sends its stop)."""
+    if block["type"] != "server_tool_use":
+        yield sse({"type": "content_block_start", "index": index, "content_block": block}, "content_block_start")
+        return
+    yield sse({"type": "content_block_start", "index": index, "content_block": dict(block, input={})}, "content_block_start")
+    for piece in chunks(json.dumps(block["input"])):
+        yield sse({"type": "content_block_delta", "index": index,
+                   "delta": {"type": "input_json_delta", "partial_json": piece}}, "content_block_delta")
 
 
 # --- OpenAI responses ---

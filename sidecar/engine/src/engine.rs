@@ -58,6 +58,13 @@ impl Trajectory {
         out
     }
 
+    /// Records that pending decision `decision` (an action held for a human, say) rests on the
+    /// artifacts `evidence`: revoking one of them, or anything they derive from, lists it in
+    /// [`Revalidation::decisions`](crate::evidence::Revalidation) for re-checking.
+    pub fn record_pending(&mut self, decision: &str, evidence: Vec<String>) {
+        self.state.graph.record_pending(decision, evidence);
+    }
+
     /// Number of standing disputes (refuted targets).
     pub fn disputes(&self) -> usize {
         self.state.disputes.len()
@@ -336,9 +343,18 @@ impl Engine {
             consume: ctx.consume,
         };
         let decision = cascade::run(cascade::TOOL_CALL, |check| check(&cctx));
+        let verified_run = match proposal {
+            Some(p) if ctx.consume && decision.is_allow() && ctx.modes.preverify => {
+                verification_rested_on(st, p, &fingerprint)
+            }
+            _ => None,
+        };
 
         // What runs is recorded (in observe mode, everything runs); dry runs record nothing.
         let runs = decision.is_allow() || !ctx.modes.enforce;
+        if let Some((id, evidence)) = verified_run {
+            trajectory.state.graph.record_pending(&id, evidence);
+        }
         if ctx.consume && runs && action.effect.is_effectful() {
             let st = &mut trajectory.state;
             let expiry = ctx.now_ms.saturating_add(self.config.replay_expiry_ms);
@@ -492,6 +508,24 @@ impl Engine {
             .then(|| cascade::deliver(self, &trajectory.state, store));
         Step { decision: Some(decision), enforced: ctx.modes.enforce, records, ..Step::default() }
     }
+}
+
+/// The decision an allowed run of proposal `p` (action `fingerprint`) rests on, when a
+/// verification let it through: `allowed:<proposal>@<fingerprint prefix>`, and the proposal's
+/// artifact with the usable verifications of it. `None` when no verification counted (the
+/// coordinator's own call, or a human's review grant let it through).
+fn verification_rested_on(st: &State, p: &ProposalRec, fingerprint: &str) -> Option<(String, Vec<String>)> {
+    let verifications: Vec<String> = st
+        .verifications_of(p)
+        .filter(|v| v.by != p.proposer && st.graph.usable(&v.evidence))
+        .map(|v| v.evidence.clone())
+        .collect();
+    if verifications.is_empty() {
+        return None;
+    }
+    let mut evidence = vec![p.evidence.clone()];
+    evidence.extend(verifications);
+    Some((format!("allowed:{}@{}", p.id, &fingerprint[..12.min(fingerprint.len())]), evidence))
 }
 
 /// The observed source a tool call reads from: its URL or path target, else the tool.

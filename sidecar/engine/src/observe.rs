@@ -15,7 +15,7 @@ use blindfold_schemas::{
     AuthorityStage, Channel, DetectedRelation, Detection, EvidenceScope, Intent, Lifecycle, ProposalRef,
     Provenance, Relation, RelationClaim, event::ProposedAction,
 };
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// What observing a response produced, for the Step.
 #[derive(Debug, Default)]
@@ -176,6 +176,19 @@ fn standing_refutation(st: &State, pid: &str, proposer: &str) -> Option<String> 
     })
 }
 
+/// Every root the `index` (target key → roots) holds for `targets`.
+fn roots_of(index: &HashMap<String, BTreeSet<String>>, targets: &[&Target]) -> BTreeSet<String> {
+    targets.iter().filter_map(|t| index.get(&t.key())).flat_map(|s| s.iter().cloned()).collect()
+}
+
+/// Indexes response artifact `id` under the `targets` it names (in its text or a proposal), so
+/// a later delegation relaying any of them is known to carry its content.
+fn index_response<'t>(st: &mut State, id: &str, targets: impl IntoIterator<Item = &'t Target>) {
+    for t in targets.into_iter().filter(|t| !matches!(t, Target::Tool(_))) {
+        st.response_roots.entry(t.key()).or_default().insert(id.to_owned());
+    }
+}
+
 fn add_stems(st: &mut State, text: &str) {
     for w in text.split(|ch: char| !ch.is_alphanumeric()).filter(|w| w.chars().count() >= 4) {
         let stem: String = if w.is_ascii() {
@@ -259,13 +272,14 @@ impl Engine {
         } else {
             Vec::new()
         };
-        let sources: BTreeSet<String> = targets
+        let relayed: Vec<&Target> = targets
             .iter()
             .filter(|t| !subject.iter().any(|s| s == t || s.touches(t) || t.touches(s)))
-            .filter_map(|t| st.c2_roots.get(&t.key()))
-            .flat_map(|s| s.iter().cloned())
             .collect();
+        let sources = roots_of(&st.c2_roots, &relayed);
+        let responses = roots_of(&st.response_roots, &relayed);
         st.agent_sources.entry(to.to_owned()).or_default().extend(sources);
+        st.agent_relayed.entry(to.to_owned()).or_default().extend(responses.iter().cloned());
         if delegated_stage(intent) == AuthorityStage::Scope && !st.scoped.contains(to) {
             st.scoped.insert(to.to_owned());
         }
@@ -283,7 +297,7 @@ impl Engine {
             producer: "coordinator".into(),
             producer_family: None,
             channel: Channel::C4,
-            provenance: provenance("handoff", to, text, now_ms, Vec::new()),
+            provenance: provenance("handoff", to, text, now_ms, responses.into_iter().collect()),
             independence_group: "coordinator".into(),
             scope: EvidenceScope::default(),
         });
@@ -363,7 +377,9 @@ impl Engine {
         let replayed = !st.seen_responses.insert(replay_key) && proposals.is_empty() && relations.is_empty();
         let targets = text_targets(text);
         let indep = self.independence_from(st, from, &targets);
-        let derived: Vec<String> = Vec::new();
+        // It derives from the other responses whose content Blindfold relayed to its author.
+        let derived: Vec<String> =
+            st.agent_relayed.get(from).map(|ids| ids.iter().cloned().collect()).unwrap_or_default();
         let id = st.graph.add(NewArtifact {
             producer: from.to_owned(),
             producer_family: Some(indep.family.clone()),
@@ -373,6 +389,7 @@ impl Engine {
             scope: EvidenceScope::default(),
         });
         out.evidence.push(id.clone());
+        index_response(st, &id, &targets);
         if replayed {
             // A replayed answer adds nothing (P1 response replay): no second vote.
             return out;
@@ -392,6 +409,7 @@ impl Engine {
             };
             out.proposals.push(ProposalRef { proposal: rec.id.clone(), proposer: from.to_owned() });
             out.fingerprints.push((rec.id.clone(), rec.fingerprint.clone()));
+            index_response(st, &id, &rec.targets);
             let replaced = st
                 .proposal(&rec.id)
                 .filter(|old| {

@@ -249,6 +249,11 @@ pub struct State {
     pub memory_replay: HashMap<String, u64>,
     /// Source keys an agent observed (what Blindfold relayed to it).
     pub agent_sources: HashMap<String, BTreeSet<String>>,
+    /// Target key → the agents' response artifacts that named it (in their text or a proposal).
+    pub response_roots: HashMap<String, BTreeSet<String>>,
+    /// Agent → the response artifacts of which Blindfold relayed content to it (what its later
+    /// responses derive from).
+    pub agent_relayed: HashMap<String, BTreeSet<String>>,
     /// The last tool call seen (`tool_result` without a call id binds to it): (tool, source key).
     pub last_call: Option<(String, Option<String>, String)>,
     /// Word stems (first five letters of words of four or more) of C1 and C2 evidence.

@@ -15,6 +15,8 @@ pub struct Revalidation {
     pub artifacts: Vec<String>,
     /// Claims or proposals one of those artifacts related to.
     pub claims: Vec<String>,
+    /// The state each of `claims` was in before the revocation, in the same order.
+    pub claims_before: Vec<ClaimState>,
     /// Pending decisions that depended on any of them.
     pub decisions: Vec<String>,
 }
@@ -193,21 +195,21 @@ impl EvidenceGraph {
     /// to, pending decisions resting on any of them — as needing revalidation.
     pub fn revoke(&mut self, id: &str, reason: &str, actor: &str, at: u64) -> Revalidation {
         let mut out = Revalidation::default();
-        if !self.transition(id, Lifecycle::Revoked, reason, actor, at) && self.get(id).is_none() {
+        if self.get(id).is_none() {
             return out;
         }
-        let mut affected: Vec<String> = vec![id.to_owned()];
-        let mut seen: HashSet<String> = affected.iter().cloned().collect();
-        let mut i = 0;
-        while i < affected.len() {
-            let children = self.children.get(&affected[i]).cloned().unwrap_or_default();
-            for c in children {
-                if seen.insert(c.clone()) {
-                    affected.push(c);
-                }
-            }
-            i += 1;
-        }
+        let affected = self.derived_closure(id);
+        let seen: HashSet<String> = affected.iter().cloned().collect();
+        let claims_before: HashMap<String, ClaimState> = affected
+            .iter()
+            .filter_map(|ev| self.get(ev))
+            .flat_map(|a| a.claim_relations.iter().map(|r| r.claim_or_proposal_id.clone()))
+            .map(|claim| {
+                let state = self.claim_state(&claim);
+                (claim, state)
+            })
+            .collect();
+        self.transition(id, Lifecycle::Revoked, reason, actor, at);
         for ev in &affected {
             if let Some(a) = self.artifacts.get_mut(ev) {
                 if ev != id {
@@ -217,6 +219,8 @@ impl EvidenceGraph {
                 for rel in &a.claim_relations {
                     if self.stale_claims.insert(rel.claim_or_proposal_id.clone()) {
                         out.claims.push(rel.claim_or_proposal_id.clone());
+                        let before = claims_before.get(&rel.claim_or_proposal_id).copied();
+                        out.claims_before.push(before.unwrap_or(ClaimState::Insufficient));
                     }
                 }
             }
@@ -233,6 +237,22 @@ impl EvidenceGraph {
         }
         out.decisions = decisions;
         out
+    }
+
+    /// `id` and every artifact derived from it, transitively, breadth first.
+    fn derived_closure(&self, id: &str) -> Vec<String> {
+        let mut affected: Vec<String> = vec![id.to_owned()];
+        let mut seen: HashSet<String> = affected.iter().cloned().collect();
+        let mut i = 0;
+        while i < affected.len() {
+            for c in self.children.get(&affected[i]).into_iter().flatten() {
+                if seen.insert(c.clone()) {
+                    affected.push(c.clone());
+                }
+            }
+            i += 1;
+        }
+        affected
     }
 
     /// Root ancestors of `id` (artifacts with no observed parent), by id.

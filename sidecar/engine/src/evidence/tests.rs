@@ -256,3 +256,83 @@ fn disputing_or_superseding_never_brings_back_quarantined_or_revoked_evidence() 
     assert!(!g.dispute(&disputed, "refuted again", "blindfold", 4));
     assert_eq!(g.get(&disputed).map(|a| a.transitions.len()), Some(2));
 }
+
+/// a3's answer names the runbook; the coordinator relays the runbook to a2 for its own work.
+fn relayed_runbook(k: &mut Kit) -> (String, String, String) {
+    let source = k.step(response("a3", "The steps are in /w/runbook.md, section 2.", &[], &[]));
+    let handoff = k.step(delegate("a2", Intent::Scope, "Summarise /w/runbook.md for me.", None));
+    let answer = k.step(response("a2", "Section 2 restarts the service.", &[], &[]));
+    (source.evidence_refs[0].clone(), handoff.evidence_refs[0].clone(), answer.evidence_refs[0].clone())
+}
+
+#[test]
+fn an_answer_derives_from_the_responses_relayed_to_its_author() {
+    let mut k = Kit::with_agents(&[("a1", "fam-x"), ("a2", "fam-y"), ("a3", "fam-z")]);
+    let (source, handoff, answer) = relayed_runbook(&mut k);
+    let derived =
+        |k: &Kit, id: &str| k.traj.evidence().get(id).expect("artifact").provenance.derived_from.clone();
+    assert_eq!(derived(&k, &handoff), vec![source.clone()], "the delegation carried a3's content");
+    assert_eq!(derived(&k, &answer), vec![source.clone()], "a2's answer rests on what it was shown");
+    // An agent shown nothing of a3's answer derives from nothing.
+    k.step(delegate("a1", Intent::Scope, "Check the disk usage.", None));
+    let unrelated = k.step(response("a1", "The disk is half full.", &[], &[]));
+    assert!(derived(&k, &unrelated.evidence_refs[0]).is_empty());
+    assert!(derived(&k, &source).is_empty());
+
+    let out = k.traj.revoke_evidence(&source, "a3 was compromised", "human:ops", k.now_ms);
+    assert_eq!(out.artifacts, vec![handoff.clone(), answer.clone()]);
+    assert!(!k.traj.evidence().usable(&answer) && k.traj.evidence().usable(&unrelated.evidence_refs[0]));
+}
+
+#[test]
+fn a_proposal_relayed_in_a_delegation_is_what_the_answer_derives_from() {
+    let mut k = Kit::with_agents(&[("a1", "fam-x"), ("a2", "fam-y")]);
+    let made = k.step(response("a1", "Proposal.", &[("p1", "write_file", write("/w/x", "y"))], &[]));
+    k.step(delegate("a2", Intent::Execute, "Write /w/x as planned.", None));
+    let answer = k.step(response("a2", "Done.", &[], &[]));
+    let a = k.traj.evidence().get(&answer.evidence_refs[0]).expect("artifact");
+    assert_eq!(a.provenance.derived_from, vec![made.evidence_refs[0].clone()]);
+}
+
+#[test]
+fn a_verification_resting_on_revoked_content_no_longer_lets_the_action_run() {
+    let mut k = Kit::with_agents(&[("a1", "fam-x"), ("a2", "fam-y"), ("a3", "fam-z")]);
+    k.step(crate::testkit::task("update /w/x"));
+    k.step(response("a1", "Proposal.", &[("p1", "write_file", write("/w/x", "y"))], &[]));
+    let source = k.step(response("a3", "The runbook /w/runbook.md says /w/x is safe to rewrite.", &[], &[]));
+    let source = source.evidence_refs[0].clone();
+    k.step(delegate("a2", Intent::Verify, "check p1 against /w/runbook.md", Some("p1")));
+    let verdict = k.step(response("a2", "go ahead", &[], &[("p1", Relation::FullSupport)]));
+    assert!(verdict.relations.iter().any(|r| r.counts_as_verification), "{verdict:?}");
+    k.grant("write_file", "/w/x", b"y", json!({}), None, Some(2));
+    let run = |k: &mut Kit, id: &str| {
+        let mut call = crate::testkit::call("coordinator", "write_file", write("/w/x", "y"), Some("p1"));
+        if let blindfold_schemas::Event::ToolCall { call_id, .. } = &mut call {
+            *call_id = Some(id.into());
+        }
+        k.step(call).decision.expect("decision")
+    };
+    assert!(run(&mut k, "c1").is_allow(), "verified, granted: it runs");
+
+    let out = k.traj.revoke_evidence(&source, "the runbook was forged", "human:ops", k.now_ms);
+    assert!(out.artifacts.contains(&verdict.evidence_refs[0]), "{out:?}");
+    assert_eq!(out.claims, vec!["p1".to_owned()]);
+    assert_eq!(out.claims_before, vec![ClaimState::Supported]);
+    let decision = out.decisions.first().expect("the run that rested on it").clone();
+    assert!(decision.starts_with("allowed:p1@"), "{decision}");
+    assert!(k.traj.evidence().decision_stale(&decision));
+    let again = run(&mut k, "c2");
+    assert_eq!(again.reason, blindfold_schemas::Reason::Unverified, "{again:?}");
+}
+
+#[test]
+fn a_pending_decision_on_revoked_evidence_is_listed_once_and_others_are_not() {
+    let mut k = Kit::with_agents(&[("a1", "fam-x"), ("a2", "fam-y")]);
+    let made = k.step(response("a1", "Proposal.", &[("p1", "write_file", write("/w/x", "y"))], &[]));
+    let other = k.step(response("a2", "Unrelated notes.", &[], &[]));
+    k.traj.record_pending("review:rv-1", vec![made.evidence_refs[0].clone()]);
+    k.traj.record_pending("review:rv-2", vec![other.evidence_refs[0].clone()]);
+    let out = k.traj.revoke_evidence(&made.evidence_refs[0], "forged", "human:ops", k.now_ms);
+    assert_eq!(out.decisions, vec!["review:rv-1".to_owned()]);
+    assert!(!k.traj.evidence().decision_stale("review:rv-2"));
+}

@@ -94,6 +94,11 @@ impl Trajectories {
         (t, created)
     }
 
+    /// The live trajectory `id`, if there is one (never creates it, never marks it used).
+    pub fn get(&self, id: &str) -> Option<Arc<LiveTrajectory>> {
+        self.map.get(id).map(|t| t.clone())
+    }
+
     /// Ends a trajectory: its state is taken out of the live map and returned (the trace keeps
     /// the record).
     pub fn end(&self, id: &str) -> Option<Arc<LiveTrajectory>> {
@@ -310,6 +315,21 @@ impl App {
         n
     }
 
+    /// Runs `change` on the engine state of the live trajectory `id`, under its lock and after
+    /// the events deferred on it are applied (so it sees every answer already relayed). `None`
+    /// when no such trajectory is live; `Some(Err(()))` when its state is unavailable (a
+    /// poisoned lock).
+    pub fn with_live_trajectory<R>(
+        &self,
+        id: &str,
+        change: impl FnOnce(&mut Trajectory) -> R,
+    ) -> Option<Result<R, ()>> {
+        let handle = self.trajectories.get(id)?;
+        let mut guard = handle.lock();
+        self.apply_deferred(&handle, &mut guard, id);
+        Some(guard.as_mut().map(|t| change(t)).map_err(|_| ()))
+    }
+
     /// Ends trajectory `id`: its engine state, authority tracker, aliases and mode override go
     /// (its trace records stay). A later event under the same id starts a fresh trajectory.
     pub fn end_trajectory(&self, id: &str) {
@@ -366,7 +386,7 @@ impl App {
             Err(_) => Step::fail_closed("trajectory state unavailable", ctx.modes.enforce),
         };
         // An effectful action left to a human is held in the durable review queue.
-        let step = match (guard.as_ref(), event) {
+        let step = match (guard.as_mut(), event) {
             (Ok(trajectory), Event::ToolCall { actor, tool, .. }) => {
                 self.reviews.hold(trajectory, actor, tool, step, ctx.now_ms)
             }

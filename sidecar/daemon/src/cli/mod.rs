@@ -1,5 +1,6 @@
 //! The command line: one subcommand per file, each returning its exit code.
 
+mod evidence;
 mod grant;
 mod init;
 mod init_openclaw;
@@ -69,6 +70,9 @@ pub enum Command {
     /// The review queue of the running daemon: list, show, approve (signs a grant), reject.
     #[command(subcommand)]
     Review(review::ReviewCommand),
+    /// A live trajectory's evidence in the running daemon: list it, revoke an artifact.
+    #[command(subcommand)]
+    Evidence(evidence::EvidenceCommand),
 }
 
 /// Runs the parsed command line and returns the process exit code.
@@ -85,6 +89,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Init(cmd) => init::run(cmd),
         Command::PiRpc(args) => pi::run(args),
         Command::Review(cmd) => review::run(cmd),
+        Command::Evidence(cmd) => evidence::run(cmd),
     }
 }
 

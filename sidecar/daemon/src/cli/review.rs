@@ -112,6 +112,11 @@ pub fn run(cmd: ReviewCommand) -> ExitCode {
             ReviewCommand::Reject(a) => client.reject(&a).await,
         }
     });
+    exit_code(result)
+}
+
+/// The exit code of an operator command: 0, 1 when the daemon refused, 2 on usage errors.
+pub(super) fn exit_code(result: Result<(), Failure>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(m)) => super::usage_error(m),
@@ -122,18 +127,23 @@ pub fn run(cmd: ReviewCommand) -> ExitCode {
     }
 }
 
-enum Failure {
+/// Why an operator command failed: its usage (exit 2) or the daemon's refusal (exit 1).
+pub(super) enum Failure {
+    /// Bad flags, an unreadable token or key.
     Usage(String),
+    /// The daemon refused, or could not be reached.
     Refused(String),
 }
 
-struct Client {
-    cfg: config::Config,
+/// The operator's client of the running daemon's control API.
+pub(super) struct Client {
+    /// The daemon's configuration (where it listens, its state directory).
+    pub(super) cfg: config::Config,
 }
 
 impl Client {
     /// One JSON-RPC call over the control API with the operator token.
-    async fn call(&self, method: &str, params: Value) -> Result<Value, Failure> {
+    pub(super) async fn call(&self, method: &str, params: Value) -> Result<Value, Failure> {
         let token_path = self.cfg.state_dir.join(crate::state::OPERATOR_TOKEN_FILE);
         check_private_file(&token_path).map_err(Failure::Usage)?;
         let token = std::fs::read_to_string(&token_path)
@@ -232,7 +242,8 @@ impl Client {
     }
 }
 
-fn s(v: &Value) -> String {
+/// A JSON value as plain text (strings unquoted, null empty).
+pub(super) fn s(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),

@@ -1,5 +1,6 @@
-//! Control API methods. Adapters may check and report; only the operator may submit, revoke,
-//! toggle or end a trajectory (ending one forgets its refutations and verifications).
+//! Control API methods. Adapters may check and report; only the operator may submit, revoke
+//! (grants and evidence), toggle, end a trajectory (ending one forgets its refutations and
+//! verifications) or list its evidence.
 
 use super::rpc::RpcError;
 use crate::app::App;
@@ -38,6 +39,10 @@ pub fn dispatch(app: &App, scope: Scope, method: &str, params: Value) -> Result<
             operator(scope, method).and_then(|()| super::adapter::end_trajectory(app, params))
         }
         "set_modes" => operator(scope, method).and_then(|()| super::adapter::set_modes(app, params)),
+        "list_evidence" => operator(scope, method).and_then(|()| super::evidence::list_evidence(app, params)),
+        "revoke_evidence" => {
+            operator(scope, method).and_then(|()| super::evidence::revoke_evidence(app, params))
+        }
         _ => Err(RpcError::method_not_found(method)),
     }
 }

@@ -4,6 +4,7 @@
 mod adapter;
 pub mod audit;
 mod auth;
+mod evidence;
 mod methods;
 mod openclaw;
 mod opencode;

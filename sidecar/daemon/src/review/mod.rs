@@ -179,10 +179,12 @@ impl Reviews {
     /// Holds the effectful action a step sent to review, if it did: creates (or finds) its
     /// item and returns the step with the review id in the decision's detail. A full queue or
     /// a store failure turns it into an enforced denial; a human's earlier rejection of the
-    /// same action keeps it denied (`review_rejected`).
+    /// same action keeps it denied (`review_rejected`). The held item is recorded in the
+    /// trajectory as a pending decision (`review:<id>`) resting on the step's evidence, so
+    /// revoking that evidence finds it.
     pub fn hold(
         self: &Arc<Self>,
-        trajectory: &Trajectory,
+        trajectory: &mut Trajectory,
         actor: &str,
         tool: &str,
         mut step: Step,
@@ -243,6 +245,9 @@ impl Reviews {
                 return step;
             }
         };
+        if let Submitted::Created(item) | Submitted::Existing(item) = &held {
+            trajectory.record_pending(&pending_decision(&item.id), step.evidence_refs.clone());
+        }
         step.decision = Some(match held {
             Submitted::Created(item) => {
                 self.trace_item(&item, "review.submit", None, now_ms);
@@ -401,6 +406,24 @@ impl Reviews {
         Ok(item)
     }
 
+    /// Withdraws the pending review `id` because evidence it rested on was revoked: the item
+    /// ends `expired` with `note` (its holder treats it as rejected; the action, if tried again,
+    /// is decided afresh on the evidence as it now stands and, if still held, gets a new
+    /// review); its waiters wake and a `review.revalidate` record is traced. `Ok(None)` when it
+    /// is not pending (already answered, or unknown).
+    pub fn withdraw(&self, id: &str, note: &str) -> Result<Option<ReviewItem>, StoreError> {
+        let now_ms = crate::unix_now_ms();
+        let answered = self.store.resolve(id, now_ms, None, |item| {
+            item.status = ReviewStatus::Expired;
+            item.note = Some(note.to_owned());
+            Ok::<(), Refusal>(())
+        })?;
+        let Ok(item) = answered else { return Ok(None) };
+        self.wake(&item);
+        self.trace_item(&item, "review.revalidate", Some(note.to_owned()), now_ms);
+        Ok(Some(item))
+    }
+
     /// Waits until `id` is answered or expires, or `timeout` passes (whichever comes first).
     pub async fn wait(&self, id: &str, timeout: Duration) -> ReviewOutcome {
         let Ok(Some(item)) = self.get(id) else { return ReviewOutcome::Unknown };
@@ -451,9 +474,7 @@ impl Reviews {
     /// Wakes the waiters of answered items; traces expiries.
     fn settled(&self, items: &[ReviewItem]) {
         for item in items {
-            if let Some((_, tx)) = self.watchers.remove(&item.id) {
-                tx.send_replace(item.status);
-            }
+            self.wake(item);
             if item.status == ReviewStatus::Expired {
                 self.trace_item(
                     item,
@@ -462,6 +483,13 @@ impl Reviews {
                     item.resolved_ms.unwrap_or(0),
                 );
             }
+        }
+    }
+
+    /// Wakes the waiters of an answered item.
+    fn wake(&self, item: &ReviewItem) {
+        if let Some((_, tx)) = self.watchers.remove(&item.id) {
+            tx.send_replace(item.status);
         }
     }
 
@@ -495,6 +523,16 @@ impl Reviews {
             tracing::warn!(review = %item.id, error = %e, "review record not traced");
         }
     }
+}
+
+/// The pending decision a held review is recorded as in its trajectory's evidence graph.
+pub fn pending_decision(review_id: &str) -> String {
+    format!("review:{review_id}")
+}
+
+/// The review a pending decision of the evidence graph names, if it names one.
+pub fn review_of_decision(decision: &str) -> Option<&str> {
+    decision.strip_prefix("review:")
 }
 
 fn outcome_of(item: &ReviewItem) -> ReviewOutcome {

@@ -78,7 +78,7 @@ fn held_step(path: &str, content: &str) -> Step {
     }
 }
 
-fn hold(r: &Arc<Reviews>, t: &Trajectory, path: &str, now_ms: u64) -> Decision {
+fn hold(r: &Arc<Reviews>, t: &mut Trajectory, path: &str, now_ms: u64) -> Decision {
     r.hold(t, "coordinator", "write_file", held_step(path, "hello"), now_ms).decision.expect("decision")
 }
 
@@ -92,11 +92,11 @@ fn only_pending(r: &Reviews) -> ReviewItem {
 fn a_held_action_survives_a_reopen_and_is_found_again() {
     let dir = tempfile::tempdir().expect("tmp");
     let f = Fixture::new();
-    let t = Trajectory::new("task-r1");
+    let mut t = Trajectory::new("task-r1");
     let now = crate::unix_now_ms();
     let id = {
         let r = f.open(dir.path(), ReviewConfig::default());
-        let d = hold(&r, &t, "/w/a.txt", now);
+        let d = hold(&r, &mut t, "/w/a.txt", now);
         assert_eq!(d.decision, Verdict::Review);
         let item = only_pending(&r);
         assert!(d.detail.as_deref().is_some_and(|x| x.contains(&item.id)), "{d:?}");
@@ -110,7 +110,7 @@ fn a_held_action_survives_a_reopen_and_is_found_again() {
     let fp = held_step("/w/a.txt", "hello").fingerprint.expect("fp");
     assert_eq!(r.find_pending("task-r1", &fp).as_deref(), Some(id.as_str()));
     // The same action again is the same review, not a new one.
-    hold(&r, &t, "/w/a.txt", now);
+    hold(&r, &mut t, "/w/a.txt", now);
     assert_eq!(r.list(None).expect("list").len(), 1);
 }
 
@@ -120,17 +120,17 @@ fn the_queue_is_bounded_and_a_full_queue_denies() {
     let f = Fixture::new();
     let r =
         f.open(dir.path(), ReviewConfig { max_pending: 2, timeout_secs: 3600, ..ReviewConfig::default() });
-    let t = Trajectory::new("task-r2");
+    let mut t = Trajectory::new("task-r2");
     let now = crate::unix_now_ms();
-    assert_eq!(hold(&r, &t, "/w/1", now).decision, Verdict::Review);
-    assert_eq!(hold(&r, &t, "/w/2", now).decision, Verdict::Review);
-    let third = hold(&r, &t, "/w/3", now);
+    assert_eq!(hold(&r, &mut t, "/w/1", now).decision, Verdict::Review);
+    assert_eq!(hold(&r, &mut t, "/w/2", now).decision, Verdict::Review);
+    let third = hold(&r, &mut t, "/w/3", now);
     assert_eq!((third.decision, third.reason), (Verdict::Deny, Reason::LimitExceeded), "{third:?}");
     assert_eq!(r.list(Some(ReviewStatus::Pending)).expect("list").len(), 2);
     // Rejecting one frees a slot.
     let first = r.list(None).expect("list")[0].id.clone();
     r.reject(&first, None).expect("reject");
-    assert_eq!(hold(&r, &t, "/w/3", now).decision, Verdict::Review);
+    assert_eq!(hold(&r, &mut t, "/w/3", now).decision, Verdict::Review);
 }
 
 #[tokio::test]
@@ -138,17 +138,17 @@ async fn an_unanswered_review_expires_and_counts_as_rejected() {
     let dir = tempfile::tempdir().expect("tmp");
     let f = Fixture::new();
     let r = f.open(dir.path(), ReviewConfig { max_pending: 10, timeout_secs: 60, ..ReviewConfig::default() });
-    let t = Trajectory::new("task-r3");
+    let mut t = Trajectory::new("task-r3");
     // Held two minutes ago with a one-minute timeout: due now.
     let past = crate::unix_now_ms() - 120_000;
-    hold(&r, &t, "/w/old", past);
+    hold(&r, &mut t, "/w/old", past);
     let all = r.list(None).expect("list");
     assert_eq!(all[0].status, ReviewStatus::Expired, "{all:?}");
     assert_eq!(r.wait(&all[0].id, Duration::from_secs(5)).await, ReviewOutcome::Expired);
     let refused = r.reject(&all[0].id, None);
     assert!(matches!(refused, Err(ReviewError::NotPending { .. })), "{refused:?}");
     // An expired review does not block a fresh one for the same action.
-    assert_eq!(hold(&r, &t, "/w/old", crate::unix_now_ms()).decision, Verdict::Review);
+    assert_eq!(hold(&r, &mut t, "/w/old", crate::unix_now_ms()).decision, Verdict::Review);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -156,8 +156,8 @@ async fn only_a_grant_bound_to_exactly_the_item_approves_it_and_waiters_wake() {
     let dir = tempfile::tempdir().expect("tmp");
     let f = Fixture::new();
     let r = f.open(dir.path(), ReviewConfig::default());
-    let t = Trajectory::new("task-r4");
-    hold(&r, &t, "/w/a.txt", crate::unix_now_ms());
+    let mut t = Trajectory::new("task-r4");
+    hold(&r, &mut t, "/w/a.txt", crate::unix_now_ms());
     let item = only_pending(&r);
 
     let other_target = f.grant_for(&item, |c| c.target = "/w/b.txt".into());
@@ -220,15 +220,15 @@ async fn a_rejected_action_stays_denied() {
     let dir = tempfile::tempdir().expect("tmp");
     let f = Fixture::new();
     let r = f.open(dir.path(), ReviewConfig::default());
-    let t = Trajectory::new("task-r5");
-    hold(&r, &t, "/w/x", crate::unix_now_ms());
+    let mut t = Trajectory::new("task-r5");
+    hold(&r, &mut t, "/w/x", crate::unix_now_ms());
     let item = only_pending(&r);
     r.reject(&item.id, Some("not this file".into())).expect("reject");
     assert_eq!(
         r.wait(&item.id, Duration::from_secs(5)).await,
         ReviewOutcome::Rejected { reason: Some("not this file".into()) }
     );
-    let again = hold(&r, &t, "/w/x", crate::unix_now_ms());
+    let again = hold(&r, &mut t, "/w/x", crate::unix_now_ms());
     assert_eq!((again.decision, again.reason), (Verdict::Deny, Reason::ReviewRejected), "{again:?}");
     assert!(r.list(Some(ReviewStatus::Pending)).expect("list").is_empty());
 }
@@ -238,8 +238,8 @@ async fn a_waiter_times_out_while_the_item_stays_pending() {
     let dir = tempfile::tempdir().expect("tmp");
     let f = Fixture::new();
     let r = f.open(dir.path(), ReviewConfig::default());
-    let t = Trajectory::new("task-r6");
-    hold(&r, &t, "/w/y", crate::unix_now_ms());
+    let mut t = Trajectory::new("task-r6");
+    hold(&r, &mut t, "/w/y", crate::unix_now_ms());
     let item = only_pending(&r);
     assert_eq!(r.wait(&item.id, Duration::from_millis(20)).await, ReviewOutcome::TimedOut);
     assert_eq!(r.wait("rv-nope", Duration::from_millis(20)).await, ReviewOutcome::Unknown);
@@ -251,14 +251,14 @@ fn allowed_and_read_steps_are_not_held() {
     let dir = tempfile::tempdir().expect("tmp");
     let f = Fixture::new();
     let r = f.open(dir.path(), ReviewConfig::default());
-    let t = Trajectory::new("task-r7");
+    let mut t = Trajectory::new("task-r7");
     let mut observe = held_step("/w/z", "x");
     observe.enforced = false;
-    let out = r.hold(&t, "coordinator", "write_file", observe, crate::unix_now_ms());
+    let out = r.hold(&mut t, "coordinator", "write_file", observe, crate::unix_now_ms());
     assert_eq!(out.decision.expect("d").decision, Verdict::Review, "observe mode holds nothing");
     let mut denied = held_step("/w/z", "x");
     denied.decision = Some(Decision::deny(Reason::NoGrant, "P3.grant", Layer::ContentFree));
-    r.hold(&t, "coordinator", "write_file", denied, crate::unix_now_ms());
+    r.hold(&mut t, "coordinator", "write_file", denied, crate::unix_now_ms());
     assert!(r.list(None).expect("list").is_empty());
 }
 

@@ -41,7 +41,9 @@ impl Trajectory {
     }
 
     /// Revokes an evidence artifact (a source found compromised): everything derived from it —
-    /// artifacts, claims, pending decisions — is marked `NEEDS_REVALIDATION`.
+    /// artifacts, claims, pending decisions — is marked `NEEDS_REVALIDATION`, memory records it
+    /// holds are no longer delivered, and a verification it carried (or that derives from it) no
+    /// longer evidences its proposal's targets.
     pub fn revoke_evidence(
         &mut self,
         id: &str,
@@ -50,6 +52,7 @@ impl Trajectory {
         now_ms: u64,
     ) -> crate::evidence::Revalidation {
         let out = self.state.graph.revoke(id, reason, actor, now_ms);
+        self.state.reindex_verified();
         for recs in self.state.memory.values_mut() {
             for r in recs.iter_mut().filter(|r| r.evidence == id) {
                 r.lifecycle = Lifecycle::Revoked;

@@ -600,7 +600,7 @@ impl Engine {
                             via,
                         });
                         for t in &p.targets {
-                            st.observed.insert(t);
+                            st.verified.insert(t);
                         }
                     }
                 }

@@ -154,6 +154,11 @@ impl TargetIndex {
         }
     }
 
+    /// True when nothing is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
     /// Indexes one target.
     pub fn insert(&mut self, t: &Target) {
         self.keys.insert(t.key());
@@ -209,8 +214,11 @@ pub struct State {
     pub has_task: bool,
     /// Trusted evidence: task input (C1).
     pub trusted: TargetIndex,
-    /// Tool results (C2) and verified proposals.
+    /// Tool results (C2).
     pub observed: TargetIndex,
+    /// Targets of the proposals a usable verification supports (rebuilt when evidence is
+    /// revoked: [`State::reindex_verified`]).
+    pub verified: TargetIndex,
     /// Target key → agents' responses naming it.
     pub mentions: HashMap<String, Vec<Mention>>,
     /// Target key → root source keys of the tool results it appeared in.
@@ -271,6 +279,25 @@ impl State {
     /// The latest proposal of exactly the action `fingerprint`.
     pub fn proposal_by_fingerprint(&self, fingerprint: &str) -> Option<&ProposalRec> {
         self.proposal_by_fingerprint.get(fingerprint).map(|&i| &self.proposals[i])
+    }
+
+    /// True when `t` appears in a tool result or is a target of a verified proposal.
+    pub fn evidenced(&self, t: &Target) -> bool {
+        self.observed.contains(t) || (!self.verified.is_empty() && self.verified.contains(t))
+    }
+
+    /// Rebuilds [`State::verified`] from the verifications still usable: a verification whose
+    /// artifact was revoked, or awaits revalidation, no longer evidences its proposal's targets.
+    pub fn reindex_verified(&mut self) {
+        let mut index = TargetIndex::default();
+        for v in self.verifications.iter().filter(|v| self.graph.usable(&v.evidence)) {
+            let verified =
+                self.proposals.iter().filter(|p| p.id == v.proposal && p.fingerprint == v.fingerprint);
+            for t in verified.flat_map(|p| p.targets.iter()) {
+                index.insert(t);
+            }
+        }
+        self.verified = index;
     }
 
     /// The verifications of exactly proposal `p`: its id and its action.

@@ -240,7 +240,7 @@ fn evidence_similarity(c: &MemCtx<'_>) -> Option<Stop> {
         if !matches!(t, Target::Url(_) | Target::Host(_) | Target::Email(_)) {
             continue;
         }
-        if !(c.st.trusted.contains(&t) || c.st.observed.contains(&t)) {
+        if !(c.st.trusted.contains(&t) || c.st.evidenced(&t)) {
             return Some(Stop::deny(
                 Reason::MemoryUnsupported,
                 format!("the record introduces `{}`, which no evidence in this task mentions", t.value()),

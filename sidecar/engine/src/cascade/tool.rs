@@ -253,7 +253,7 @@ fn target_in_evidence(c: &CallCtx<'_>) -> Option<Stop> {
         if c.st.trusted.contains(t) || in_grant(t) {
             return true;
         }
-        if external { corroborated(c, t) } else { c.st.observed.contains(t) }
+        if external { corroborated(c, t) } else { c.st.evidenced(t) }
     };
     if let Some(cmd) = &whole
         && (evidenced(cmd) || in_grant(cmd))

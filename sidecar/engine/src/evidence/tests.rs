@@ -336,3 +336,19 @@ fn a_pending_decision_on_revoked_evidence_is_listed_once_and_others_are_not() {
     assert_eq!(out.decisions, vec!["review:rv-1".to_owned()]);
     assert!(!k.traj.evidence().decision_stale("review:rv-2"));
 }
+
+#[test]
+fn a_revoked_verification_no_longer_evidences_its_proposals_target() {
+    let mut k = Kit::with_agents(&[("a1", "fam-x"), ("a2", "fam-y")]);
+    k.step(crate::testkit::task("tidy up the workspace"));
+    k.step(response("a1", "Proposal.", &[("p1", "write_file", write("/w/new.txt", "y"))], &[]));
+    k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
+    let verdict = k.step(response("a2", "go ahead", &[], &[("p1", Relation::FullSupport)]));
+    let other = |k: &mut Kit| {
+        let s = k.step(crate::testkit::call("coordinator", "write_file", write("/w/new.txt", "other"), None));
+        s.decision.expect("decision").check
+    };
+    assert_ne!(other(&mut k), "P2.target_in_evidence", "the verified proposal evidences /w/new.txt");
+    k.traj.revoke_evidence(&verdict.evidence_refs[0], "verifier compromised", "human:ops", k.now_ms);
+    assert_eq!(other(&mut k), "P2.target_in_evidence", "revoked, it evidences nothing");
+}

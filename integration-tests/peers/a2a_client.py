@@ -1,7 +1,7 @@
 """A2A coordinator-side client peer (official `a2a-sdk`) for Blindfold's integration tests.
 
-Usage: a2a_client.py BASE_URL --version 1.0|0.3 [--stream|--no-stream|--poll|--await-review] [--action JSON]
-                     [--first KEYWORD [--others-text TEXT2]] TEXT
+Usage: a2a_client.py BASE_URL --version 1.0|0.3 [--stream|--no-stream|--poll|--await-review|--cancel-held]
+                     [--action JSON] [--first KEYWORD [--others-text TEXT2]] TEXT
 Discovers the agents behind Blindfold (GET BASE/a2a), resolves each card with the SDK's card
 resolver, verifies each card's signature with the SDK's verifier and Blindfold's published key
 (BASE/.well-known/jwks.json), sends TEXT to each (a v0.3 client when --version 0.3) and prints
@@ -11,7 +11,9 @@ contains KEYWORD are delegated to first, as a coordinator picks by capability; w
 response event as JSON. With --poll the send returns at once (`returnImmediately`) and the
 client polls `GetTask` until the task reaches a final state, recording every polled task. With
 --await-review a send answered `TASK_STATE_AUTH_REQUIRED` is polled with `GetTask` until its
-state changes (a human answered the review holding it), recording every polled task.
+state changes (a human answered the review holding it), recording every polled task. With
+--cancel-held a send answered `TASK_STATE_AUTH_REQUIRED` is canceled with `CancelTask` at once
+(recorded under "canceled"), then polled once.
 With --extended nothing is sent: each agent's extended card is fetched instead (v1.0 with the
 SDK client's `get_extended_agent_card`, v0.3 as a raw `agent/getAuthenticatedExtendedCard` call
 validated by the SDK's v0.3 card model) and its signature verified with Blindfold's key (v0.3:
@@ -26,7 +28,7 @@ import uuid
 import httpx
 from a2a.client import A2ACardResolver, ClientConfig, create_client
 from a2a.compat.v0_3 import types as types_v03
-from a2a.types import GetExtendedAgentCardRequest, GetTaskRequest, Message, Part, Role, SendMessageRequest, TaskState
+from a2a.types import CancelTaskRequest, GetExtendedAgentCardRequest, GetTaskRequest, Message, Part, Role, SendMessageRequest, TaskState
 from a2a.utils._jcs import canonicalize
 from a2a.utils.signing import SignatureVerificationError, _clean_empty, create_signature_verifier
 import jwt
@@ -86,6 +88,7 @@ async def main() -> None:
     p.add_argument("--stream", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--poll", action="store_true")
     p.add_argument("--await-review", action="store_true")
+    p.add_argument("--cancel-held", action="store_true")
     p.add_argument("--action")
     p.add_argument("--first")
     p.add_argument("--others-text")
@@ -145,8 +148,13 @@ async def main() -> None:
                 async for ev in client.send_message(SendMessageRequest(message=msg)):
                     events.append(MessageToDict(ev) if hasattr(ev, "DESCRIPTOR") else repr(ev))
                     if hasattr(ev, "HasField") and ev.HasField("task"):
-                        held = a.await_review and ev.task.status.state == TaskState.TASK_STATE_AUTH_REQUIRED
-                        if a.poll or held:
+                        auth_required = ev.task.status.state == TaskState.TASK_STATE_AUTH_REQUIRED
+                        if a.cancel_held and auth_required:
+                            canceled = await client.cancel_task(CancelTaskRequest(id=ev.task.id))
+                            events.append({"canceled": MessageToDict(canceled)})
+                            polled = await client.get_task(GetTaskRequest(id=ev.task.id))
+                            events.append({"polled": MessageToDict(polled)})
+                        if a.poll or (a.await_review and auth_required):
                             task_id = ev.task.id
                 waiting = {TaskState.TASK_STATE_AUTH_REQUIRED} if a.await_review else set()
                 for _ in range(600 if task_id else 0):

@@ -3,12 +3,13 @@
 //! naming the review; polls of that id are answered by Blindfold (never forwarded) and stay
 //! `AUTH_REQUIRED` while the agent has seen nothing; once the operator approves the review
 //! (`blindfold review approve`) the next poll carries the agent's answer to exactly the held
-//! message, sent once; a rejected review leaves the task `REJECTED`, and a canceled one is never
-//! sent.
+//! message, sent once; a rejected review leaves the task `REJECTED`, and canceling a held task
+//! withdraws its review (no approval can follow) and never sends it.
 
 use blindfold_integration_tests::free_port;
 use blindfold_integration_tests::transports::{
-    Peer, World, http_post, peer, python, python_peer, review_cli, run_bounded, run_daemon, wait_port,
+    Peer, World, http_post, peer, python, python_peer, review_cli, run_bounded, run_daemon, trace_records,
+    wait_port,
 };
 use serde_json::{Value, json};
 use std::process::Command;
@@ -153,14 +154,14 @@ fn a_delegation_whose_action_awaits_review_is_held_until_the_human_answers() {
     );
     assert!(agent_tasks(agent, "ctx-rejected").is_empty(), "a rejected delegation reached the agent");
 
-    // Canceled while waiting: never sent, even once approved.
+    // Canceled while waiting: its review is withdrawn (an approval is refused), never sent.
     let answer = via("1.0", &send_v1("m-canceled", "ctx-canceled", "/srv/third.conf"));
     let tid = answer["result"]["task"]["id"].as_str().expect("task id").to_owned();
     let rv = review_id(&answer["result"]["task"]);
     let canceled = get("1.0", "CancelTask", &tid);
     assert_eq!(canceled["result"]["status"]["state"], "TASK_STATE_CANCELED", "{canceled}");
     let (code, out) = review(&w, port, &["approve", &rv, "--key", &key]);
-    assert_eq!(code, 0, "approve: {out}");
+    assert!(code != 0 && out.contains("withdrawn"), "approve after the cancel: {out}");
     assert_eq!(get("1.0", "GetTask", &tid)["result"]["status"]["state"], "TASK_STATE_CANCELED");
     assert_eq!(get("1.0", "CancelTask", &tid)["error"]["code"], -32002);
     assert!(agent_tasks(agent, "ctx-canceled").is_empty(), "a canceled delegation reached the agent");
@@ -235,4 +236,66 @@ fn the_sdk_client_polls_a_held_delegation_to_the_agents_answer_once_approved() {
     let users =
         seen[0]["history"].as_array().into_iter().flatten().filter(|m| m["role"] == "ROLE_USER").count();
     assert_eq!(users, 1, "{seen:?}");
+}
+
+/// The `a2a-sdk` client on Blindfold at `port`, sending one non-streaming v1.0 delegation asking
+/// for `action` with `mode` (`--await-review`, `--cancel-held`): its printed JSON.
+fn sdk_client(port: u16, mode: &str, action: &Value) -> Value {
+    let mut cmd = Command::new(python());
+    cmd.arg(peer("a2a_client.py")).arg(format!("http://127.0.0.1:{port}"));
+    let action = action.to_string();
+    cmd.args(["--version", "1.0", "--no-stream", mode, "--action", &action, "apply the config"]);
+    let (code, stdout, stderr) = run_bounded(&mut cmd, Duration::from_secs(90));
+    assert_eq!(code, Some(0), "a2a client failed:\n{stdout}\n{stderr}");
+    let line = stdout.lines().last().unwrap_or("");
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+#[test]
+fn canceling_a_held_delegation_withdraws_its_review_and_nothing_is_ever_sent() {
+    let w = World::new(RULES);
+    let (_a1, agent, _daemon, port) = agent_behind_blindfold(&w);
+    let action = json!({"tool": "write_file", "args": {"path": "/srv/app.conf", "content": "debug=true"}});
+    let r = sdk_client(port, "--cancel-held", &action);
+    assert!(r["errors"].as_object().is_none_or(|e| e.is_empty()), "{r}");
+    let events = r["events"]["agent-a"].as_array().expect("events");
+    let held = &events[0]["task"];
+    assert_eq!(held["status"]["state"], "TASK_STATE_AUTH_REQUIRED", "{r}");
+    let tid = held["id"].as_str().expect("task id");
+    let ctx = held["contextId"].as_str().expect("context id");
+    let rv = review_id(held);
+    let canceled = events.iter().find_map(|e| e.get("canceled")).expect("the cancel's answer");
+    assert_eq!(canceled["id"], tid, "{r}");
+    assert_eq!(canceled["status"]["state"], "TASK_STATE_CANCELED", "{r}");
+    let polled = events.iter().find_map(|e| e.get("polled")).expect("a poll after the cancel");
+    assert_eq!(polled["status"]["state"], "TASK_STATE_CANCELED", "{r}");
+
+    // The review is withdrawn, and traced so; an approval is refused.
+    let (code, listed) = review(&w, port, &["list", "--status", "withdrawn", "--json"]);
+    let listed: Value =
+        serde_json::from_str(&listed).unwrap_or_else(|e| panic!("{e} (exit {code}): {listed}"));
+    let item = listed["reviews"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|i| i["id"] == rv.as_str())
+        .unwrap_or_else(|| panic!("review {rv} is not withdrawn: {listed}"));
+    let (_, pending) = review(&w, port, &["list", "--status", "pending"]);
+    assert!(!pending.contains(&rv), "{pending}");
+    let trajectory = item["trajectory"].as_str().expect("trajectory");
+    let records = trace_records(&w.state.join("traces"), trajectory);
+    let withdrawn = records.iter().find(|r| r["check"] == "review.withdraw").expect("a withdraw record");
+    assert!(
+        withdrawn["detail"].as_str().is_some_and(|d| d.starts_with(&rv) && d.contains(tid)),
+        "{withdrawn}"
+    );
+    let key = w.key.display().to_string();
+    let (code, out) = review(&w, port, &["approve", &rv, "--key", &key]);
+    assert!(code != 0 && out.contains("withdrawn"), "approve after the cancel: {out}");
+
+    // The task stays canceled and the agent never saw the message.
+    let poll = json!({"jsonrpc": "2.0", "id": "poll", "method": "GetTask", "params": {"id": tid}});
+    let again = rpc(port, "/a2a/agent-a", "1.0", &poll);
+    assert_eq!(again["result"]["status"]["state"], "TASK_STATE_CANCELED", "{again}");
+    assert!(agent_tasks(agent, ctx).is_empty(), "a canceled delegation reached the agent");
 }

@@ -219,7 +219,7 @@ async fn revoking_a_relayed_answer_marks_what_derives_from_it_and_withdraws_its_
     assert_eq!(again["error"]["code"], -32602, "revoked once: {again}");
 
     let show = call(&mut operator, "review.show", json!({"id": review})).await;
-    assert_eq!(show["result"]["status"], "expired", "{show}");
+    assert_eq!(show["result"]["status"], "withdrawn", "{show}");
     assert!(show["result"]["note"].as_str().unwrap_or("").contains(&source_id), "{show}");
     let (code, out, err) = evidence_cli(&w, port, &["list", "--task", t]);
     assert_eq!(code, 0, "{err}");
@@ -229,5 +229,5 @@ async fn revoking_a_relayed_answer_marks_what_derives_from_it_and_withdraws_its_
         changes.iter().find(|(target, _)| *target == verdict["evidence_id"]).expect("derived record");
     assert_eq!(derived.1["to"], "NEEDS_REVALIDATION", "{changes:?}");
     let records = trace_records(&w.state.join("traces"), t);
-    assert!(records.iter().any(|r| r["check"] == "review.revalidate"), "the withdrawal is traced");
+    assert!(records.iter().any(|r| r["check"] == "review.withdraw"), "the withdrawal is traced");
 }

@@ -5,8 +5,10 @@
 //! review is pending the task stays `AUTH_REQUIRED`; once it is approved the held request is
 //! decided again (the approving grant now lets exactly that action pass) and its exact bytes go
 //! to the agent, whose answer is what the poll returns; a rejection or expiry is
-//! `TASK_STATE_REJECTED`. Only non-streaming sends are held: a streaming send is refused (the
-//! review still queued), and its retry passes once the review is approved.
+//! `TASK_STATE_REJECTED`; a cancel while it waits answers `TASK_STATE_CANCELED` and withdraws
+//! the review (an approval after it is refused, and the bytes are never sent). Only
+//! non-streaming sends are held: a streaming send is refused (the review still queued), and its
+//! retry passes once the review is approved.
 //!
 //! Memory is bounded: at most `[review] max_pending` held requests, each dropped once its
 //! review has expired, or a while after its answer was settled.
@@ -172,7 +174,7 @@ pub(super) async fn answer(
     }
     let mut standing = held.standing.lock().await;
     if a2a::is_cancel(method) {
-        return cancel(&held, &mut standing, version, id, now_ms);
+        return cancel(p, &held, &mut standing, version, id, now_ms);
     }
     if matches!(*standing, Standing::Waiting) {
         match settle(p, &held).await {
@@ -196,11 +198,19 @@ pub(super) async fn answer(
     }
 }
 
-/// Cancels a waiting held delegation (its bytes never go to the agent); a settled one is not
-/// cancelable here.
-fn cancel(held: &Held, standing: &mut Standing, version: Version, id: &Value, now_ms: u64) -> Value {
+/// Cancels a waiting held delegation: its bytes never go to the agent, and its review is
+/// withdrawn so no one approves an action nothing will run; a settled one is not cancelable.
+fn cancel(
+    p: &A2aProxy,
+    held: &Held,
+    standing: &mut Standing,
+    version: Version,
+    id: &Value,
+    now_ms: u64,
+) -> Value {
     match standing {
         Standing::Waiting => {
+            withdraw_review(p, held);
             let task = a2a::canceled_task(held.request.version, &held.task_id, &held.request.context_id);
             *standing = Standing::Settled(Ok(task.clone()));
             held.keep_until_ms
@@ -210,6 +220,17 @@ fn cancel(held: &Held, standing: &mut Standing, version: Version, id: &Value, no
         Standing::Settled(_) => {
             a2a::task_not_cancelable(version, id, "the held delegation was already answered")
         }
+    }
+}
+
+/// Withdraws the review of a canceled held delegation. The task is canceled either way: an
+/// approval that came first, or a review queue that cannot be written, leaves the review as it
+/// is, but the held bytes are never sent.
+fn withdraw_review(p: &A2aProxy, held: &Held) {
+    let review_id = &held.request.review_id;
+    let why = format!("A2A task {} holding it was canceled", held.task_id);
+    if let Err(e) = p.app.reviews().withdraw(review_id, &why) {
+        tracing::warn!(review = %review_id, error = %e, "review of a canceled held delegation not withdrawn");
     }
 }
 
@@ -249,6 +270,9 @@ async fn settle(p: &Arc<A2aProxy>, held: &Held) -> Result<Option<Result<Value, V
         ))),
         Some((ReviewStatus::Expired, _)) => {
             Some(refused(format!("review {review_id} expired unanswered; the delegation was not sent")))
+        }
+        Some((ReviewStatus::Withdrawn, _)) => {
+            Some(refused(format!("review {review_id} was withdrawn; the delegation was not sent")))
         }
         None => Some(refused(format!("review {review_id} is gone; the delegation was not sent"))),
     })

@@ -37,7 +37,7 @@ pub struct Daemon {
 /// Arguments of `review list`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// pending, approved, rejected, expired or all.
+    /// pending, approved, rejected, expired, withdrawn or all.
     #[arg(long, default_value = "pending")]
     pub status: String,
     /// Print JSON instead of a table.

@@ -170,16 +170,20 @@ fn claim_state(s: ClaimState) -> Value {
 /// Withdraws the pending reviews among the marked decisions; returns their ids.
 fn withdraw_reviews(app: &App, p: &RevokeParams, decisions: &[String]) -> Result<Vec<String>, RpcError> {
     let note = format!(
-        "withdrawn: evidence {} it rested on was revoked ({}); the action is decided afresh if tried again",
+        "evidence {} it rested on was revoked ({}); the action is decided afresh if tried again",
         p.evidence_id, p.reason
     );
     let mut withdrawn = Vec::new();
     for review in decisions.iter().filter_map(|d| crate::review::review_of_decision(d)) {
-        let item = app.reviews().withdraw(review, &note).map_err(|e| {
-            RpcError::internal(format!("evidence revoked, but review {review} could not be withdrawn: {e}"))
-        })?;
-        if let Some(item) = item {
-            withdrawn.push(item.id);
+        match app.reviews().withdraw(review, &note) {
+            Ok(item) => withdrawn.push(item.id),
+            // Answered or expired meanwhile (or purged): nothing left to withdraw.
+            Err(crate::review::ReviewError::NotPending { .. } | crate::review::ReviewError::NotFound(_)) => {}
+            Err(e) => {
+                return Err(RpcError::internal(format!(
+                    "evidence revoked, but review {review} could not be withdrawn: {e}"
+                )));
+            }
         }
     }
     Ok(withdrawn)

@@ -52,7 +52,7 @@ fn list(app: &App, p: Value) -> Result<Value, RpcError> {
         None | Some("all") => None,
         Some(s) => Some(ReviewStatus::parse(s).ok_or_else(|| {
             RpcError::invalid_params(format!(
-                "status: pending, approved, rejected, expired or all, not {s:?}"
+                "status: pending, approved, rejected, expired, withdrawn or all, not {s:?}"
             ))
         })?),
     };

@@ -57,6 +57,7 @@ impl ReviewHolds for QueueHolds {
                 reason.map(|r| format!(": {r}")).unwrap_or_default()
             )),
             ReviewOutcome::Expired => HoldOutcome::Refused(format!("review {id} expired unanswered")),
+            ReviewOutcome::Withdrawn => HoldOutcome::Refused(format!("review {id} was withdrawn")),
             ReviewOutcome::TimedOut => {
                 HoldOutcome::Refused(format!("review {id} not answered within {}s", timeout.as_secs()))
             }

@@ -22,16 +22,20 @@ pub enum ReviewStatus {
     Rejected,
     /// Nobody answered within `[review] timeout_secs` (treated as a rejection).
     Expired,
+    /// Withdrawn before anyone answered: what held the action gave it up (an A2A task canceled
+    /// while it waited), so there is nothing left to approve.
+    Withdrawn,
 }
 
 impl ReviewStatus {
-    /// Parses `pending|approved|rejected|expired`.
+    /// Parses `pending|approved|rejected|expired|withdrawn`.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "pending" => Some(Self::Pending),
             "approved" => Some(Self::Approved),
             "rejected" => Some(Self::Rejected),
             "expired" => Some(Self::Expired),
+            "withdrawn" => Some(Self::Withdrawn),
             _ => None,
         }
     }

@@ -66,6 +66,8 @@ pub enum ReviewOutcome {
     },
     /// Nobody answered in time: treat as rejected.
     Expired,
+    /// Withdrawn by what held it before anyone answered: treat as rejected.
+    Withdrawn,
     /// Still pending when the holder's own timeout ran out: treat as rejected for this request.
     TimedOut,
     /// No such review (or the store failed): treat as rejected.
@@ -406,22 +408,22 @@ impl Reviews {
         Ok(item)
     }
 
-    /// Withdraws the pending review `id` because evidence it rested on was revoked: the item
-    /// ends `expired` with `note` (its holder treats it as rejected; the action, if tried again,
-    /// is decided afresh on the evidence as it now stands and, if still held, gets a new
-    /// review); its waiters wake and a `review.revalidate` record is traced. `Ok(None)` when it
-    /// is not pending (already answered, or unknown).
-    pub fn withdraw(&self, id: &str, note: &str) -> Result<Option<ReviewItem>, StoreError> {
+    /// Withdraws the pending item `id` because what held its action gave it up or the evidence
+    /// it rested on was revoked (`why`): it becomes `withdrawn`, can no longer be approved, and
+    /// waiters wake (the holder treats it as refused; the action, if tried again, is decided
+    /// afresh and, if still held, gets a new review). Refused (`NotPending`) when it was answered
+    /// or expired first.
+    pub fn withdraw(&self, id: &str, why: &str) -> Result<ReviewItem, ReviewError> {
         let now_ms = crate::unix_now_ms();
         let answered = self.store.resolve(id, now_ms, None, |item| {
-            item.status = ReviewStatus::Expired;
-            item.note = Some(note.to_owned());
+            item.status = ReviewStatus::Withdrawn;
+            item.note = Some(why.to_owned());
             Ok::<(), Refusal>(())
         })?;
-        let Ok(item) = answered else { return Ok(None) };
-        self.wake(&item);
-        self.trace_item(&item, "review.revalidate", Some(note.to_owned()), now_ms);
-        Ok(Some(item))
+        let item = answered.map_err(|r| self.refusal(id, r))?;
+        self.settled(std::slice::from_ref(&item));
+        self.trace_item(&item, "review.withdraw", Some(format!("withdrawn: {why}")), now_ms);
+        Ok(item)
     }
 
     /// Waits until `id` is answered or expires, or `timeout` passes (whichever comes first).
@@ -540,6 +542,7 @@ fn outcome_of(item: &ReviewItem) -> ReviewOutcome {
         ReviewStatus::Approved => ReviewOutcome::Approved { jti: item.grant_jti.clone().unwrap_or_default() },
         ReviewStatus::Rejected => ReviewOutcome::Rejected { reason: item.note.clone() },
         ReviewStatus::Expired => ReviewOutcome::Expired,
+        ReviewStatus::Withdrawn => ReviewOutcome::Withdrawn,
         ReviewStatus::Pending => ReviewOutcome::TimedOut,
     }
 }

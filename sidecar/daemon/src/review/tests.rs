@@ -234,6 +234,28 @@ async fn a_rejected_action_stays_denied() {
 }
 
 #[tokio::test]
+async fn a_withdrawn_review_cannot_be_approved_and_the_same_action_is_reviewed_anew() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let f = Fixture::new();
+    let r = f.open(dir.path(), ReviewConfig::default());
+    let t = Trajectory::new("task-r7");
+    hold(&r, &t, "/w/z", crate::unix_now_ms());
+    let item = only_pending(&r);
+    let withdrawn = r.withdraw(&item.id, "its task was canceled").expect("withdraw");
+    assert_eq!(withdrawn.status, ReviewStatus::Withdrawn);
+    assert_eq!(r.wait(&item.id, Duration::from_secs(5)).await, ReviewOutcome::Withdrawn);
+    let token = f.grant_for(&item, |_| {});
+    let refused = r.approve(&item.id, &token).expect_err("a withdrawn review is not approved");
+    assert!(matches!(refused, ReviewError::NotPending { status: ReviewStatus::Withdrawn, .. }), "{refused}");
+    assert!(f.grants.targets_for("task-r7").is_empty(), "no grant was cached");
+    assert!(matches!(r.withdraw(&item.id, "again"), Err(ReviewError::NotPending { .. })));
+    // Not a human's rejection: the same action, asked again, waits in a new review.
+    let again = hold(&r, &t, "/w/z", crate::unix_now_ms());
+    assert_eq!(again.decision, Verdict::Review, "{again:?}");
+    assert_ne!(only_pending(&r).id, item.id);
+}
+
+#[tokio::test]
 async fn a_waiter_times_out_while_the_item_stays_pending() {
     let dir = tempfile::tempdir().expect("tmp");
     let f = Fixture::new();

@@ -3,8 +3,10 @@
 //! naming the review; polls of that id are answered by Blindfold (never forwarded) and stay
 //! `AUTH_REQUIRED` while the agent has seen nothing; once the operator approves the review
 //! (`blindfold review approve`) the next poll carries the agent's answer to exactly the held
-//! message, sent once; a rejected review leaves the task `REJECTED`, and canceling a held task
-//! withdraws its review (no approval can follow) and never sends it.
+//! message, sent once, also when the daemon restarted in between; a rejected review leaves the
+//! task `REJECTED`, and canceling a held task withdraws its review (no approval can follow) and
+//! never sends it; a held task whose record cannot be read after a restart is `REJECTED`, never
+//! sent.
 
 use blindfold_integration_tests::free_port;
 use blindfold_integration_tests::transports::{
@@ -75,13 +77,15 @@ fn agent_behind_blindfold(w: &World) -> (Peer, u16, Peer, u16) {
     let agent = free_port();
     let a = python_peer("a2a_agent.py", &[&agent.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
     wait_port(agent, Duration::from_secs(60));
-    let (daemon, port) = run_daemon(
-        w,
-        &format!(
-            "[[a2a.upstreams]]\nid = \"planner\"\nurl = \"http://127.0.0.1:{agent}\"\nmodel = \"m-large-2\"\n"
-        ),
-    );
+    let (daemon, port) = run_daemon(w, &upstream(agent));
     (a, agent, daemon, port)
+}
+
+/// The config of the one upstream agent, listening on `agent`.
+fn upstream(agent: u16) -> String {
+    format!(
+        "[[a2a.upstreams]]\nid = \"planner\"\nurl = \"http://127.0.0.1:{agent}\"\nmodel = \"m-large-2\"\n"
+    )
 }
 
 #[test]
@@ -298,4 +302,69 @@ fn canceling_a_held_delegation_withdraws_its_review_and_nothing_is_ever_sent() {
     let again = rpc(port, "/a2a/agent-a", "1.0", &poll);
     assert_eq!(again["result"]["status"]["state"], "TASK_STATE_CANCELED", "{again}");
     assert!(agent_tasks(agent, ctx).is_empty(), "a canceled delegation reached the agent");
+}
+
+/// Sends a held v1.0 delegation through Blindfold at `port`: (its task id, its review id).
+fn held_send(port: u16, message_id: &str, ctx: &str) -> (String, String) {
+    let answer = rpc(port, "/a2a/agent-a", "1.0", &send_v1(message_id, ctx, "/srv/app.conf"));
+    let task = &answer["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_AUTH_REQUIRED", "{answer}");
+    let tid = task["id"].as_str().expect("task id").to_owned();
+    assert!(tid.starts_with("held-"), "{answer}");
+    (tid, review_id(task))
+}
+
+/// `GetTask` of `tid` through Blindfold at `port`.
+fn poll(port: u16, tid: &str) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": "poll", "method": "GetTask", "params": {"id": tid}});
+    rpc(port, "/a2a/agent-a", "1.0", &body)
+}
+
+#[test]
+fn a_held_delegation_survives_a_restart_and_is_sent_once_approved() {
+    let w = World::new(RULES);
+    let (_a1, agent, daemon, port) = agent_behind_blindfold(&w);
+    let (tid, rv) = held_send(port, "m-restart", "ctx-restart");
+    drop(daemon);
+
+    let (_daemon, port) = run_daemon(&w, &upstream(agent));
+    let waiting = poll(port, &tid);
+    assert_eq!(waiting["result"]["status"]["state"], "TASK_STATE_AUTH_REQUIRED", "{waiting}");
+    assert_eq!(review_id(&waiting["result"]), rv, "{waiting}");
+    assert!(agent_tasks(agent, "ctx-restart").is_empty(), "the held delegation reached the agent early");
+    let key = w.key.display().to_string();
+    let (code, out) = review(&w, port, &["approve", &rv, "--key", &key]);
+    assert_eq!(code, 0, "approve: {out}");
+    let released = poll(port, &tid);
+    assert_eq!(released["result"]["status"]["state"], "TASK_STATE_COMPLETED", "{released}");
+    assert!(released.to_string().contains("echo: apply the config"), "{released}");
+    assert_eq!(poll(port, &tid)["result"], released["result"], "a settled task answers alike");
+    let seen = agent_tasks(agent, "ctx-restart");
+    assert_eq!(seen.len(), 1, "the agent got the held message once: {seen:?}");
+    let users = seen[0]["history"].as_array().into_iter().flatten().filter(|m| m["role"] == "ROLE_USER");
+    assert_eq!(users.count(), 1, "{seen:?}");
+}
+
+#[test]
+fn held_delegations_that_cannot_be_read_back_are_rejected_and_never_sent() {
+    let w = World::new(RULES);
+    let (_a1, agent, daemon, port) = agent_behind_blindfold(&w);
+    let (tid, rv) = held_send(port, "m-unreadable", "ctx-unreadable");
+    drop(daemon);
+    std::fs::write(w.state.join("a2a-held.redb"), b"not a database").expect("overwrite");
+
+    let (_daemon, port) = run_daemon(&w, &upstream(agent));
+    let key = w.key.display().to_string();
+    let (code, out) = review(&w, port, &["approve", &rv, "--key", &key]);
+    assert_eq!(code, 0, "approve: {out}");
+    let polled = poll(port, &tid);
+    assert_eq!(polled["result"]["id"], tid.as_str(), "{polled}");
+    assert_eq!(polled["result"]["status"]["state"], "TASK_STATE_REJECTED", "{polled}");
+    assert!(polled.to_string().contains("not sent"), "{polled}");
+    assert!(agent_tasks(agent, "ctx-unreadable").is_empty(), "an unreadable held delegation was sent");
+    // Nothing new is held while the file is unreadable: a blocked send is refused instead.
+    let answer = rpc(port, "/a2a/agent-a", "1.0", &send_v1("m-next", "ctx-next", "/srv/next.conf"));
+    let task = &answer["result"]["task"];
+    assert!(task["id"].as_str().is_some_and(|t| t.starts_with("blocked-")), "{answer}");
+    assert!(agent_tasks(agent, "ctx-next").is_empty(), "a refused delegation was sent");
 }

@@ -10,10 +10,15 @@
 //! non-streaming sends are held: a streaming send is refused (the review still queued), and its
 //! retry passes once the review is approved.
 //!
-//! Memory is bounded: at most `[review] max_pending` held requests, each dropped once its
-//! review has expired, or a while after its answer was settled.
+//! Held requests are kept durably too (see [`held_store`](super::held_store)), so polls and an
+//! approval keep working across a restart; one whose bytes may already have gone to the agent
+//! is never sent again, and one that cannot be read back is `TASK_STATE_REJECTED`, never sent.
+//!
+//! Memory and disk are bounded: at most `[review] max_pending` held requests, each dropped once
+//! its review has expired, or a while after its answer was settled.
 
 use super::A2aProxy;
+use super::held_store::{HeldStore, Record, Stage};
 use super::rpc::{
     Blocked, decide_delegation, is_event_stream, parse_answer, report_answer, result_of, scrub, send_to_agent,
 };
@@ -27,7 +32,8 @@ use blindfold_adapters::jsonrpc::{self, code};
 use blindfold_adapters::refusal::Refusal;
 use blindfold_schemas::{Decision, Reason};
 use serde_json::{Value, json};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// How long a settled held task (answered, rejected, canceled) still answers polls (ms).
@@ -74,7 +80,7 @@ pub(super) struct HeldRequest {
 }
 
 /// How a held delegation stands.
-enum Standing {
+pub(super) enum Standing {
     /// Its review is not answered yet.
     Waiting,
     /// Settled: the polled task, or the JSON-RPC error object every poll answers with.
@@ -92,22 +98,87 @@ struct Held {
     standing: tokio::sync::Mutex<Standing>,
 }
 
-/// The held delegations by Blindfold's task id.
+/// The held delegations by Blindfold's task id, and their durable copy.
 pub(super) struct HeldTasks {
     max: usize,
     by_id: Mutex<HashMap<String, Arc<Held>>>,
+    /// Where held requests are kept across restarts; `Err` when its file cannot be read: nothing
+    /// new is held then, and every held id not in memory is answered `TASK_STATE_REJECTED`.
+    store: Result<HeldStore, String>,
+    /// Ids held before the daemon started that could not be brought back (unreadable, their
+    /// agent no longer configured, beyond the bound): answered `TASK_STATE_REJECTED`, never sent.
+    lost: HashSet<String>,
 }
 
 impl HeldTasks {
-    /// At most `max` held delegations at a time.
-    pub(super) fn new(max: usize) -> Self {
-        Self { max, by_id: Mutex::new(HashMap::new()) }
+    /// At most `max` held delegations at a time, kept in `state_dir`: the ones held before the
+    /// daemon started and still kept at `now_ms` are brought back, bound to `agents` (by alias)
+    /// by their agent's id.
+    pub(super) fn open(
+        state_dir: &Path,
+        max: usize,
+        agents: &HashMap<String, Arc<A2aUpstream>>,
+        now_ms: u64,
+    ) -> Self {
+        let store = HeldStore::open(state_dir);
+        let loaded = store.as_ref().map_err(Clone::clone).and_then(|s| s.load(now_ms));
+        let mut tasks = Self { max, by_id: Mutex::new(HashMap::new()), store, lost: HashSet::new() };
+        match loaded {
+            Ok(rows) => {
+                for ((task_id, record), keep_until_ms) in rows {
+                    tasks.restore(task_id, record, keep_until_ms, agents);
+                }
+            }
+            Err(e) => {
+                tracing::error!(
+                    file = %state_dir.join(super::held_store::FILE).display(),
+                    error = %e,
+                    "held A2A delegations cannot be read: each is answered REJECTED and never sent, and \
+                     none is held until the file is readable again (move it aside)"
+                );
+                tasks.store = Err(e);
+            }
+        }
+        tasks
+    }
+
+    /// Brings back one held request read from disk, or counts it lost.
+    fn restore(
+        &mut self,
+        task_id: String,
+        record: Result<Record, String>,
+        keep_until_ms: u64,
+        agents: &HashMap<String, Arc<A2aUpstream>>,
+    ) {
+        let by_id = self.by_id.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let restored = record.and_then(|r| restored(r, agents)).and_then(|held| {
+            if by_id.len() < self.max {
+                Ok(held)
+            } else {
+                Err("more held delegations than max_pending".into())
+            }
+        });
+        match restored {
+            Ok((request, standing)) => {
+                let held = Held {
+                    task_id: task_id.clone(),
+                    request,
+                    keep_until_ms: std::sync::atomic::AtomicU64::new(keep_until_ms),
+                    standing: tokio::sync::Mutex::new(standing),
+                };
+                by_id.insert(task_id, Arc::new(held));
+            }
+            Err(e) => {
+                tracing::warn!(task = %task_id, error = %e, "held A2A delegation not brought back; it is rejected");
+                self.lost.insert(task_id);
+            }
+        }
     }
 
     /// Holds `request` while its review may be answered (until `review_expires_ms`, and a while
-    /// after, so a poll after the expiry learns of it); returns the send's answer while it waits
-    /// ([`waiting_result`] under the held task id), or `None` when `max` delegations are held
-    /// already (the send is then refused, not held).
+    /// after, so a poll after the expiry learns of it), durably; returns the send's answer while
+    /// it waits ([`waiting_result`] under the held task id), or `None` when `max` delegations
+    /// are held already or it cannot be kept on disk (the send is then refused, not held).
     pub(super) fn hold(&self, request: HeldRequest, review_expires_ms: u64, now_ms: u64) -> Option<Value> {
         let mut by_id = self.by_id.lock().unwrap_or_else(PoisonError::into_inner);
         by_id.retain(|_, h| h.keep_until_ms.load(std::sync::atomic::Ordering::Relaxed) > now_ms);
@@ -124,8 +195,33 @@ impl HeldTasks {
             ),
             standing: tokio::sync::Mutex::new(Standing::Waiting),
         };
+        if let Err(e) = self.keep(&held, Stage::Waiting, now_ms) {
+            tracing::error!(error = %e, "held A2A delegation not kept on disk; refused instead");
+            return None;
+        }
         by_id.insert(task_id, Arc::new(held));
         Some(waiting)
+    }
+
+    /// Writes `held` as standing at `stage` to disk (committed when it returns `Ok`).
+    fn keep(&self, held: &Held, stage: Stage, now_ms: u64) -> Result<(), String> {
+        let store = self.store.as_ref().map_err(|e| format!("held delegations cannot be kept: {e}"))?;
+        let keep_until_ms = held.keep_until_ms.load(std::sync::atomic::Ordering::Relaxed);
+        store.put(&held.task_id, &record(&held.request, stage), keep_until_ms, now_ms)
+    }
+
+    /// Writes a settled `held` to disk; a failure is logged (the answer stands in memory, and
+    /// after a restart the task is never sent twice: see [`restored`]).
+    fn keep_settled(&self, held: &Held, settled: &Result<Value, Value>, now_ms: u64) {
+        if let Err(e) = self.keep(held, Stage::Settled(settled.clone()), now_ms) {
+            tracing::warn!(task = %held.task_id, error = %e, "settled held A2A delegation not kept on disk");
+        }
+    }
+
+    /// True when `task_id` was held before the daemon started and could not be brought back
+    /// (or the held delegations could not be read at all).
+    pub(super) fn is_lost(&self, task_id: &str) -> bool {
+        self.store.is_err() || self.lost.contains(task_id)
     }
 
     /// The held delegation `task_id` sent through `alias`, unless it is gone.
@@ -162,6 +258,9 @@ pub(super) async fn answer(
 ) -> Value {
     let now_ms = crate::unix_now_ms();
     let Some(held) = p.held.get(alias, task_id, now_ms) else {
+        if p.held.is_lost(task_id) {
+            return lost_answer(version, id, method, task_id);
+        }
         return a2a::task_not_found(
             version,
             id,
@@ -179,9 +278,10 @@ pub(super) async fn answer(
     if matches!(*standing, Standing::Waiting) {
         match settle(p, &held).await {
             Ok(Some(settled)) => {
-                *standing = Standing::Settled(settled);
                 held.keep_until_ms
                     .store(now_ms.saturating_add(SETTLED_KEEP_MS), std::sync::atomic::Ordering::Relaxed);
+                p.held.keep_settled(&held, &settled, now_ms);
+                *standing = Standing::Settled(settled);
             }
             Ok(None) => {}
             Err(e) => return jsonrpc::error(id, code::INTERNAL_ERROR, &e, None),
@@ -212,9 +312,11 @@ fn cancel(
         Standing::Waiting => {
             withdraw_review(p, held);
             let task = a2a::canceled_task(held.request.version, &held.task_id, &held.request.context_id);
-            *standing = Standing::Settled(Ok(task.clone()));
             held.keep_until_ms
                 .store(now_ms.saturating_add(SETTLED_KEEP_MS), std::sync::atomic::Ordering::Relaxed);
+            let settled = Ok(task.clone());
+            p.held.keep_settled(held, &settled, now_ms);
+            *standing = Standing::Settled(settled);
             jsonrpc::result(id, task)
         }
         Standing::Settled(_) => {
@@ -232,6 +334,97 @@ fn withdraw_review(p: &A2aProxy, held: &Held) {
     if let Err(e) = p.app.reviews().withdraw(review_id, &why) {
         tracing::warn!(review = %review_id, error = %e, "review of a canceled held delegation not withdrawn");
     }
+}
+
+/// The answer to request `id` (`method`, of `version`) naming task `task_id`, held before the
+/// daemon started and not brought back: a poll finds it `TASK_STATE_REJECTED` (its conversation
+/// unknown), a cancel finds it not cancelable. It was never sent, and never will be.
+fn lost_answer(version: Version, id: &Value, method: &str, task_id: &str) -> Value {
+    let why = "the held delegation could not be read back after a restart; it was not sent";
+    if a2a::is_cancel(method) {
+        return a2a::task_not_cancelable(version, id, why);
+    }
+    let decision =
+        Decision::deny(Reason::InternalError, "P0.internal", blindfold_schemas::Layer::ContentFree)
+            .with_detail(why);
+    let refusal = Refusal { decision, needed_grant: None };
+    let result = a2a::refusal_result(version, &refusal, task_id, "", &format!("msg-{task_id}"));
+    match a2a::as_polled_task(version, &result, task_id, "") {
+        Some(task) => jsonrpc::result(id, task),
+        None => jsonrpc::error(id, code::INTERNAL_ERROR, why, None),
+    }
+}
+
+/// `request` as kept on disk, standing at `stage`.
+pub(super) fn record(request: &HeldRequest, stage: Stage) -> Record {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    Record {
+        agent: request.agent.id.clone(),
+        trajectory: request.trajectory.clone(),
+        review_id: request.review_id.clone(),
+        version: version_name(request.version).to_owned(),
+        method: request.method.clone(),
+        headers: request
+            .headers
+            .iter()
+            .map(|(k, v)| (k.as_str().to_owned(), b64.encode(v.as_bytes())))
+            .collect(),
+        body: b64.encode(&request.body),
+        context_id: request.context_id.clone(),
+        decision: request.refusal.decision.clone(),
+        needed_grant: request.refusal.needed_grant.clone(),
+        stage,
+    }
+}
+
+/// The `A2A-Version` naming `version`.
+fn version_name(version: Version) -> &'static str {
+    match version {
+        Version::V1_0 => "1.0",
+        Version::V0_3 => "0.3",
+    }
+}
+
+/// A held request read back from disk, bound to its agent in `agents` (by the agent's id, under
+/// the alias it has now), and how it stands: one that may already have gone to the agent and
+/// has no answer kept is settled as an error, never sent again.
+pub(super) fn restored(
+    record: Record,
+    agents: &HashMap<String, Arc<A2aUpstream>>,
+) -> Result<(HeldRequest, Standing), String> {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let (alias, agent) = agents
+        .iter()
+        .find(|(_, a)| a.id == record.agent)
+        .ok_or_else(|| format!("agent `{}` is no longer configured", record.agent))?;
+    let mut headers = HeaderMap::new();
+    for (name, value) in &record.headers {
+        let name = axum::http::HeaderName::from_bytes(name.as_bytes()).map_err(|e| e.to_string())?;
+        let value = b64.decode(value).map_err(|e| e.to_string())?;
+        headers.append(name, axum::http::HeaderValue::from_bytes(&value).map_err(|e| e.to_string())?);
+    }
+    let standing = match record.stage {
+        Stage::Waiting => Standing::Waiting,
+        Stage::Sending => Standing::Settled(Err(internal(
+            "the held delegation went to the agent before a restart and its answer was lost; it is not sent again",
+        ))),
+        Stage::Settled(settled) => Standing::Settled(settled),
+    };
+    let request = HeldRequest {
+        alias: alias.clone(),
+        agent: agent.clone(),
+        trajectory: record.trajectory,
+        review_id: record.review_id,
+        version: Version::from_param(Some(&record.version))?,
+        method: record.method,
+        headers,
+        body: Bytes::from(b64.decode(&record.body).map_err(|e| e.to_string())?),
+        context_id: record.context_id,
+        refusal: Refusal { decision: record.decision, needed_grant: record.needed_grant },
+    };
+    Ok((request, standing))
 }
 
 /// A JSON-RPC error answer for request `id` carrying `error` (an error object).
@@ -306,6 +499,10 @@ async fn release(p: &Arc<A2aProxy>, held: &Held) -> Result<Value, Value> {
         return rejected(held, refusal);
     }
     drop(frame);
+    // Recorded before the bytes go: after a restart it is never sent a second time.
+    p.held
+        .keep(held, Stage::Sending, crate::unix_now_ms())
+        .map_err(|e| internal(&format!("the held delegation was not sent: {e}")))?;
     let answer = send_held(p, held).await?;
     if let Some(error) = answer.get("error") {
         return Err(error.clone());

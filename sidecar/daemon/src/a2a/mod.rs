@@ -6,6 +6,7 @@
 
 mod card;
 mod held;
+mod held_store;
 mod rpc;
 #[cfg(test)]
 mod tests;
@@ -73,12 +74,18 @@ pub fn router(app: &App) -> Option<Router> {
         .iter()
         .filter_map(|a| Some((aliases.alias_of(&a.id)?.to_owned(), Arc::new(a.clone()))))
         .collect();
+    let held = held::HeldTasks::open(
+        &app.config.state_dir,
+        app.config.review.max_pending,
+        &by_alias,
+        crate::unix_now_ms(),
+    );
     let proxy = A2aProxy {
         upstream: Upstream::new(app.config.transports.upstream_timeout),
         anon: RwLock::new(Anonymizer::new(lexicon.build(), aliases)),
         rpc_urls: DashMap::new(),
         public_base: format!("http://{}", app.config.server.listen),
-        held: held::HeldTasks::new(app.config.review.max_pending),
+        held,
         discovery_started_with: app.modes(),
         by_alias,
         app: app.clone(),

@@ -312,7 +312,7 @@ struct Delegation<'a> {
 
 /// The `result` answering a blocked send: a task held under Blindfold's id (its exact bytes kept
 /// until the review is answered, see [`held`]) when its action waits in review and the send is
-/// not streaming and there is room; else a refused task (`AUTH_REQUIRED` when a grant could
+/// not streaming and there is room and it can be kept on disk; else a refused task (`AUTH_REQUIRED` when a grant could
 /// unblock a retry, else `REJECTED`) that nothing is kept for.
 fn refused_delegation(
     p: &A2aProxy,

@@ -142,3 +142,93 @@ fn stream_event_fields_lose_identity_and_unknown_event_names() {
     scrub_event_fields(None, &mut ev);
     assert_eq!((ev.id, ev.event.as_deref()), (None, Some("message")), "no identity state: no id");
 }
+
+fn planner() -> std::sync::Arc<crate::config::A2aUpstream> {
+    std::sync::Arc::new(crate::config::A2aUpstream {
+        id: "planner".into(),
+        url: "http://127.0.0.1:9".into(),
+        identity: identity(),
+    })
+}
+
+/// A held send to the planner, as kept on disk, standing at `stage`.
+fn held_record(stage: super::held_store::Stage) -> super::held_store::Record {
+    use blindfold_schemas::{Decision, Layer, Reason};
+    let mut headers = axum::http::HeaderMap::new();
+    headers.insert("a2a-version", axum::http::HeaderValue::from_static("1.0"));
+    let request = super::held::HeldRequest {
+        alias: "agent-a".into(),
+        agent: planner(),
+        trajectory: "a2a-0011223344556677".into(),
+        review_id: "rv-0011223344556677".into(),
+        version: blindfold_adapters::a2a::Version::V1_0,
+        method: "SendMessage".into(),
+        headers,
+        body: Bytes::from_static(b"{\"jsonrpc\": \"2.0\", \"id\": 1}"),
+        context_id: "ctx-1".into(),
+        refusal: blindfold_adapters::refusal::Refusal {
+            decision: Decision::review(Reason::NoGrant, "P4.grant", Layer::ContentFree),
+            needed_grant: Some(serde_json::json!({"review_id": "rv-0011223344556677"})),
+        },
+    };
+    super::held::record(&request, stage)
+}
+
+#[test]
+fn held_sends_outlive_a_reopen_with_their_exact_bytes_and_expired_ones_are_dropped() {
+    use super::held_store::{HeldStore, Stage};
+    let dir = tempfile::tempdir().expect("dir");
+    let kept = held_record(Stage::Waiting);
+    {
+        let store = HeldStore::open(dir.path()).expect("open");
+        store.put("held-kept", &kept, 10_000, 1).expect("put");
+        store.put("held-expired", &held_record(Stage::Waiting), 50, 1).expect("put");
+    }
+    let store = HeldStore::open(dir.path()).expect("reopen");
+    let loaded = store.load(100).expect("load");
+    assert_eq!(loaded.len(), 1, "{loaded:?}");
+    let ((id, record), keep_until_ms) = &loaded[0];
+    assert_eq!((id.as_str(), *keep_until_ms), ("held-kept", 10_000));
+    assert_eq!(record.as_ref().expect("readable"), &kept);
+    let (request, _) =
+        super::held::restored(kept, &[("agent-a".to_owned(), planner())].into()).expect("restored");
+    assert_eq!(request.body, Bytes::from_static(b"{\"jsonrpc\": \"2.0\", \"id\": 1}"), "the exact bytes");
+    assert_eq!(request.headers.get("a2a-version").map(|v| v.as_bytes()), Some(&b"1.0"[..]));
+}
+
+#[test]
+fn a_held_send_that_may_have_gone_to_the_agent_is_never_sent_again() {
+    use super::held::Standing;
+    use super::held_store::Stage;
+    let agents = [("agent-a".to_owned(), planner())].into();
+    let (_, standing) = super::held::restored(held_record(Stage::Sending), &agents).expect("restored");
+    assert!(matches!(standing, Standing::Settled(Err(_))), "a send in flight at a restart is settled");
+    let (_, standing) = super::held::restored(held_record(Stage::Waiting), &agents).expect("restored");
+    assert!(matches!(standing, Standing::Waiting));
+}
+
+#[test]
+fn held_sends_that_cannot_be_brought_back_are_lost_never_sent() {
+    use super::held_store::{HeldStore, Stage};
+    let dir = tempfile::tempdir().expect("dir");
+    {
+        let store = HeldStore::open(dir.path()).expect("open");
+        let mut gone = held_record(Stage::Waiting);
+        gone.agent = "retired".into();
+        store.put("held-gone", &gone, u64::MAX, 1).expect("put");
+        store.put("held-kept", &held_record(Stage::Waiting), u64::MAX, 1).expect("put");
+    }
+    let agents = [("agent-a".to_owned(), planner())].into();
+    let tasks = super::held::HeldTasks::open(dir.path(), 10, &agents, 2);
+    assert!(tasks.is_lost("held-gone"), "its agent is no longer configured");
+    assert!(!tasks.is_lost("held-kept"));
+    drop(tasks);
+
+    // A file that is not a database: an error, never a reset, and every held id is lost.
+    let file = dir.path().join(super::held_store::FILE);
+    std::fs::write(&file, b"not a database").expect("overwrite");
+    assert!(HeldStore::open(dir.path()).is_err());
+    let tasks = super::held::HeldTasks::open(dir.path(), 10, &agents, 2);
+    assert!(tasks.is_lost("held-kept"));
+    assert_eq!(std::fs::read(&file).expect("read"), b"not a database", "the file is left as it was");
+}

@@ -368,3 +368,22 @@ fn held_delegations_that_cannot_be_read_back_are_rejected_and_never_sent() {
     assert!(task["id"].as_str().is_some_and(|t| t.starts_with("blocked-")), "{answer}");
     assert!(agent_tasks(agent, "ctx-next").is_empty(), "a refused delegation was sent");
 }
+
+#[test]
+fn a_held_delegation_whose_agent_is_gone_after_a_restart_is_rejected_and_its_review_withdrawn() {
+    let w = World::new(RULES);
+    let (_a1, agent, daemon, port) = agent_behind_blindfold(&w);
+    let (tid, rv) = held_send(port, "m-retired", "ctx-retired");
+    drop(daemon);
+
+    // The same agent, now configured under another id: the held send's agent is gone.
+    let (_daemon, port) = run_daemon(&w, &upstream(agent).replace("\"planner\"", "\"reviewer\""));
+    let polled = poll(port, &tid);
+    assert_eq!(polled["result"]["status"]["state"], "TASK_STATE_REJECTED", "{polled}");
+    let (_, withdrawn) = review(&w, port, &["list", "--status", "withdrawn"]);
+    assert!(withdrawn.contains(&rv), "{withdrawn}");
+    let key = w.key.display().to_string();
+    let (code, out) = review(&w, port, &["approve", &rv, "--key", &key]);
+    assert!(code != 0 && out.contains("withdrawn"), "approve: {out}");
+    assert!(agent_tasks(agent, "ctx-retired").is_empty(), "a lost held delegation was sent");
+}

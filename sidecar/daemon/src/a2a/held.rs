@@ -113,20 +113,26 @@ pub(super) struct HeldTasks {
 impl HeldTasks {
     /// At most `max` held delegations at a time, kept in `state_dir`: the ones held before the
     /// daemon started and still kept at `now_ms` are brought back, bound to `agents` (by alias)
-    /// by their agent's id.
+    /// by their agent's id. Also returns the reviews of those that were read but could not be
+    /// brought back (their agent no longer configured, beyond the bound): nothing will run if
+    /// they are approved, so they are for the caller to withdraw.
     pub(super) fn open(
         state_dir: &Path,
         max: usize,
         agents: &HashMap<String, Arc<A2aUpstream>>,
         now_ms: u64,
-    ) -> Self {
+    ) -> (Self, Vec<String>) {
         let store = HeldStore::open(state_dir);
         let loaded = store.as_ref().map_err(Clone::clone).and_then(|s| s.load(now_ms));
         let mut tasks = Self { max, by_id: Mutex::new(HashMap::new()), store, lost: HashSet::new() };
+        let mut lost_reviews = Vec::new();
         match loaded {
             Ok(rows) => {
                 for ((task_id, record), keep_until_ms) in rows {
-                    tasks.restore(task_id, record, keep_until_ms, agents);
+                    let review_id = record.as_ref().ok().map(|r| r.review_id.clone());
+                    if !tasks.restore(task_id, record, keep_until_ms, agents) {
+                        lost_reviews.extend(review_id);
+                    }
                 }
             }
             Err(e) => {
@@ -139,17 +145,17 @@ impl HeldTasks {
                 tasks.store = Err(e);
             }
         }
-        tasks
+        (tasks, lost_reviews)
     }
 
-    /// Brings back one held request read from disk, or counts it lost.
+    /// Brings back one held request read from disk (true), or counts it lost (false).
     fn restore(
         &mut self,
         task_id: String,
         record: Result<Record, String>,
         keep_until_ms: u64,
         agents: &HashMap<String, Arc<A2aUpstream>>,
-    ) {
+    ) -> bool {
         let by_id = self.by_id.get_mut().unwrap_or_else(PoisonError::into_inner);
         let restored = record.and_then(|r| restored(r, agents)).and_then(|held| {
             if by_id.len() < self.max {
@@ -167,10 +173,12 @@ impl HeldTasks {
                     standing: tokio::sync::Mutex::new(standing),
                 };
                 by_id.insert(task_id, Arc::new(held));
+                true
             }
             Err(e) => {
                 tracing::warn!(task = %task_id, error = %e, "held A2A delegation not brought back; it is rejected");
                 self.lost.insert(task_id);
+                false
             }
         }
     }

@@ -74,12 +74,13 @@ pub fn router(app: &App) -> Option<Router> {
         .iter()
         .filter_map(|a| Some((aliases.alias_of(&a.id)?.to_owned(), Arc::new(a.clone()))))
         .collect();
-    let held = held::HeldTasks::open(
+    let (held, lost_reviews) = held::HeldTasks::open(
         &app.config.state_dir,
         app.config.review.max_pending,
         &by_alias,
         crate::unix_now_ms(),
     );
+    withdraw_lost_reviews(app, &lost_reviews);
     let proxy = A2aProxy {
         upstream: Upstream::new(app.config.transports.upstream_timeout),
         anon: RwLock::new(Anonymizer::new(lexicon.build(), aliases)),
@@ -98,6 +99,16 @@ pub fn router(app: &App) -> Option<Router> {
             .route("/a2a/{alias}", post(rpc::post_rpc))
             .with_state(Arc::new(proxy)),
     )
+}
+
+/// Withdraws the reviews of held delegations that could not be brought back after a restart:
+/// approving one would run nothing.
+fn withdraw_lost_reviews(app: &App, review_ids: &[String]) {
+    for id in review_ids {
+        if let Err(e) = app.reviews().withdraw(id, "its held A2A delegation could not be brought back") {
+            tracing::warn!(review = %id, error = %e, "review of a lost held delegation not withdrawn");
+        }
+    }
 }
 
 /// The trajectory the discovery session is traced under: the pinned A2A trajectory, else

@@ -219,16 +219,17 @@ fn held_sends_that_cannot_be_brought_back_are_lost_never_sent() {
         store.put("held-kept", &held_record(Stage::Waiting), u64::MAX, 1).expect("put");
     }
     let agents = [("agent-a".to_owned(), planner())].into();
-    let tasks = super::held::HeldTasks::open(dir.path(), 10, &agents, 2);
+    let (tasks, lost_reviews) = super::held::HeldTasks::open(dir.path(), 10, &agents, 2);
     assert!(tasks.is_lost("held-gone"), "its agent is no longer configured");
     assert!(!tasks.is_lost("held-kept"));
+    assert_eq!(lost_reviews, ["rv-0011223344556677"], "the lost one's review is to be withdrawn");
     drop(tasks);
 
     // A file that is not a database: an error, never a reset, and every held id is lost.
     let file = dir.path().join(super::held_store::FILE);
     std::fs::write(&file, b"not a database").expect("overwrite");
     assert!(HeldStore::open(dir.path()).is_err());
-    let tasks = super::held::HeldTasks::open(dir.path(), 10, &agents, 2);
+    let (tasks, _) = super::held::HeldTasks::open(dir.path(), 10, &agents, 2);
     assert!(tasks.is_lost("held-kept"));
     assert_eq!(std::fs::read(&file).expect("read"), b"not a database", "the file is left as it was");
 }

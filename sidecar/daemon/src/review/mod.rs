@@ -34,8 +34,8 @@ pub struct ReviewConfig {
     pub max_pending: usize,
     /// Seconds a pending item waits for a human before it expires (a rejection).
     pub timeout_secs: u64,
-    /// Seconds an answered (approved, rejected, expired) item is kept before it is purged;
-    /// pending items are never purged.
+    /// Seconds an answered (approved, rejected, expired, withdrawn) item is kept before it is
+    /// purged; pending items are never purged.
     pub keep_answered_secs: u64,
 }
 

@@ -196,9 +196,10 @@ impl ReviewStore {
         Ok(result)
     }
 
-    /// Deletes answered items (approved, rejected, expired) answered at least `keep_ms` before
-    /// `now_ms`; pending items are never purged, nor an approved one whose grant is still live
-    /// at `now_ms` (its token is re-submitted after a restart). Returns how many went.
+    /// Deletes answered items (approved, rejected, expired, withdrawn) answered at least
+    /// `keep_ms` before `now_ms`; pending items are never purged, nor an approved one whose grant
+    /// is still live at `now_ms` (its token is re-submitted after a restart). Returns how many
+    /// went.
     pub fn purge_answered(&self, now_ms: u64, keep_ms: u64) -> Result<usize, StoreError> {
         let cutoff = now_ms.saturating_sub(keep_ms);
         let txn = self.db.begin_write().map_err(err)?;

@@ -238,8 +238,8 @@ async fn a_withdrawn_review_cannot_be_approved_and_the_same_action_is_reviewed_a
     let dir = tempfile::tempdir().expect("tmp");
     let f = Fixture::new();
     let r = f.open(dir.path(), ReviewConfig::default());
-    let t = Trajectory::new("task-r7");
-    hold(&r, &t, "/w/z", crate::unix_now_ms());
+    let mut t = Trajectory::new("task-r7");
+    hold(&r, &mut t, "/w/z", crate::unix_now_ms());
     let item = only_pending(&r);
     let withdrawn = r.withdraw(&item.id, "its task was canceled").expect("withdraw");
     assert_eq!(withdrawn.status, ReviewStatus::Withdrawn);
@@ -250,7 +250,7 @@ async fn a_withdrawn_review_cannot_be_approved_and_the_same_action_is_reviewed_a
     assert!(f.grants.targets_for("task-r7").is_empty(), "no grant was cached");
     assert!(matches!(r.withdraw(&item.id, "again"), Err(ReviewError::NotPending { .. })));
     // Not a human's rejection: the same action, asked again, waits in a new review.
-    let again = hold(&r, &t, "/w/z", crate::unix_now_ms());
+    let again = hold(&r, &mut t, "/w/z", crate::unix_now_ms());
     assert_eq!(again.decision, Verdict::Review, "{again:?}");
     assert_ne!(only_pending(&r).id, item.id);
 }

@@ -2,7 +2,7 @@
 
 Usage: mcp_client.py --ops JSON [--mode auto|legacy|2026-07-28] (--url URL | -- CMD ARGS...)
 Runs the operations in order and prints one JSON object: server info, instructions, tool names,
-results.
+results (a call answered with a JSON-RPC error records `{"error": {code, message}}`).
 Operations: {"list": true} | {"call": NAME, "args": {...}, "meta": {...}} (`meta`, optional: the
 call's `params._meta`) | {"drop": [SRC, DST]} (the test harness standing in for the operator:
 copies a grant file onto the trusted path between calls).
@@ -16,6 +16,7 @@ import shutil
 import sys
 
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 
 def dump(obj):
@@ -51,7 +52,12 @@ async def main() -> None:
                 out["tools"] = [t.name for t in tools.tools]
                 out["results"].append({"tools": [dump(t) for t in tools.tools]})
             else:
-                r = await c.call_tool(op["call"], op.get("args", {}), meta=op.get("meta"))
+                try:
+                    r = await c.call_tool(op["call"], op.get("args", {}), meta=op.get("meta"))
+                except MCPError as e:
+                    # A JSON-RPC error answer (not a tool result): recorded, the next op goes on.
+                    out["results"].append({"error": {"code": e.code, "message": e.message}})
+                    continue
                 text = "\n".join(getattr(x, "text", "") for x in r.content)
                 out["results"].append({"isError": bool(r.is_error), "text": text, "meta": dump(r.meta)})
     print(json.dumps(out))

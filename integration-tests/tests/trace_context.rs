@@ -49,7 +49,7 @@ fn mcp_stdio_carries_the_trajectorys_traceparent_in_meta_and_leaves_the_clients_
 }
 
 #[test]
-fn mcp_stdio_adds_the_context_without_reordering_keys_or_rounding_wide_integers() {
+fn mcp_stdio_adds_the_context_without_reordering_keys_and_refuses_numbers_no_double_holds() {
     let w = World::new("");
     let task = "task-traceparent-bytes";
     let (py, server_py) = (python(), peer("mcp_server.py"));
@@ -57,15 +57,21 @@ fn mcp_stdio_adds_the_context_without_reordering_keys_or_rounding_wide_integers(
         vec!["--".into(), blindfold_bin().into(), "mcp-stdio".into(), "--config".into()];
     target.extend([w.config.clone().into(), "--task".into(), task.into(), "--trusted".into(), "--".into()]);
     target.extend([arg(&py).to_owned(), arg(&server_py).to_owned()]);
-    // Written as text: a serde_json value would sort the keys and round the integer itself.
-    let payload = r#"{"zz":1,"aa":123456789012345678901234567890,"mm":{"y":2,"b":[3,1]}}"#;
+    // Written as text: a serde_json value would sort the keys and write the wide integer (a
+    // double's exact value) as 1e29.
+    let payload = r#"{"zz":1,"aa":100000000000000000000000000000,"mm":{"y":2,"b":[3,1]}}"#;
+    // A number no double holds: deciding it as a double could let another value run.
+    let inexact = r#"{"aa":123456789012345678901234567890}"#;
     let ops = format!(
-        r#"[{{"list":true}},{{"call":"echo_payload","args":{{"payload":{payload}}}}},{{"call":"trace_context","args":{{}}}}]"#
+        r#"[{{"list":true}},{{"call":"echo_payload","args":{{"payload":{payload}}}}},{{"call":"trace_context","args":{{}}}},{{"call":"echo_payload","args":{{"payload":{inexact}}}}}]"#
     );
     let r = mcp_client_text(&ops, "auto", &target);
     assert_eq!(r["results"][1]["text"], json!(payload), "the server got the decided arguments: {r}");
     let ours = TraceContext::for_trajectory(task).to_header();
     assert_eq!(seen(&r, 2), (json!(ours), Value::Null), "{r}");
+    let refused = &r["results"][3]["error"];
+    assert_eq!(refused["code"], -32602, "{r}");
+    assert!(refused["message"].as_str().is_some_and(|m| m.contains("123456789012345678901234567890")), "{r}");
 }
 
 #[test]

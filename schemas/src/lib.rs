@@ -4,6 +4,7 @@
 pub mod decision;
 pub mod event;
 pub mod evidence;
+pub mod exact_numbers;
 pub mod grant;
 pub mod identity;
 pub mod modes;

@@ -216,6 +216,9 @@ impl McpGate {
         let mut forward = None;
         let tool = if method == "tools/call" {
             if !transparent {
+                if let Some(answer) = inexact_number_refusal(&id, bytes) {
+                    return ClientVerdict::Answer(answer);
+                }
                 forward = self.with_trace_context(bytes);
             }
             // The params move into the decision's event (the bytes forwarded are the client's,
@@ -529,4 +532,17 @@ impl McpGate {
             ));
         }
     }
+}
+
+/// The refusal of a `tools/call` holding a number a double does not hold exactly: the decision,
+/// its fingerprint and a grant's binding see numbers as doubles (JCS), while the server reads the
+/// bytes as written, so such a call could run with a value other than the one decided.
+fn inexact_number_refusal(id: &Value, bytes: &[u8]) -> Option<Value> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let literal = blindfold_schemas::exact_numbers::first_inexact_number(text)?;
+    let msg = format!(
+        "the number {literal} cannot be decided exactly (Blindfold compares numbers as doubles); \
+         send it as a string or in its shortest form"
+    );
+    Some(jsonrpc::error(id, code::INVALID_PARAMS, &msg, None))
 }

@@ -8,7 +8,7 @@ use crate::engine::Engine;
 use crate::evidence::{Independence, NewArtifact, independent};
 use crate::shell;
 use crate::state::{Dispute, Mention, ProposalRec, State, Verification, VerifyRequest};
-use crate::text::polarity::{clauses, segments};
+use crate::text::polarity::{clauses_marked, segments};
 use crate::text::target::resources_in_text;
 use crate::text::{Polarity, Target};
 use blindfold_schemas::{
@@ -452,9 +452,11 @@ impl Engine {
         // polarity that names targets borrows a refusal from an adjacent sentence ("Do not run
         // it. `rm -rf /data` wipes the disk.").
         let patterns = &self.config.patterns;
-        let sentences: Vec<Vec<(&str, Polarity)>> = clauses(text)
+        let sentences: Vec<Vec<(&str, Polarity)>> = clauses_marked(text)
             .into_iter()
-            .map(|s| segments(s).into_iter().map(|seg| (seg, patterns.clause_polarity(seg))).collect())
+            .map(|(s, question)| {
+                segments(s).into_iter().map(|seg| (seg, patterns.statement_polarity(seg, question))).collect()
+            })
             .collect();
         let refuses: Vec<bool> =
             sentences.iter().map(|segs| segs.iter().any(|(_, p)| *p == Polarity::Refuse)).collect();

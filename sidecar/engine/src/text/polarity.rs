@@ -36,6 +36,7 @@ pub struct Patterns {
     approve: Regex,
     negator: Regex,
     negator_zh: Regex,
+    conditional: Regex,
     tool_level: Regex,
     pub(crate) instruction: Regex,
 }
@@ -47,10 +48,13 @@ pub const DEFAULT_REFUSE: &[&str] = &[
     r"\btreat (?:it|this|that|them) as (?:hostile|malicious|untrusted|an attack)\b",
     r"\b(?:not (?:approved|safe|ok|okay|fine|acceptable|allowed|legitimate|recommended)|unsafe|not a good idea|bad idea|avoid|do not proceed|must be blocked|should be blocked)\b",
     r"不要|别(?:运行|执行|使用)|切勿|禁止|拒绝|不应|不能(?:运行|执行)|不可(?:运行|执行)|不得|请勿|不安全|不建议|阻止",
+    // A bare negative answer is a refusal (fail closed: "Approve? Absolutely not.").
+    r"^(?:no|nope|nah|absolutely not|definitely not|certainly not|of course not|no way|hard no|hell no)[\s.!,]*$",
+    r"^(?:不行|绝对不行|当然不行|不)[。！!]*$",
 ];
 /// Warning words: refusals unless negated ("not dangerous", "nothing malicious").
 pub const DEFAULT_WARN: &[&str] = &[
-    r"\b(?:dangerous|malicious|harmful|hostile|unsafe|risky|suspicious|destructive|attack|attacker|compromised|poisoned|tampered|untrusted|insecure|hazardous|catastrophic|irreversible|phishing|malware|exploit|wipe|wipes|erase|erases|destroy|destroys|exfiltrat\w*|prompt injection|injected instructions?|backdoor\w*|ransomware|credential theft|steal\w*)\b",
+    r"\b(?:dangerous|malicious|harmful|hostile|unsafe|risky|suspicious|destructive|attack|attacker|compromised|poisoned|tampered|untrusted|insecure|hazardous|catastrophic|irreversible|phishing|malware|exploit|wipe|wipes|erase|erases|destroy|destroys|exfiltrat\w*|prompt injection|injected instructions?|backdoor\w*|ransomware|credential theft|steal\w*|(?:lose|losing|loses|lost) (?:all |your |the )?(?:data|everything|work)|data loss)\b",
     r"恶意|危险|有害|可疑|攻击|破坏|风险|钓鱼|木马|病毒",
 ];
 /// Approval language (a verification must say one of these, or carry structured FULL_SUPPORT).
@@ -58,6 +62,9 @@ pub const DEFAULT_APPROVE: &[&str] = &[
     r"\b(?:go ahead|(?:is|looks|seems|sounds|all) (?:fine|good|ok|okay|safe|correct|right|reasonable|sound)|(?:fine|ok|okay|safe|good|clear) to (?:run|execute|apply|proceed|use|send|deploy|merge|push|post|drop|delete|remove|write|go)|lgtm|ship it|is safe|approved?|approving|no (?:issues?|problems?|concerns?|objections?)|benign|harmless|can proceed|proceed|confirmed|verified|correct|accurate|legitimate|acceptable|reasonable|agree|agreed|supports? (?:it|this|the proposal)|fully supports?|fine|okay|ok)\b",
     r"可以执行|可以运行|没问题|没有问题|同意|批准|无害|安全|可以继续|确认无误|支持|可以",
 ];
+/// Conditions that make an approval no approval ("fine only if you enjoy losing data"): the
+/// clause approves nothing as it stands (fail closed: no verification).
+pub const CONDITIONAL: &str = r"\b(?:only if|unless|provided that|as long as|assuming|if you (?:want|like|enjoy|don't mind))\b|除非|只要|前提是|如果你(?:想|愿意)";
 /// Negators that flip a warning into approval or an approval into refusal.
 pub const DEFAULT_NEGATORS: &str =
     r"\b(?:not|no|nothing|never|isn't|isnt|aren't|wasn't|doesn't|don't|without|hardly|neither|nor|none)\b";
@@ -108,6 +115,7 @@ impl Patterns {
             warn: compile(&with(DEFAULT_WARN, warn))?,
             approve: compile(&with(DEFAULT_APPROVE, approve))?,
             negator: compile(DEFAULT_NEGATORS)?,
+            conditional: compile(CONDITIONAL)?,
             negator_zh: compile(DEFAULT_NEGATORS_ZH)?,
             tool_level: compile(
                 r"(?:\b(?:do not|don't|never|must not|should not|stop)\s+(?:use|using|call|calling|invoke|run)\s+(?:the\s+)?`?([\w.-]+)`?\s+(?:tool|command|at all)\b)|(?:\bthe\s+`?([\w.-]+)`?\s+tool\s+(?:is|must|should)\s+(?:not|never)\b)|(?:不要(?:使用|调用)\s*`?([\w.-]+)`?\s*工具)",
@@ -141,7 +149,17 @@ impl Patterns {
             }
             approve = true;
         }
-        if approve { Polarity::Approve } else { Polarity::None }
+        if approve && !self.conditional.is_match(clause) { Polarity::Approve } else { Polarity::None }
+    }
+
+    /// The polarity of one clause of a statement: a question (`question`, the clause ended in a
+    /// question mark) approves nothing ("Approve?"), though its refusal and warning language
+    /// still counts.
+    pub fn statement_polarity(&self, clause: &str, question: bool) -> Polarity {
+        match self.clause_polarity(clause) {
+            Polarity::Approve if question => Polarity::None,
+            p => p,
+        }
     }
 
     /// True when a negator stands within the three words before `at` in the same clause. A
@@ -235,6 +253,11 @@ pub fn segments(sentence: &str) -> Vec<&str> {
 /// Splits text into clauses at sentence ends, semicolons and line breaks (English and
 /// Chinese punctuation). Dots inside paths, URLs and numbers do not split.
 pub fn clauses(text: &str) -> Vec<&str> {
+    clauses_marked(text).into_iter().map(|(c, _)| c).collect()
+}
+
+/// [`clauses`], each with whether it ended in a question mark.
+pub fn clauses_marked(text: &str) -> Vec<(&str, bool)> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();
@@ -247,14 +270,14 @@ pub fn clauses(text: &str) -> Vec<&str> {
         if split {
             let clause = text[start..i].trim();
             if !clause.is_empty() {
-                out.push(clause);
+                out.push((clause, matches!(c, '?' | '？')));
             }
             start = i + c.len_utf8();
         }
     }
     let tail = text[start..].trim();
     if !tail.is_empty() {
-        out.push(tail);
+        out.push((tail, false));
     }
     out
 }
@@ -307,6 +330,24 @@ mod tests {
         // A negator of its own still negates every cue within reach.
         assert_eq!(p("This is not dangerous or harmful"), Polarity::Approve);
         assert_eq!(p("No, not approved"), Polarity::Refuse);
+    }
+
+    #[test]
+    fn bare_negatives_questions_and_conditions_approve_nothing() {
+        for no in ["Absolutely not.", "No", "Hard no!", "nope", "不行"] {
+            assert_eq!(p(no), Polarity::Refuse, "{no}");
+        }
+        assert_eq!(p("No problems"), Polarity::Approve);
+        let pats = Patterns::defaults();
+        assert_eq!(pats.statement_polarity("Approve", true), Polarity::None);
+        assert_eq!(pats.statement_polarity("Approve", false), Polarity::Approve);
+        assert_eq!(pats.statement_polarity("Is this dangerous", true), Polarity::Refuse);
+        assert_eq!(p("This is fine only if you enjoy losing data"), Polarity::Refuse);
+        assert_eq!(p("Looks fine as long as nobody depends on it"), Polarity::None);
+        assert_eq!(
+            clauses_marked("Approve? Absolutely not."),
+            vec![("Approve", true), ("Absolutely not", false)]
+        );
     }
 
     #[test]

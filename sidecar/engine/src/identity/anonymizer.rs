@@ -58,6 +58,12 @@ impl Anonymizer {
         let mut words: Vec<(String, WordKind)> = Vec::new();
         if let Some(name) = card.get("name").and_then(Value::as_str) {
             words.push((name.to_owned(), WordKind::Agent(agent.to_owned())));
+            // A versioned model name inside the card's name ("corvid-9-ultra research agent").
+            words.extend(
+                name.split_whitespace()
+                    .filter(|t| versioned_name(t))
+                    .map(|t| (t.to_owned(), WordKind::Model)),
+            );
         }
         let provider = card.get("provider");
         if let Some(org) = provider.and_then(|p| p.get("organization")).and_then(Value::as_str) {
@@ -109,6 +115,14 @@ impl Anonymizer {
     }
 
     fn extend_words(&mut self, mut words: Vec<(String, WordKind)>) -> bool {
+        // A displayed model name shows its family too: "corvid-9-ultra" is a "Corvid" model.
+        let stems: Vec<(String, WordKind)> = words
+            .iter()
+            .filter(|(_, k)| *k == WordKind::Model)
+            .filter_map(|(w, _)| family_stem(w))
+            .map(|stem| (stem.to_owned(), WordKind::Family))
+            .collect();
+        words.extend(stems);
         // Displayed words are attacker-controlled: a one- or two-letter "name" would mangle text.
         words.retain(|(w, _)| {
             super::words::normalize_word(w).is_some_and(|n| n.chars().count() >= MIN_DISPLAYED_CHARS)
@@ -127,6 +141,82 @@ impl Anonymizer {
 
 /// Shortest displayed (harvested) word accepted into the lexicon.
 const MIN_DISPLAYED_CHARS: usize = 3;
+
+/// Words too common to stand for a model family on their own: "open-9" names no family "open",
+/// and rewriting "open" everywhere would mangle text.
+const COMMON_STEMS: &[&str] = &[
+    "open",
+    "deep",
+    "super",
+    "mini",
+    "pro",
+    "max",
+    "large",
+    "small",
+    "medium",
+    "fast",
+    "smart",
+    "code",
+    "chat",
+    "model",
+    "agent",
+    "assistant",
+    "research",
+    "the",
+    "big",
+    "base",
+    "lite",
+    "turbo",
+    "ultra",
+    "nano",
+    "plus",
+    "flash",
+    "instruct",
+    "preview",
+    "beta",
+    "alpha",
+    "test",
+    "new",
+    "next",
+    "gen",
+    "auto",
+    "best",
+    "top",
+    "free",
+    "helper",
+    "worker",
+    "bot",
+    "team",
+    "data",
+    "web",
+    "search",
+    "reviewer",
+    "planner",
+    "coder",
+    "writer",
+];
+
+/// A token naming a versioned model: letters and digits, joined by `-` or `.` (`corvid-9-ultra`,
+/// `x1.5`), not a plain word or number.
+fn versioned_name(token: &str) -> bool {
+    token.chars().any(|c| c.is_ascii_alphabetic())
+        && token.chars().any(|c| c.is_ascii_digit())
+        && token.contains(['-', '.'])
+        && token.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+}
+
+/// The family a versioned model name shows: its leading letters when a version follows
+/// (`corvid-9-ultra`, `gpt4o` → `gpt`), at least three long and not a common word.
+fn family_stem(model: &str) -> Option<&str> {
+    let model = model.rsplit('/').next().unwrap_or(model);
+    let letters = model.len() - model.trim_start_matches(|c: char| c.is_ascii_alphabetic()).len();
+    let (stem, rest) = model.split_at(letters);
+    let follows =
+        rest.chars().next().is_some_and(|c| c.is_ascii_digit() || matches!(c, '-' | '_' | '.' | ' '));
+    let versioned = rest.chars().any(|c| c.is_ascii_digit());
+    let common = COMMON_STEMS.iter().any(|w| w.eq_ignore_ascii_case(stem));
+    (letters >= MIN_DISPLAYED_CHARS && follows && versioned && !common).then_some(stem)
+}
 
 fn key_kind(key: &str) -> Option<WordKind> {
     let k = key.to_ascii_lowercase();

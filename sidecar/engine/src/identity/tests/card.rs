@@ -185,3 +185,27 @@ fn signature_ignores_empty_values_and_key_order() {
     same["signatures"] = card["signatures"].clone();
     assert!(matches!(verify_card(&same, &keys), CardVerification::Verified { .. }));
 }
+
+#[test]
+fn a_displayed_model_name_shows_its_family_wherever_it_appears() {
+    let mut anon = anonymizer();
+    let card = json!({
+        "name": "corvid-9-ultra research agent",
+        "description": "Nimbus Labs' flagship corvid model",
+        "provider": {"organization": "Nimbus Labs", "url": "https://nimbuslabs.example"},
+        "version": "1.0"
+    });
+    anon.observe_card("researcher", &card);
+    let target = CardTarget { interface_url: "http://127.0.0.1:7700/a2a", signer: None };
+    let rewritten = anon.rewrite_card("researcher", &card, target).expect("rewritten");
+    let displayed = ["corvid-9-ultra", "corvid", "Nimbus Labs", "nimbuslabs.example"];
+    assert_eq!(leak_scan(rewritten.to_string(), &displayed), 0, "{rewritten}");
+    for text in ["Corvid 9 Ultra here.", "Family: Corvid.", "I am a CORVID model"] {
+        let out = anon.rewrite_text(text);
+        assert!(!out.to_lowercase().contains("corvid"), "{text} → {out}");
+    }
+    // Only a versioned name shows a family, and a common word is no family.
+    let mut plain = anonymizer();
+    plain.observe_text("As open-9 from Example Co, I can help.");
+    assert_eq!(plain.rewrite_text("Please open the file"), "Please open the file");
+}

@@ -2,7 +2,7 @@
 //! live trajectory's evidence graph, through the running daemon's control API with the operator
 //! token (like `blindfold review`).
 
-use super::review::{Client, Daemon, Failure, exit_code, s};
+use super::review::{Client, Daemon, Failure, run_operator, s};
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use std::process::ExitCode;
@@ -51,25 +51,17 @@ pub struct RevokeArgs {
 /// Runs an `evidence` subcommand: exit 0 on success, 1 when the daemon refuses, 2 on usage
 /// errors, 64 on a bad configuration.
 pub fn run(cmd: EvidenceCommand) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => return super::usage_error(format!("cannot start runtime: {e}")),
-    };
     let daemon = match &cmd {
         EvidenceCommand::List(a) => &a.daemon,
         EvidenceCommand::Revoke(a) => &a.daemon,
     };
-    let cfg = match super::load_config(daemon.config.as_deref()) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let client = Client { cfg };
-    exit_code(runtime.block_on(async {
+    let config = daemon.config.clone();
+    run_operator(config.as_deref(), |client| async move {
         match cmd {
             EvidenceCommand::List(a) => list(&client, &a).await,
             EvidenceCommand::Revoke(a) => revoke(&client, &a).await,
         }
-    }))
+    })
 }
 
 async fn list(client: &Client, a: &ListArgs) -> Result<(), Failure> {

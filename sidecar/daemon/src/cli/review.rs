@@ -89,30 +89,40 @@ pub struct RejectArgs {
 /// Runs a `review` subcommand: exit 0 on success, 1 when the daemon refuses, 2 on usage
 /// errors, 64 on a bad configuration.
 pub fn run(cmd: ReviewCommand) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => return super::usage_error(format!("cannot start runtime: {e}")),
-    };
     let daemon = match &cmd {
         ReviewCommand::List(a) => &a.daemon,
         ReviewCommand::Show(a) => &a.daemon,
         ReviewCommand::Approve(a) => &a.daemon,
         ReviewCommand::Reject(a) => &a.daemon,
     };
-    let cfg = match super::load_config(daemon.config.as_deref()) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let client = Client { cfg };
-    let result = runtime.block_on(async {
+    let config = daemon.config.clone();
+    run_operator(config.as_deref(), |client| async move {
         match cmd {
             ReviewCommand::List(a) => client.list(&a).await,
             ReviewCommand::Show(a) => client.show(&a).await,
             ReviewCommand::Approve(a) => client.approve(&a).await,
             ReviewCommand::Reject(a) => client.reject(&a).await,
         }
-    });
-    exit_code(result)
+    })
+}
+
+/// Runs one operator command against the daemon of the configuration at `config` (the default
+/// configuration when none): loads it, starts a runtime, runs `command` with the client and maps
+/// its outcome to the exit code (64 on a bad configuration).
+pub(super) fn run_operator<F, Fut>(config: Option<&std::path::Path>, command: F) -> ExitCode
+where
+    F: FnOnce(Client) -> Fut,
+    Fut: std::future::Future<Output = Result<(), Failure>>,
+{
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => return super::usage_error(format!("cannot start runtime: {e}")),
+    };
+    let cfg = match super::load_config(config) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    exit_code(runtime.block_on(command(Client { cfg })))
 }
 
 /// The exit code of an operator command: 0, 1 when the daemon refused, 2 on usage errors.

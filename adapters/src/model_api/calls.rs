@@ -143,7 +143,8 @@ pub struct MalformedCall {
     pub detail: String,
 }
 
-/// Parses a call's arguments (duplicate keys rejected; empty text is `{}`), maps agent aliases
+/// Parses a call's arguments (duplicate keys rejected, a number no double holds exactly refused;
+/// empty text is `{}`), maps agent aliases
 /// back to real names, and returns the canonical events plus the argument text to forward when
 /// it differs from the original.
 pub fn call_events(
@@ -160,6 +161,13 @@ pub fn call_events(
             Err(e) => return Err(malformed(e.to_string())),
         }
     };
+    // Decided on doubles (JCS), executed from the text: a number no double holds could run as
+    // another value than the one decided.
+    if let Some(literal) = blindfold_schemas::exact_numbers::first_inexact_number(&call.arguments) {
+        return Err(malformed(format!(
+            "the number {literal} cannot be decided exactly (numbers compare as doubles)"
+        )));
+    }
     let mapped = map_agent_aliases(&call.name, &mut args, scrubber);
     let forward = (mapped > 0).then(|| Value::Object(args.clone()).to_string());
     let call_id = (!call.id.is_empty()).then(|| call.id.clone());

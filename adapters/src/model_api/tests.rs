@@ -383,6 +383,10 @@ fn call_events_map_harness_tools_and_delegations() {
     assert!(call_events(&call("bash", "[1]"), &Words).is_err());
     assert!(call_events(&call("bash", "{\"command\":\"a\",\"command\":\"b\"}"), &Words).is_err());
     assert!(call_events(&call("todoread", ""), &Words).is_ok(), "empty arguments are {{}}");
+    let wide = call("send_payment", "{\"amount\":123456789012345678901234567890}");
+    let refused = call_events(&wide, &Words).expect_err("a number no double holds");
+    assert!(refused.detail.contains("123456789012345678901234567890"), "{}", refused.detail);
+    assert!(call_events(&call("send_payment", "{\"amount\":12.50}"), &Words).is_ok());
 }
 
 /// One output item of every kind a response carries: what passes, what the harness executes, and

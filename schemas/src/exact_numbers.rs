@@ -7,25 +7,37 @@
 /// not hold exactly; `None` when every number round-trips. `text` is assumed to be valid JSON
 /// (run it after the strict parse).
 pub fn first_inexact_number(text: &str) -> Option<&str> {
+    number_literals(text).find(|l| !is_exact(l))
+}
+
+/// Every number literal in the JSON text `text` (outside strings) whose value a double does not
+/// hold exactly, in order (see [`first_inexact_number`]).
+pub fn inexact_numbers(text: &str) -> impl Iterator<Item = &str> {
+    number_literals(text).filter(|l| !is_exact(l))
+}
+
+/// The number literals of the JSON text `text`, outside strings.
+fn number_literals(text: &str) -> impl Iterator<Item = &str> {
     let bytes = text.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => i = string_end(bytes, i + 1),
-            b'-' | b'0'..=b'9' => {
-                let start = i;
-                while i < bytes.len() && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
-                    i += 1;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' => i = string_end(bytes, i + 1),
+                b'-' | b'0'..=b'9' => {
+                    let start = i;
+                    while i < bytes.len()
+                        && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                    {
+                        i += 1;
+                    }
+                    return Some(&text[start..i]);
                 }
-                let literal = &text[start..i];
-                if !is_exact(literal) {
-                    return Some(literal);
-                }
+                _ => i += 1,
             }
-            _ => i += 1,
         }
-    }
-    None
+        None
+    })
 }
 
 /// The index just past the string whose contents start at `i`.
@@ -99,6 +111,9 @@ mod tests {
         assert_eq!(first_inexact_number(r#"[1, 0.10000000000000000001]"#), Some("0.10000000000000000001"));
         assert_eq!(first_inexact_number(r#"{"x":"\\","n":9007199254740993}"#), Some("9007199254740993"));
         assert_eq!(first_inexact_number("[1e400]"), Some("1e400"));
+        let all: Vec<&str> =
+            inexact_numbers(r#"[1, 9007199254740993, "2", 0.30000000000000000001, 3]"#).collect();
+        assert_eq!(all, ["9007199254740993", "0.30000000000000000001"]);
         // Beyond 2^53 an integer is held only as its double's shortest form, so two integers
         // rounding to one double could not be told apart (even one the double holds exactly).
         for big in ["123456789012345678", "18446744073709551615", "1180591620717411303424"] {

@@ -109,12 +109,14 @@ impl Blocked {
     }
 }
 
-/// Decides a delegation (and any action it asks the agent to run); `Some` when blocked.
+/// Decides a delegation (and any action it asks the agent to run); `Some` when blocked. `body`
+/// is the request as it arrived (what the agent will read).
 pub(super) async fn decide_delegation(
     p: &A2aProxy,
     agent: &A2aUpstream,
     task: &str,
     params: &Value,
+    body: &[u8],
 ) -> Option<Blocked> {
     let msg = a2a::message(params)?;
     adopt_aliases(p, task);
@@ -136,11 +138,41 @@ pub(super) async fn decide_delegation(
             Some(Blocked::refused(Refusal::new(d, task, None)))
         }
         Ok(Some((tool, args))) => {
+            if let Some(literal) = inexact_action_number(body, &args) {
+                let d = Decision::deny(Reason::MalformedInput, "P1.schema", Layer::ContentFree).with_detail(format!(
+                    "the number {literal} in blindfold/action cannot be decided exactly (numbers compare as doubles); send it as a string"
+                ));
+                return Some(Blocked::refused(Refusal::new(d, task, None)));
+            }
             let call_id = msg.get("messageId").and_then(Value::as_str).map(str::to_owned);
             let event = Event::ToolCall { actor: agent.id.clone(), tool, args, proposal: None, call_id };
             let step = p.app.decide_traced(task, &event, true).await;
             step.blocks().then(|| blocked_action(p, task, &step))
         }
+    }
+}
+
+/// A number literal of `body` that no double holds exactly and that stands in the requested
+/// action's `args` (found by its value there: the parse kept only the double). The action is
+/// decided on doubles (JCS) while the agent reads the literal, so it could run another value.
+pub(super) fn inexact_action_number<'a>(
+    body: &'a [u8],
+    args: &serde_json::Map<String, Value>,
+) -> Option<&'a str> {
+    let text = std::str::from_utf8(body).ok()?;
+    let mut in_args = Vec::new();
+    numbers(&Value::Object(args.clone()), &mut in_args);
+    blindfold_schemas::exact_numbers::inexact_numbers(text)
+        .find(|literal| literal.parse::<f64>().is_ok_and(|v| in_args.contains(&v)))
+}
+
+/// Every number in `value`, as a double.
+fn numbers(value: &Value, out: &mut Vec<f64>) {
+    match value {
+        Value::Number(n) => out.extend(n.as_f64()),
+        Value::Array(items) => items.iter().for_each(|v| numbers(v, out)),
+        Value::Object(map) => map.values().for_each(|v| numbers(v, out)),
+        _ => {}
     }
 }
 
@@ -276,7 +308,7 @@ pub(super) async fn post_rpc(
         return json_response(StatusCode::OK, &a2a::push_not_supported(version, &id));
     }
     if a2a::is_send(&method)
-        && let Some(blocked) = decide_delegation(&p, &agent, &task, params).await
+        && let Some(blocked) = decide_delegation(&p, &agent, &task, params, &body).await
     {
         let ctx = a2a::context_id(params).unwrap_or_else(|| format!("ctx-{:016x}", rand::random::<u64>()));
         let request = Delegation { alias: &alias, agent: &agent, task: &task, version, method: &method, ctx };

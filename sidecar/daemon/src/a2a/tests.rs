@@ -1,7 +1,7 @@
 //! The A2A answer scrub (forwarded as it came when it names no identity, rewritten when it
 //! does), the trajectory id of a conversation, and the aliases a request leaves behind.
 
-use super::rpc::{scrub_event_fields, scrubbed};
+use super::rpc::{inexact_action_number, scrub_event_fields, scrubbed};
 use axum::body::Bytes;
 use blindfold_adapters::sse::SseEvent;
 use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon, leak_scan};
@@ -232,4 +232,23 @@ fn held_sends_that_cannot_be_brought_back_are_lost_never_sent() {
     let (tasks, _) = super::held::HeldTasks::open(dir.path(), 10, &agents, 2);
     assert!(tasks.is_lost("held-kept"));
     assert_eq!(std::fs::read(&file).expect("read"), b"not a database", "the file is left as it was");
+}
+
+#[test]
+fn a_requested_actions_number_no_double_holds_is_found_by_its_value() {
+    let body = br#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"metadata":{"ts":1733000000000000001},"parts":[{"data":{"blindfold/action":{"tool":"transfer","args":{"amount":123456789012345678901234567890,"fee":1.5}}}}]}}}"#;
+    let v = value_from_slice(body).expect("json");
+    let args = v
+        .pointer("/params/message/parts/0/data/blindfold~1action/args")
+        .and_then(|a| a.as_object())
+        .expect("args");
+    assert_eq!(inexact_action_number(body, args), Some("123456789012345678901234567890"));
+    // A wide number elsewhere in the message (a nanosecond timestamp) is not the action's.
+    let fine = br#"{"params":{"message":{"metadata":{"ts":1733000000000000001},"parts":[{"data":{"blindfold/action":{"tool":"transfer","args":{"amount":12.5}}}}]}}}"#;
+    let v = value_from_slice(fine).expect("json");
+    let args = v
+        .pointer("/params/message/parts/0/data/blindfold~1action/args")
+        .and_then(|a| a.as_object())
+        .expect("args");
+    assert_eq!(inexact_action_number(fine, args), None);
 }

@@ -51,6 +51,29 @@ impl TwoAgents {
     }
 }
 
+/// One `a2a-sdk` agent (m-large-2 by Acme, upstream `planner` configured with `identity`, TOML
+/// lines) and a Blindfold in front of it, running while this lives.
+struct OneAgent {
+    /// The agent's own port.
+    agent: u16,
+    /// Blindfold's port.
+    port: u16,
+    _peers: [Peer; 2],
+}
+
+impl OneAgent {
+    fn start(w: &World, identity: &str) -> Self {
+        let agent = free_port();
+        let a1 =
+            python_peer("a2a_agent.py", &[&agent.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
+        wait_port(agent, Duration::from_secs(60));
+        let upstream =
+            format!("[[a2a.upstreams]]\nid = \"planner\"\nurl = \"http://127.0.0.1:{agent}\"\n{identity}");
+        let (daemon, port) = run_daemon(w, &upstream);
+        Self { agent, port, _peers: [a1, daemon] }
+    }
+}
+
 fn client(port: u16, args: &[&str]) -> (Value, String) {
     let mut cmd = Command::new(python());
     cmd.arg(peer("a2a_client.py")).arg(format!("http://127.0.0.1:{port}")).args(args);
@@ -221,15 +244,11 @@ fn the_extended_card_is_redacted_and_signed_like_the_public_card_both_versions()
 #[test]
 fn vendor_extension_headers_and_stream_event_fields_do_not_reach_the_coordinator() {
     let w = World::new("");
-    let agent = free_port();
-    let _a1 = python_peer("a2a_agent.py", &[&agent.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
-    wait_port(agent, Duration::from_secs(60));
-    let (_daemon, port) = run_daemon(
+    let one = OneAgent::start(
         &w,
-        &format!(
-            "[[a2a.upstreams]]\nid = \"planner\"\nurl = \"http://127.0.0.1:{agent}\"\nmodel = \"m-large-2\"\nfamily = \"m-large\"\ntier = \"frontier\"\nprovider = \"Acme\"\n"
-        ),
+        "model = \"m-large-2\"\nfamily = \"m-large\"\ntier = \"frontier\"\nprovider = \"Acme\"\n",
     );
+    let (agent, port) = (one.agent, one.port);
     let headers = [("Content-Type", "application/json"), ("A2A-Version", "1.0")];
     let send = |method: &str, id: u32| {
         json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"message": {
@@ -267,15 +286,8 @@ fn rpc(port: u16, path: &str, version: &str, body: Value) -> Value {
 #[test]
 fn push_notifications_are_refused_natively_and_never_reach_the_agent() {
     let w = World::new("");
-    let agent = free_port();
-    let _a1 = python_peer("a2a_agent.py", &[&agent.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
-    wait_port(agent, Duration::from_secs(60));
-    let (_daemon, port) = run_daemon(
-        &w,
-        &format!(
-            "[[a2a.upstreams]]\nid = \"planner\"\nurl = \"http://127.0.0.1:{agent}\"\nmodel = \"m-large-2\"\n"
-        ),
-    );
+    let one = OneAgent::start(&w, "model = \"m-large-2\"\n");
+    let (agent, port) = (one.agent, one.port);
     let via = |version: &str, body: Value| rpc(port, "/a2a/agent-a", version, body);
     let direct = |body: Value| rpc(agent, "/a2a/jsonrpc", "1.0", body);
     let hook = format!("http://127.0.0.1:{}/hook", free_port());

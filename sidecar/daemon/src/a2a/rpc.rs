@@ -160,10 +160,12 @@ pub(super) fn inexact_action_number<'a>(
     args: &serde_json::Map<String, Value>,
 ) -> Option<&'a str> {
     let text = std::str::from_utf8(body).ok()?;
+    let mut inexact = blindfold_schemas::exact_numbers::inexact_numbers(text).peekable();
+    // The usual request holds no such literal: the args are not walked then.
+    inexact.peek()?;
     let mut in_args = Vec::new();
-    numbers(&Value::Object(args.clone()), &mut in_args);
-    blindfold_schemas::exact_numbers::inexact_numbers(text)
-        .find(|literal| literal.parse::<f64>().is_ok_and(|v| in_args.contains(&v)))
+    args.values().for_each(|v| numbers(v, &mut in_args));
+    inexact.find(|literal| literal.parse::<f64>().is_ok_and(|v| in_args.contains(&v)))
 }
 
 /// Every number in `value`, as a double.

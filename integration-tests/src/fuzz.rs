@@ -8,8 +8,8 @@ use blindfold_adapters::model_api::{
     SseDecoder,
 };
 use blindfold_adapters::{a2a, jsonrpc, mcp, sse};
-use blindfold_daemon::app::App;
-use blindfold_daemon::state::Scope;
+use blindfold_daemon::runtime::app::App;
+use blindfold_daemon::runtime::state::Scope;
 use blindfold_engine::canonical;
 use blindfold_engine::grants::{
     ActionBytes, GrantCheck, GrantPolicy, GrantRequest, IssuerKey, MemoryGrantStore, TrustedKeys,
@@ -289,7 +289,7 @@ fn app() -> &'static App {
 /// Control API frames (harness hook payloads `opencode.*`, `pi.*`, `check_action`,
 /// `report_event`, grants): every frame gets exactly one JSON-RPC 2.0 answer.
 pub fn control_frame(data: &[u8]) {
-    let reply = blindfold_daemon::control::handle_frame(app(), Scope::Adapter, data);
+    let reply = blindfold_daemon::operator::control::handle_frame(app(), Scope::Adapter, data);
     let v: Value = serde_json::from_str(&reply).expect("the answer is JSON");
     assert_eq!(v.get("jsonrpc"), Some(&json!("2.0")), "the answer is JSON-RPC 2.0: {reply}");
     assert!(v.get("result").is_some() != v.get("error").is_some(), "one of result/error: {reply}");
@@ -297,7 +297,7 @@ pub fn control_frame(data: &[u8]) {
 
 /// Pi RPC lines from the embedder: forwarded, or answered with one JSON failure line.
 pub fn pi_rpc_line(data: &[u8]) {
-    if let Err(answer) = blindfold_daemon::pi::rpc::check_command(app(), "fuzz-pi", data) {
+    if let Err(answer) = blindfold_daemon::harnesses::pi::rpc::check_command(app(), "fuzz-pi", data) {
         let v: Value = serde_json::from_slice(&answer).expect("the failure line is JSON");
         assert!(v.is_object(), "the failure line is an object");
     }

@@ -4,7 +4,7 @@
 //! sent its own, which passes untouched. Only the context is added: the rest of the call reaches
 //! the server as the client wrote it. The official Python `mcp` SDK on both ends.
 
-use blindfold_daemon::trace::traceparent::TraceContext;
+use blindfold_daemon::runtime::trace::traceparent::TraceContext;
 use blindfold_integration_tests::transports::{
     World, arg, mcp_client, mcp_client_text, peer, python, python_peer, wait_port,
 };

@@ -7,8 +7,8 @@
 //! `cargo bench -p blindfold-daemon --bench mcp_gate [-- N]`.
 
 #![allow(missing_docs)]
-use blindfold_daemon::app::App;
-use blindfold_daemon::mcp::{ClientVerdict, GrantFiles, McpGate, McpPolicy, ServerVerdict};
+use blindfold_daemon::runtime::app::App;
+use blindfold_daemon::transports::mcp::{ClientVerdict, GrantFiles, McpGate, McpPolicy, ServerVerdict};
 use std::time::{Duration, Instant};
 
 fn call(id: u64) -> Vec<u8> {

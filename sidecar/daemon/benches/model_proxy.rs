@@ -9,8 +9,8 @@
 
 #![allow(missing_docs)]
 use blindfold_adapters::model_api::{CallGate, CallOutcome, ChatStream, ProposedCall, SseDecoder};
-use blindfold_daemon::app::App;
-use blindfold_daemon::model_proxy::{Proxy, router};
+use blindfold_daemon::runtime::app::App;
+use blindfold_daemon::transports::model_proxy::{Proxy, router};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

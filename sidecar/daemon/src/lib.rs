@@ -1,27 +1,12 @@
-//! The `blindfold` daemon and CLI: config, state, transports and the control API around the engine.
+//! The `blindfold` daemon and CLI, in tiers that depend downward: `operator` (CLI, control API,
+//! replay) → `harnesses` → `transports` → `runtime` → `config`.
 #![forbid(unsafe_code)]
 
-pub mod a2a;
-pub mod app;
-pub mod cli;
 pub mod config;
-pub mod control;
-pub mod gate;
-pub mod identity;
-pub mod judge;
-pub mod limits;
-pub mod mcp;
-pub mod model_proxy;
-pub mod openclaw;
-pub mod opencode;
-pub mod pi;
-pub mod proxy;
-pub mod replay;
-pub mod review;
-pub mod server;
-pub mod state;
-pub mod trace;
-pub mod ws_relay;
+pub mod harnesses;
+pub mod operator;
+pub mod runtime;
+pub mod transports;
 
 /// Seconds since the Unix epoch (the daemon's one clock; the engine is handed time).
 pub fn unix_now() -> u64 {

@@ -15,6 +15,6 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = blindfold_daemon::cli::Cli::parse();
-    blindfold_daemon::cli::run(cli)
+    let cli = blindfold_daemon::operator::cli::Cli::parse();
+    blindfold_daemon::operator::cli::run(cli)
 }

@@ -4,7 +4,7 @@
 //! (the optional quorum). Every bad value names its field.
 
 use super::validate::ConfigError;
-use crate::judge::{Endpoint, JudgeConfig};
+use crate::runtime::judge::{Endpoint, JudgeConfig};
 use blindfold_engine::{ArgRule, EngineConfig, Patterns, Registry, RuleAction};
 use blindfold_schemas::{AgentIdentity, Role, StoreAcl, ToolSpec};
 use serde::{Deserialize, Serialize};

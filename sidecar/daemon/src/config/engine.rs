@@ -1,7 +1,7 @@
 //! The engine's sections: `[review]` (the durable review queue). Every bad value names its field.
 
 use super::validate::ConfigError;
-use crate::review::ReviewConfig;
+use crate::runtime::review::ReviewConfig;
 use serde::{Deserialize, Serialize};
 
 /// Largest `[review] max_pending` accepted.
@@ -37,7 +37,7 @@ impl Default for RawReview {
 }
 
 fn default_keep_answered_secs() -> u64 {
-    crate::review::DEFAULT_KEEP_ANSWERED_SECS
+    crate::runtime::review::DEFAULT_KEEP_ANSWERED_SECS
 }
 
 fn default_max_pending() -> u64 {

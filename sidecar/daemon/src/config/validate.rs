@@ -80,22 +80,22 @@ pub struct Config {
     /// Transport limits, MCP policy and proxy upstreams.
     pub transports: super::transports::TransportsConfig,
     /// The authority trace.
-    pub trace: crate::trace::TraceConfig,
+    pub trace: crate::runtime::trace::TraceConfig,
     /// The model-API proxy.
     pub model_proxy: ModelProxyConfig,
     /// Agents known by name and extra words.
     pub identity: super::identity::IdentityConfig,
     /// The OpenCode mode.
-    pub opencode: crate::opencode::OpenCodeConfig,
+    pub opencode: crate::harnesses::opencode::OpenCodeConfig,
     /// The review queue's bounds.
-    pub review: crate::review::ReviewConfig,
+    pub review: crate::runtime::review::ReviewConfig,
     /// Bounds on untrusted input.
     pub limits: super::limits::Limits,
     /// The engine's configuration (registry, true identities, roles, stores, rules, windows,
     /// patterns); the grant policy is set from `[grants]`.
     pub engine: blindfold_engine::EngineConfig,
     /// The judge quorum, when `[judge] enabled`.
-    pub judge: Option<crate::judge::JudgeConfig>,
+    pub judge: Option<crate::runtime::judge::JudgeConfig>,
     /// The raw form, for `--print-config`.
     pub raw: RawConfig,
 }
@@ -296,8 +296,8 @@ const MIN_TRACE_FILE_BYTES: u64 = 64 * 1024;
 fn validate_trace(
     t: &super::raw::RawTrace,
     state_dir: &std::path::Path,
-) -> Result<crate::trace::TraceConfig, ConfigError> {
-    use crate::trace::Durability;
+) -> Result<crate::runtime::trace::TraceConfig, ConfigError> {
+    use crate::runtime::trace::Durability;
     let durability = match t.durability.as_str() {
         "os" => Durability::Os,
         "fsync" => Durability::Fsync,
@@ -322,7 +322,7 @@ fn validate_trace(
         }
     };
     let dir = if t.dir.is_empty() { state_dir.join("traces") } else { PathBuf::from(&t.dir) };
-    Ok(crate::trace::TraceConfig {
+    Ok(crate::runtime::trace::TraceConfig {
         enabled: t.enabled,
         dir,
         max_file_bytes: t.max_file_bytes,

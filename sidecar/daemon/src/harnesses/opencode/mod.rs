@@ -1,0 +1,174 @@
+//! The OpenCode mode: what the plugin's hooks ask (tool calls before and after, agent list,
+//! history) and what the permission follower answers, mapped onto trajectories and the engine.
+
+mod agents;
+mod config;
+pub mod follow;
+pub mod hold;
+pub mod map;
+pub mod permission;
+mod serve;
+mod sessions;
+pub mod setup;
+
+pub use agents::{AgentBook, AgentDef, Shown};
+pub use config::{BasicAuth, OpenCodeConfig, RawOpenCode, Secret};
+pub use sessions::{SessionInfo, Sessions};
+
+use crate::runtime::app::App;
+use blindfold_schemas::{Decision, Event, Layer};
+use dashmap::DashMap;
+use map::Mapped;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// Who is calling, as the plugin saw it.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct Caller {
+    /// The OpenCode session the hook fired in.
+    pub session_id: String,
+    /// Its parent session (set for sub-agent sessions).
+    #[serde(default)]
+    pub parent_id: Option<String>,
+    /// The agent the session runs as (an alias for aliased sub-agents).
+    #[serde(default)]
+    pub agent: Option<String>,
+}
+
+/// The answer to a tool call.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Verdict {
+    /// The trajectory the call belongs to.
+    pub trajectory: String,
+    /// True when the call may run now.
+    pub allow: bool,
+    /// The decision that made it (absent for delegations and harness-internal tools).
+    pub decision: Option<Decision>,
+}
+
+/// Per-daemon state of the OpenCode mode.
+#[derive(Debug, Default)]
+pub struct OpenCode {
+    /// Sessions → trajectories.
+    pub sessions: Sessions,
+    /// The project's sub-agents, aliases and lexicon.
+    pub agents: AgentBook,
+    /// Calls already decided (and their grant use consumed) by call id: a permission request for
+    /// the same call is answered from here, so one call consumes one use.
+    decided: DashMap<String, (Map<String, Value>, bool)>,
+    /// True while the permission follower holds `GET /event` of `opencode serve` open.
+    following: std::sync::atomic::AtomicBool,
+}
+
+impl OpenCode {
+    /// The mode for `cfg` (pinned task id, if any).
+    pub fn new(cfg: &OpenCodeConfig) -> Self {
+        Self { sessions: Sessions::new(cfg.task.clone()), ..Self::default() }
+    }
+
+    /// The trajectory and acting agent (real name, `coordinator` for the root session).
+    pub fn locate(&self, caller: &Caller) -> (SessionInfo, String) {
+        let agent = caller.agent.as_deref().map(|a| self.agents.real_name(a));
+        let info = self.sessions.resolve(&caller.session_id, caller.parent_id.as_deref(), agent.as_deref());
+        let actor = info.agent.clone().unwrap_or_else(|| "coordinator".to_owned());
+        (info, actor)
+    }
+
+    /// Decides a tool call at the moment it would run (grant uses are consumed on allow).
+    pub fn before(
+        &self,
+        app: &App,
+        caller: &Caller,
+        call_id: &str,
+        tool: &str,
+        args: &Map<String, Value>,
+    ) -> Verdict {
+        let (info, actor) = self.locate(caller);
+        let mapped = map::map_tool(tool, args);
+        let mapped = match mapped {
+            Mapped::Delegate { to, text } => Mapped::Delegate { to: self.agents.real_name(&to), text },
+            other => other,
+        };
+        let Some(event) = map::event_of(&mapped, &actor, call_id) else {
+            let decision =
+                Decision::allow("P1.registry", Layer::ContentFree).with_detail("harness-internal tool");
+            return Verdict { trajectory: info.trajectory, allow: true, decision: Some(decision) };
+        };
+        let step = app.decide(&info.trajectory, &event, true);
+        let allow = !step.blocks();
+        if !call_id.is_empty() && matches!(event, Event::ToolCall { .. }) {
+            self.decided.insert(call_id.to_owned(), (args.clone(), allow));
+        }
+        Verdict { trajectory: info.trajectory, allow, decision: step.decision }
+    }
+
+    /// True while the permission follower is connected to `opencode serve`'s event stream.
+    pub fn following(&self) -> bool {
+        self.following.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Records whether the follower's event stream is open.
+    pub(crate) fn set_following(&self, open: bool) {
+        self.following.store(open, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The earlier decision for `call_id` if its arguments are still `args`.
+    pub fn decided(&self, call_id: &str, args: &Map<String, Value>) -> Option<bool> {
+        self.decided.get(call_id).and_then(|d| (d.0 == *args).then_some(d.1))
+    }
+
+    /// Records a tool's result as evidence and returns what the coordinator may see: a `task`
+    /// result becomes the sub-agent's response (so refutations count) and is rewritten; other
+    /// tools' output is world content (channel C2), recorded and passed unchanged.
+    pub fn after(
+        &self,
+        app: &App,
+        caller: &Caller,
+        call_id: &str,
+        tool: &str,
+        args: &Map<String, Value>,
+        output: &str,
+    ) -> String {
+        let (info, _) = self.locate(caller);
+        let anonymize = app.modes().anonymize;
+        if tool == "task" {
+            let shown = args.get("subagent_type").and_then(Value::as_str).unwrap_or_default();
+            let from = self.agents.real_name(shown);
+            let text = map::task_result_text(output);
+            let event = Event::Response {
+                from,
+                text: text.to_owned(),
+                metadata: None,
+                proposals: Vec::new(),
+                relations: Vec::new(),
+            };
+            app.decide(&info.trajectory, &event, false);
+            return if anonymize { self.agents.observe_and_scrub(output) } else { output.to_owned() };
+        }
+        let event = Event::ToolResult {
+            tool: map::map_tool(tool, args).registry_name().to_owned(),
+            content: output.to_owned(),
+            call_id: (!call_id.is_empty()).then(|| call_id.to_owned()),
+        };
+        app.decide(&info.trajectory, &event, false);
+        output.to_owned()
+    }
+
+    /// Rewrites agent-written history text (anonymize mode only).
+    pub fn scrub(&self, app: &App, texts: Vec<String>) -> Vec<String> {
+        if !app.modes().anonymize {
+            return texts;
+        }
+        texts.iter().map(|t| self.agents.scrub_text(t)).collect()
+    }
+}
+
+/// Starts the permission follower when `[opencode] serve_url` is set, holding reviews in
+/// `holds`; it runs (and reconnects) for the daemon's lifetime.
+pub fn spawn_follower(app: &App, holds: Arc<dyn hold::ReviewHolds>) -> Option<tokio::task::JoinHandle<()>> {
+    let cfg = &app.config.opencode;
+    let url = cfg.serve_url.as_deref()?;
+    tracing::info!(serve_url = %url, "answering OpenCode permission requests");
+    let follower = follow::Follower::new(app.clone(), url, cfg.auth.as_ref(), holds, cfg.review_wait);
+    Some(tokio::spawn(follower.run()))
+}

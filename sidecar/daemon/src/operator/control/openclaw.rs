@@ -1,0 +1,73 @@
+//! Control API methods of the OpenClaw plugin (`openclaw.*`, adapter scope); the plugin fails
+//! closed when they error. Gate and evidence go through `check_action` / `report_event`.
+
+use super::rpc::RpcError;
+use crate::runtime::app::App;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// Runs `openclaw.<name>`; `None` when the method is not an OpenClaw one.
+pub fn dispatch(app: &App, method: &str, params: Value) -> Option<Result<Value, RpcError>> {
+    let name = method.strip_prefix("openclaw.")?;
+    Some(match name {
+        "scrub" => rewrite(app, params, crate::harnesses::openclaw::scrub),
+        "unalias" => rewrite(app, params, crate::harnesses::openclaw::unalias),
+        "review_status" => review_status(app, params),
+        _ => Err(RpcError::method_not_found(method)),
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ValueParams {
+    trajectory: String,
+    value: Value,
+}
+
+/// `openclaw.scrub {trajectory, value}` / `openclaw.unalias {trajectory, value}` → `{value,
+/// edits}` with the trajectory's aliases (shared with every other path of it). With anonymizing
+/// off the value comes back as it was.
+fn rewrite(
+    app: &App,
+    p: Value,
+    f: fn(&blindfold_engine::identity::Anonymizer, &mut Value) -> usize,
+) -> Result<Value, RpcError> {
+    let p: ValueParams = serde_json::from_value(p).map_err(|e| RpcError::invalid_params(e.to_string()))?;
+    if p.trajectory.trim().is_empty() {
+        return Err(RpcError::invalid_params("trajectory must not be empty"));
+    }
+    let mut value = p.value;
+    let edits = if app.modes_for(&p.trajectory).anonymize {
+        f(&app.identities.anonymizer(&p.trajectory), &mut value)
+    } else {
+        0
+    };
+    Ok(json!({"value": value, "edits": edits}))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReviewParams {
+    id: String,
+}
+
+/// `openclaw.review_status {id}` → `{status}` (`pending`, `approved`, `rejected`, `expired`,
+/// `unknown`): what the plugin polls while OpenClaw's approval prompt for a held call is open,
+/// to answer it once the human decided in Blindfold (a grant for exactly that call, or a
+/// rejection). Only the status: the item itself stays operator-only (`review.show`).
+fn review_status(app: &App, p: Value) -> Result<Value, RpcError> {
+    let p: ReviewParams = serde_json::from_value(p).map_err(|e| RpcError::invalid_params(e.to_string()))?;
+    let item =
+        app.reviews().get(&p.id).map_err(|e| RpcError::internal(format!("review queue unavailable: {e}")))?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let status = match item {
+        None => json!("unknown"),
+        Some(i) if i.status == crate::runtime::review::ReviewStatus::Pending && i.expires_ms <= now => {
+            json!("expired")
+        }
+        Some(i) => json!(i.status),
+    };
+    Ok(json!({"id": p.id, "status": status}))
+}

@@ -1,0 +1,241 @@
+//! Running one scenario in one mode through the engine the daemon uses.
+
+use blindfold_engine::authority::{AuthorityTracker, facts};
+use blindfold_engine::canonical::{artifact_bytes, target_string};
+use blindfold_engine::grants::{
+    GrantCache, GrantPolicy, GrantRequest, IssuerKey, MemoryGrantStore, TrustedKeys, issue_grant,
+};
+use blindfold_engine::{Engine, EngineConfig, StepContext, Trajectory};
+use blindfold_schemas::TraceRecord;
+use blindfold_schemas::{Event, Label, ModeSet, Policy, Role, Scenario, StoreAcl, Verdict};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The scenario clock's origin (seconds since the Unix epoch): fixed so runs are reproducible.
+pub const START_S: u64 = 1_800_000_000;
+
+/// What happened to one step in one mode.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepOutcome {
+    /// Position in the scenario's `steps`.
+    pub index: usize,
+    /// Step kind (`tool_call`, …).
+    pub kind: &'static str,
+    /// Scoring label, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<Label>,
+    /// The engine's verdict, when the step needed one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<Verdict>,
+    /// Reason code of the decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Check id that made the decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+    /// Whether the decision was enforced (false in observe).
+    pub enforced: bool,
+    /// Whether the step went through (not blocked).
+    pub allowed: bool,
+    /// Identity tokens in what the coordinator received from this step.
+    pub identity_leaks: usize,
+    /// With `--via-proxy`: how the step reached Blindfold (`a2a`, `mcp`, or `in_process` for a
+    /// step the wire cannot carry); absent in an in-process run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<&'static str>,
+}
+
+/// One scenario run in one mode.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModeRun {
+    /// Per-step outcomes.
+    pub steps: Vec<StepOutcome>,
+    /// Identity tokens in everything the coordinator received.
+    pub identity_leaks: usize,
+    /// Whether the trajectory had contradicting evidence (from the authority tracker).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contradicted: Option<bool>,
+    /// Whether a contradicted agent still obtained adopt or execute authority.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub captured: Option<bool>,
+    /// Whether a contradicted agent still obtained execute authority.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execute_captured: Option<bool>,
+    /// Agents' authority vectors `(scope, verify, adopt, execute)`, by the name the coordinator
+    /// knew them under.
+    pub authority: BTreeMap<String, String>,
+    /// Trace records of the run (collected only when a trace is written).
+    #[serde(skip)]
+    pub records: Vec<TraceRecord>,
+}
+
+/// The engine configuration a scenario implies (SPEC §11): the default registry plus the
+/// policy's tools and fetchable hosts, roles, restricted stores and the agents' TRUE identities.
+pub(super) fn engine_config(scenario: &Scenario) -> EngineConfig {
+    let mut policy = Policy::default();
+    if let Some(p) = &scenario.policy {
+        policy.tools = p.tools.clone();
+        policy.allowed_hosts = p.allowed_hosts.clone();
+        for (agent, role) in &p.roles {
+            policy.roles.insert(
+                agent.clone(),
+                Role {
+                    // A role without `tools` leaves the allowlist open; a given one (even `[]`)
+                    // restricts it.
+                    tools: role.tools.clone(),
+                    read_stores: role.read_stores.clone(),
+                    write_stores: role.write_stores.clone(),
+                    max_actions: None,
+                },
+            );
+        }
+        for (name, store) in &p.stores {
+            policy.stores.insert(
+                name.clone(),
+                StoreAcl {
+                    tenant: store.tenant.clone(),
+                    readers: store.readers.clone(),
+                    writers: Vec::new(),
+                },
+            );
+        }
+    }
+    let agents = scenario.agents.iter().map(|a| (a.id.clone(), a.true_identity.clone()));
+    EngineConfig::from_policy(&policy, agents)
+}
+
+/// The scenario's grants, signed once at the scenario's start by the run's ephemeral issuer key.
+pub struct SignedGrants {
+    pub(super) tokens: Vec<String>,
+}
+
+impl SignedGrants {
+    /// Signs every grant of `scenario` with `key`; an error names the grant that cannot be issued.
+    pub fn issue(scenario: &Scenario, key: &IssuerKey) -> Result<Self, String> {
+        Self::issue_at(scenario, key, START_S)
+    }
+
+    /// As [`SignedGrants::issue`], issued at `now` (seconds since the epoch) instead of the
+    /// scenario clock's origin (a daemon on loopback reads its own clock).
+    pub fn issue_at(scenario: &Scenario, key: &IssuerKey, now: u64) -> Result<Self, String> {
+        let mut tokens = Vec::with_capacity(scenario.grants.len());
+        for (i, g) in scenario.grants.iter().enumerate() {
+            let req = GrantRequest {
+                task_id: g.task_id.clone().unwrap_or_else(|| scenario.task_id().to_owned()),
+                operation: g.operation.clone(),
+                target: target_string(&g.target),
+                artifact: g.artifact.as_ref().map(artifact_bytes).unwrap_or_default(),
+                args: g.args.clone(),
+                ttl_s: g.ttl_s,
+                now,
+                nbf: None,
+                max_uses: None,
+                review_id: None,
+                jti: Some(format!("{}-grant-{i}", scenario.id)),
+            };
+            tokens.push(issue_grant(key, &req).map_err(|e| format!("grants[{i}]: {e}"))?.0);
+        }
+        Ok(Self { tokens })
+    }
+}
+
+/// An engine for `scenario` whose only trusted issuer is `key`, holding the scenario's grants.
+fn build_engine(scenario: &Scenario, key: &IssuerKey, grants: &SignedGrants) -> Result<Engine, String> {
+    let mut keys = TrustedKeys::new();
+    keys.add(&key.verifying_key());
+    let policy = GrantPolicy::default();
+    let cache = GrantCache::new();
+    for (i, token) in grants.tokens.iter().enumerate() {
+        cache
+            .submit(token, &keys, policy, START_S)
+            .map_err(|d| format!("grants[{i}]: {}", d.reason.as_str()))?;
+    }
+    Ok(Engine::new(
+        engine_config(scenario),
+        Arc::new(keys),
+        Arc::new(cache),
+        Arc::new(MemoryGrantStore::new()),
+    ))
+}
+
+/// The event the engine sees for a step: scoring fields are already gone; a bare `card` step
+/// gets the agent's raw card.
+pub(super) fn engine_event(scenario: &Scenario, event: &Event) -> Event {
+    match event {
+        Event::Card { agent, card } if card.is_null() => {
+            let card = scenario.agents.iter().find(|a| &a.id == agent).and_then(|a| a.card.clone());
+            Event::Card { agent: agent.clone(), card: card.unwrap_or_default() }
+        }
+        other => other.clone(),
+    }
+}
+
+/// Runs `scenario` once with `modes`, its grants signed by `key`; an error means a grant was not
+/// accepted (the scenario is malformed).
+pub fn run_scenario(
+    scenario: &Scenario,
+    key: &IssuerKey,
+    grants: &SignedGrants,
+    modes: ModeSet,
+    trace: bool,
+) -> Result<ModeRun, String> {
+    let engine = build_engine(scenario, key, grants)?;
+    let mut trajectory = Trajectory::new(scenario.task_id());
+    let mut view = super::view::CoordinatorView::new(scenario, modes);
+    let mut tracker = AuthorityTracker::new();
+    let directory = super::trace::ScenarioDirectory::new(scenario, |a| view.key(a));
+    let mut records = Vec::new();
+    let mut at_s = 0.0_f64;
+    let mut steps = Vec::new();
+    let ctx = |at: f64| StepContext { now_ms: START_S * 1000 + (at * 1000.0) as u64, modes, consume: true };
+    if let Some(task) = &scenario.task {
+        engine.step(&mut trajectory, &Event::Task { text: task.clone() }, ctx(0.0));
+    }
+    for (index, step) in scenario.steps.iter().enumerate() {
+        at_s = step.at.unwrap_or(at_s + 1.0);
+        let event = engine_event(scenario, &step.event);
+        let result = engine.step(&mut trajectory, &event, ctx(at_s));
+        let identity_leaks = view.leaks(&event);
+        let now_ms = ctx(at_s).now_ms;
+        let fact = facts::from_step(&event, &result, &|a: &str| view.key(a));
+        let reference = format!("{}#{}", scenario.task_id(), index + 1);
+        let transfer = tracker.observe(&fact, Some(reference));
+        if trace {
+            let rctx = crate::runtime::trace::RecordContext {
+                trajectory: scenario.task_id(),
+                ts: now_ms,
+                mode: modes,
+                latency_us: 0,
+                directory: &directory,
+            };
+            let mut record = crate::runtime::trace::record::build(&rctx, &event, &result, &transfer);
+            record.label = step.label;
+            records.push(record);
+        }
+        let decision = result.decision.as_ref();
+        steps.push(StepOutcome {
+            index,
+            kind: event.kind(),
+            label: step.label,
+            decision: decision.map(|d| d.decision),
+            reason: decision.map(|d| d.reason.as_str().to_owned()),
+            check: decision.map(|d| d.check.clone()),
+            enforced: result.enforced,
+            allowed: !result.blocks(),
+            identity_leaks,
+            via: None,
+        });
+    }
+    let identity_leaks = steps.iter().map(|s| s.identity_leaks).sum();
+    let report = tracker.report();
+    Ok(ModeRun {
+        steps,
+        identity_leaks,
+        contradicted: Some(report.contradicted),
+        captured: Some(report.captured),
+        execute_captured: Some(report.execute_captured),
+        authority: report.vectors.iter().map(|(k, v)| (k.clone(), v.to_string())).collect(),
+        records,
+    })
+}

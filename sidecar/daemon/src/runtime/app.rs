@@ -1,0 +1,161 @@
+//! The daemon's shared state: validated config, live modes, grants and their stores.
+
+use crate::config::Config;
+use crate::runtime::gate::LiveTrajectory;
+use crate::runtime::state::{RedbGrantStore, Tokens, ensure_private_dir};
+use blindfold_engine::grants::{GrantCache, GrantStore};
+use blindfold_engine::{Engine, EngineConfig};
+use blindfold_schemas::ModeSet;
+use std::sync::Arc;
+use tokio::sync::watch;
+
+/// Everything a request handler may need, cheap to clone.
+#[derive(Clone)]
+pub struct App {
+    /// The validated configuration.
+    pub config: Arc<Config>,
+    /// Verified grants submitted on the trusted path.
+    pub grants: Arc<GrantCache>,
+    /// Used and revoked grant ids (durable).
+    pub store: Arc<dyn GrantStore>,
+    /// Control API capability tokens.
+    pub tokens: Tokens,
+    /// The decision engine (shares the grant cache and store above).
+    pub engine: Arc<Engine>,
+    /// Live trajectories (state evicted when a trajectory ends).
+    pub trajectories: Arc<crate::runtime::gate::Trajectories>,
+    /// Global modes: a toggle applies to connections already open (read per message), except
+    /// `anonymize` and `attest`, which a live trajectory keeps from its start ([`App::modes_for`]).
+    pub modes: Arc<watch::Sender<ModeSet>>,
+    /// The authority trace (`None` when `[trace] enabled = false`).
+    pub trace: Option<Arc<crate::runtime::trace::TraceHub>>,
+    /// Identity lexicon and per-trajectory aliases, shared by every path.
+    pub identities: Arc<crate::runtime::identity::Identities>,
+    /// Pi sessions (agents, aliases, delegations) behind the `pi.*` control methods.
+    pub pi: Arc<crate::harnesses::pi::Pi>,
+    /// The OpenCode mode (sessions, sub-agent aliases, decided calls).
+    pub opencode: Arc<crate::harnesses::opencode::OpenCode>,
+    /// The durable review queue (held effectful actions awaiting a human).
+    pub reviews: Arc<crate::runtime::review::Reviews>,
+    /// Per-trajectory mode overrides (`set_modes {trajectory}`); they beat the global modes
+    /// for that trajectory's decisions until it ends.
+    pub trajectory_modes: Arc<dashmap::DashMap<String, ModeSet>>,
+}
+
+impl App {
+    /// Prepares the state directory (0700), tokens (0600) and the durable grant store.
+    pub fn open(config: Config) -> Result<Self, String> {
+        blindfold_schemas::strict_json::set_max_depth(config.limits.max_json_depth);
+        ensure_private_dir(&config.state_dir)
+            .map_err(|e| format!("state.dir {}: {e}", config.state_dir.display()))?;
+        let tokens = Tokens::load_or_create(&config.state_dir)?;
+        let store = RedbGrantStore::open(&config.state_dir).map_err(|e| e.to_string())?;
+        let (modes, _) = watch::channel(config.modes);
+        let grants = Arc::new(GrantCache::new());
+        let store: Arc<dyn GrantStore> = Arc::new(store);
+        let engine = Engine::new(
+            EngineConfig {
+                grant_policy: config.grants.policy,
+                agents: true_identities(&config),
+                ..config.engine.clone()
+            },
+            Arc::new(config.grants.keys.clone()),
+            grants.clone(),
+            store.clone(),
+        );
+        let trace = if config.trace.enabled {
+            let hub = crate::runtime::trace::TraceHub::open(&config.trace)
+                .map_err(|e| format!("trace.dir {}: {e}", config.trace.dir.display()))?;
+            Some(Arc::new(hub))
+        } else {
+            None
+        };
+        let modes = Arc::new(modes);
+        let reviews = crate::runtime::review::Reviews::open(
+            &config.state_dir,
+            config.review,
+            crate::runtime::review::ReviewDeps {
+                grants: grants.clone(),
+                keys: config.grants.keys.clone(),
+                policy: config.grants.policy,
+                trace: trace.clone(),
+                modes: modes.clone(),
+                judge: config.judge.clone().map(|j| Arc::new(crate::runtime::judge::Judge::new(j))),
+            },
+        )
+        .map_err(|e| format!("state.dir {}: {e}", config.state_dir.display()))?;
+        let alias_log = trace
+            .as_ref()
+            .map(|hub| crate::runtime::identity::AliasLog { sink: hub.sink().clone(), modes: modes.clone() });
+        let identities = Arc::new(crate::runtime::identity::Identities::open(&config, alias_log)?);
+        if let Some(hub) = &trace {
+            hub.set_directory(identities.clone());
+        }
+        let opencode = Arc::new(crate::harnesses::opencode::OpenCode::new(&config.opencode));
+        Ok(Self {
+            trace,
+            identities,
+            opencode,
+            config: Arc::new(config),
+            grants,
+            store,
+            engine: Arc::new(engine),
+            trajectories: Arc::default(),
+            tokens,
+            modes,
+            pi: Arc::default(),
+            reviews: Arc::new(reviews),
+            trajectory_modes: Arc::default(),
+        })
+    }
+
+    /// The review queue: `submit` happens in the gate; `get`, `list`, `approve`, `reject`,
+    /// `find_pending` and `wait(id, timeout)` are for operators and holders.
+    pub fn reviews(&self) -> &crate::runtime::review::Reviews {
+        &self.reviews
+    }
+
+    /// The modes in force now.
+    pub fn modes(&self) -> ModeSet {
+        *self.modes.borrow()
+    }
+
+    /// The modes in force now for `trajectory`: its override (`set_modes {trajectory}`, an
+    /// operator's choice for that one trajectory), else the global modes with the `anonymize` and
+    /// `attest` it started with ([`LiveTrajectory::identity_pinned`]).
+    ///
+    /// Asking starts the trajectory when it is not live: it starts when any path first sees it,
+    /// at its first engine step or earlier on a path that scrubs before any step (the model
+    /// proxy's first request, an A2A answer, an MCP frame), so the first message is scrubbed
+    /// under the modes the rest of the trajectory keeps. The pin goes with the live state: a
+    /// trajectory ended, or evicted (idle for `limits.trajectory_idle_s`, or past
+    /// `limits.max_trajectories`), starts afresh under the global modes of that moment.
+    pub fn modes_for(&self, trajectory: &str) -> ModeSet {
+        let live = self.live_trajectory(trajectory, crate::unix_now_ms());
+        self.modes_of(trajectory, &live)
+    }
+
+    /// [`App::modes_for`] of the live trajectory `trajectory`, whose state `live` the caller holds.
+    pub(crate) fn modes_of(&self, trajectory: &str, live: &LiveTrajectory) -> ModeSet {
+        match self.trajectory_modes.get(trajectory) {
+            Some(m) => *m,
+            None => live.identity_pinned(self.modes()),
+        }
+    }
+}
+
+/// `now` with the `anonymize` and `attest` of `started`: what a session that started under
+/// `started` runs under while the global modes are `now`. Turning either off mid-task would reveal
+/// who is who, and turning either on would hide nothing the coordinator has not seen already
+/// (SPEC §3), so both change for new sessions only; `preverify`, `grants` and `enforce` follow
+/// `now`.
+pub(crate) fn identity_kept(started: ModeSet, now: ModeSet) -> ModeSet {
+    ModeSet { anonymize: started.anonymize, attest: started.attest, ..now }
+}
+
+/// Every configured agent's true identity (`[identity] agents` and A2A upstreams): the engine
+/// judges independence by family.
+fn true_identities(config: &Config) -> std::collections::HashMap<String, blindfold_schemas::AgentIdentity> {
+    let upstreams = config.transports.a2a_upstreams.iter().map(|u| (u.id.clone(), u.identity.clone()));
+    config.identity.agents.iter().cloned().chain(upstreams).collect()
+}

@@ -1,0 +1,307 @@
+//! The daemon's identity state: one lexicon of every configured agent (`[identity]` agents and
+//! A2A upstreams) and one anonymizer per trajectory, shared by every transport so that an alias
+//! is the same on every path of a trajectory; the trace's directory of those aliases and the
+//! agents' true identities; and Blindfold's own card-signing key.
+
+use crate::config::Config;
+use crate::runtime::state::{check_private_file, create_private_once};
+use crate::runtime::trace::{ActorDirectory, TraceSink};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use blindfold_engine::grants::IssuerKey;
+use blindfold_engine::identity::{AliasMap, Anonymizer, CARD_JWS_ALG, Lexicon};
+use blindfold_schemas::{AgentIdentity, ModeSet, TraceKind, TraceRecord};
+use dashmap::DashMap;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use tokio::sync::watch;
+
+/// File name of the generated card-signing key inside the state directory (PKCS#8 PEM, 0600).
+pub const CARD_KEY_FILE: &str = "card-signing.key.pem";
+/// File name of its public half (SPKI PEM), written next to it for operators to distribute.
+pub const CARD_PUB_FILE: &str = "card-signing.pub.pem";
+
+/// Lexicon and per-trajectory anonymizers.
+pub struct Identities {
+    lexicon: Lexicon,
+    agents: Vec<String>,
+    true_identities: HashMap<String, AgentIdentity>,
+    by_trajectory: DashMap<String, Arc<Anonymizer>>,
+    card_signer: Arc<IssuerKey>,
+    /// Where each trajectory's aliases are recorded (none without a trace).
+    log: Option<AliasLog>,
+}
+
+/// The trace each trajectory's aliases are recorded in, and the global modes to stamp the
+/// records with.
+pub struct AliasLog {
+    /// The trace's writer.
+    pub sink: Arc<TraceSink>,
+    /// The daemon's global modes.
+    pub modes: Arc<watch::Sender<ModeSet>>,
+}
+
+impl Identities {
+    /// [`Identities::from_config`] with Blindfold's card-signing key (the configured
+    /// `[identity] card_signing_key`, else the state dir's, generated (0600) on first start),
+    /// recording each trajectory's aliases in `log`'s trace.
+    pub fn open(config: &Config, log: Option<AliasLog>) -> Result<Self, String> {
+        let signer = load_card_signer(config)?;
+        let mut ids = Self::from_config(config);
+        ids.card_signer = Arc::new(signer);
+        ids.log = log;
+        Ok(ids)
+    }
+
+    /// Blindfold's card-signing key.
+    pub fn card_signer(&self) -> &IssuerKey {
+        &self.card_signer
+    }
+
+    /// The public card-signing key as a JWK Set (RFC 7517; `kid` is the RFC 7638 thumbprint), what
+    /// a client verifies the signature of a card Blindfold served with.
+    pub fn card_jwks(&self) -> Value {
+        let x = URL_SAFE_NO_PAD.encode(self.card_signer.verifying_key().as_bytes());
+        json!({"keys": [{
+            "kty": "OKP", "crv": "Ed25519", "x": x, "kid": self.card_signer.kid(),
+            "alg": CARD_JWS_ALG, "use": "sig",
+        }]})
+    }
+
+    /// The lexicon of `config`'s agents and extra words; no trajectory yet; an ephemeral
+    /// card-signing key (use [`Identities::open`] for the durable one).
+    pub fn from_config(config: &Config) -> Self {
+        let mut builder = Lexicon::builder();
+        let mut agents = Vec::new();
+        let mut true_identities = HashMap::new();
+        let upstreams = config.transports.a2a_upstreams.iter().map(|u| (&u.id, &u.identity));
+        for (id, identity) in config.identity.agents.iter().map(|(id, i)| (id, i)).chain(upstreams) {
+            builder.agent(id, identity);
+            agents.push(id.clone());
+            true_identities.insert(id.clone(), identity.clone());
+        }
+        for word in &config.identity.extra_words {
+            builder.extra(word);
+        }
+        Self {
+            lexicon: builder.build(),
+            agents,
+            true_identities,
+            by_trajectory: DashMap::new(),
+            card_signer: Arc::new(IssuerKey::generate()),
+            log: None,
+        }
+    }
+
+    /// The anonymizer of `trajectory`, created on first use with a fresh random alias order,
+    /// whose seed is recorded in the trace ([`aliases_record`], `drawn`).
+    pub fn anonymizer(&self, trajectory: &str) -> Arc<Anonymizer> {
+        if let Some(a) = self.by_trajectory.get(trajectory) {
+            return a.clone();
+        }
+        let mut drawn = false;
+        let anon = self
+            .by_trajectory
+            .entry(trajectory.to_owned())
+            .or_insert_with(|| {
+                drawn = true;
+                let aliases = AliasMap::new(rand::random::<u64>(), self.agents.iter());
+                Arc::new(Anonymizer::new(self.lexicon.clone(), aliases))
+            })
+            .clone();
+        if drawn {
+            self.record(trajectory, anon.aliases(), "drawn");
+        }
+        anon
+    }
+
+    /// Makes `make()` the anonymizer of `trajectory` unless it already has one: for a transport
+    /// whose aliases were shown before the trajectory existed (A2A discovery), so that every
+    /// path — and the trace — names its agents by the aliases the coordinator saw. The adopted
+    /// aliases and their seed are recorded in the trace ([`aliases_record`], `adopted`).
+    pub fn adopt(&self, trajectory: &str, make: impl FnOnce() -> Anonymizer) {
+        if self.by_trajectory.contains_key(trajectory) {
+            return;
+        }
+        let mut adopted = None;
+        self.by_trajectory.entry(trajectory.to_owned()).or_insert_with(|| {
+            let anon = Arc::new(make());
+            adopted = Some(anon.clone());
+            anon
+        });
+        if let Some(anon) = adopted {
+            self.record(trajectory, anon.aliases(), "adopted");
+        }
+    }
+
+    /// Logs and traces the aliases `trajectory` was given (`how`), stamped with the global modes.
+    fn record(&self, trajectory: &str, aliases: &AliasMap, how: &str) {
+        tracing::info!(
+            trajectory,
+            alias_seed = aliases.seed(),
+            agents = aliases.len(),
+            how,
+            "aliases assigned"
+        );
+        if let Some(log) = &self.log {
+            trace_aliases(&log.sink, aliases_record(trajectory, aliases, how, *log.modes.borrow()));
+        }
+    }
+
+    /// Forgets a trajectory's aliases (it ended); returns them, for the caller to free where it
+    /// costs nothing.
+    pub fn end(&self, trajectory: &str) -> Option<impl Send + 'static> {
+        self.by_trajectory.remove(trajectory)
+    }
+
+    /// Number of trajectories holding aliases.
+    pub fn len(&self) -> usize {
+        self.by_trajectory.len()
+    }
+
+    /// True when no trajectory holds aliases.
+    pub fn is_empty(&self) -> bool {
+        self.by_trajectory.is_empty()
+    }
+
+    /// The lexicon of every configured agent (`[identity] agents` and A2A upstreams: true
+    /// identities and ids) and `[identity] extra_words`: what every path's anonymizer starts from.
+    pub fn lexicon(&self) -> &Lexicon {
+        &self.lexicon
+    }
+
+    /// The identity tokens of the lexicon (for leak scans).
+    pub fn tokens(&self) -> Vec<String> {
+        self.lexicon.identity_tokens().map(str::to_owned).collect()
+    }
+}
+
+/// The trace names an agent by its alias in the trajectory (the same on every path) and records
+/// its configured true identity; an agent the configuration does not list keeps its own name.
+impl ActorDirectory for Identities {
+    fn alias(&self, trajectory: &str, agent: &str) -> String {
+        if !self.true_identities.contains_key(agent) {
+            return agent.to_owned();
+        }
+        let anon = self.anonymizer(trajectory);
+        anon.aliases().alias_of(agent).map_or_else(|| agent.to_owned(), str::to_owned)
+    }
+
+    fn true_identity(&self, agent: &str) -> Option<AgentIdentity> {
+        self.true_identities.get(agent).filter(|i| i.tokens().any(|t| !t.is_empty())).cloned()
+    }
+}
+
+/// The `control` record of the aliases a session of `trajectory` names its agents by (SPEC §4):
+/// `tool` `aliases`, `target` how they came (`drawn` for the trajectory, `adopted` from A2A
+/// discovery, `discovery` for the discovery session itself), `detail`
+/// `{"seed": <the shuffle seed>, "aliases": {<agent id>: <alias>}}`.
+pub fn aliases_record(trajectory: &str, aliases: &AliasMap, how: &str, mode: ModeSet) -> TraceRecord {
+    let mut r = TraceRecord::new(trajectory, TraceKind::Control, crate::unix_now_ms(), mode);
+    r.tool = Some("aliases".to_owned());
+    r.target = Some(how.to_owned());
+    let record = aliases.record();
+    r.detail = Some(json!({"seed": record.seed, "aliases": record.aliases}).to_string());
+    r
+}
+
+/// Queues an [`aliases_record`] as an informational record (it decides nothing, so nothing
+/// waits for it); one that cannot be queued is logged.
+pub fn trace_aliases(sink: &TraceSink, record: TraceRecord) {
+    let trajectory = record.trajectory.clone();
+    if let Err(e) = sink.submit(record, false) {
+        tracing::warn!(%trajectory, error = %e, "alias record not traced");
+    }
+}
+
+/// The configured card-signing key, else `<state>/card-signing.key.pem` (created with its public
+/// half when missing). A key file others can read is refused.
+fn load_card_signer(config: &Config) -> Result<IssuerKey, String> {
+    let (path, generated) = match &config.identity.card_signing_key {
+        Some(p) => (p.clone(), false),
+        None => (config.state_dir.join(CARD_KEY_FILE), true),
+    };
+    if generated && !path.exists() {
+        let key = IssuerKey::generate();
+        let private = key.private_pem().map_err(|e| e.to_string())?;
+        if create_private_once(&path, private.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))? {
+            write_public(&config.state_dir, &key)?;
+            return Ok(key);
+        }
+        // Another process starting at the same moment created it first: theirs is read below.
+    }
+    check_private_file(&path).map_err(|e| format!("identity.card_signing_key: {e}"))?;
+    let pem = std::fs::read_to_string(&path)
+        .map_err(|e| format!("identity.card_signing_key: {}: {e}", path.display()))?;
+    let key = IssuerKey::from_pem(&pem)
+        .map_err(|e| format!("identity.card_signing_key: {}: {e}", path.display()))?;
+    if generated && !config.state_dir.join(CARD_PUB_FILE).exists() {
+        write_public(&config.state_dir, &key)?;
+    }
+    Ok(key)
+}
+
+fn write_public(dir: &Path, key: &IssuerKey) -> Result<(), String> {
+    let path = dir.join(CARD_PUB_FILE);
+    let public = key.public_pem().map_err(|e| e.to_string())?;
+    std::fs::write(&path, public).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon};
+    use serde_json::Value;
+
+    /// The `aliases` records of the trace under `dir`, by trajectory.
+    fn alias_records(dir: &std::path::Path) -> Vec<(String, String, Value)> {
+        let files = std::fs::read_dir(dir.join("traces")).expect("trace dir");
+        let text: String = files.filter_map(|f| std::fs::read_to_string(f.ok()?.path()).ok()).collect();
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|r| r["kind"] == "control" && r["tool"] == "aliases")
+            .map(|r| {
+                let detail = serde_json::from_str(r["detail"].as_str().unwrap_or_default()).expect("detail");
+                let text = |key: &str| r[key].as_str().unwrap_or_default().to_owned();
+                (text("trajectory"), text("target"), detail)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_trajectorys_aliases_are_recorded_once_with_their_seed() {
+        let dir = tempfile::tempdir().expect("dir");
+        let app = crate::runtime::trace::tests::app_in(dir.path(), u64::MAX, None);
+        let drawn = app.identities.anonymizer("t-drawn");
+        assert!(std::sync::Arc::ptr_eq(&drawn, &app.identities.anonymizer("t-drawn")), "drawn once");
+        let discovery = || Anonymizer::new(Lexicon::default(), AliasMap::new(42, ["planner"]));
+        app.identities.adopt("t-adopted", discovery);
+        app.identities.adopt("t-adopted", || Anonymizer::new(Lexicon::default(), AliasMap::new(7, ["x"])));
+        app.trace.as_ref().expect("trace").flush().expect("flushed");
+
+        let records = alias_records(dir.path());
+        assert_eq!(records.len(), 2, "{records:?}");
+        let (trajectory, how, detail) = &records[0];
+        assert_eq!((trajectory.as_str(), how.as_str()), ("t-drawn", "drawn"));
+        assert_eq!(detail["seed"].as_u64(), Some(drawn.aliases().seed()), "{detail}");
+        let (trajectory, how, detail) = &records[1];
+        assert_eq!((trajectory.as_str(), how.as_str()), ("t-adopted", "adopted"));
+        assert_eq!(detail, &serde_json::json!({"seed": 42, "aliases": {"planner": "agent-a"}}));
+    }
+
+    #[test]
+    fn processes_starting_together_on_a_fresh_state_directory_share_one_card_signing_key() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let mut config = crate::config::load(None).expect("default config");
+        config.state_dir = dir.path().to_owned();
+        let kids = crate::runtime::state::started_together(8, || {
+            super::load_card_signer(&config).expect("key").kid().to_owned()
+        });
+        let on_disk = super::load_card_signer(&config).expect("key").kid().to_owned();
+        assert!(kids.iter().all(|k| *k == on_disk), "{kids:?} vs {on_disk}");
+        let public = std::fs::read_to_string(dir.path().join(super::CARD_PUB_FILE)).expect("public half");
+        let key = super::load_card_signer(&config).expect("key");
+        assert_eq!(public, key.public_pem().expect("pem"), "the public half is the key's");
+    }
+}

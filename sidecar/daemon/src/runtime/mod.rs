@@ -1,0 +1,9 @@
+//! The runtime tier: the shared application state, the decision path every transport takes,
+//! trajectories, identity state, the review queue, the judge, durable stores and the trace.
+pub mod app;
+pub mod gate;
+pub mod identity;
+pub mod judge;
+pub mod review;
+pub mod state;
+pub mod trace;

@@ -1,0 +1,125 @@
+//! Agent cards: fetched from the upstream, their displayed identity learned, and shown to the
+//! coordinator redacted (alias name, capability text minus identity words, interfaces pointing
+//! at Blindfold) by the engine's anonymizer, the upstream's `signatures` replaced by Blindfold's
+//! own (JWS over the RFC 8785 canonical redacted card). In `attest` (without `anonymize`) the
+//! upstream signature is verified first: verified identity is shown marked as verified, every
+//! unverified claim is stripped and flagged in the trace.
+
+use super::A2aProxy;
+use crate::config::A2aUpstream;
+use crate::transports::proxy::read_body;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use blindfold_engine::identity::{AttestPolicy, Attested, CardTarget};
+use blindfold_schemas::{ModeSet, TraceKind, TraceRecord, strict_json};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// Fetches an upstream's card, learns its displayed identity and remembers its JSON-RPC URL.
+pub(super) async fn fetch_card(p: &A2aProxy, agent: &A2aUpstream) -> Result<Value, String> {
+    let url = format!("{}/.well-known/agent-card.json", agent.url);
+    let mut resp = p
+        .upstream
+        .send(Method::GET, &url, HeaderMap::new(), Bytes::new())
+        .await
+        .map_err(|e| e.to_string())?;
+    if !resp.status().is_success() {
+        return Err(format!("the agent's card answered HTTP {}", resp.status()));
+    }
+    let max = p.app.config.transports.max_frame_bytes;
+    let bytes = read_body(resp.body_mut(), max, p.upstream.timeout).await.map_err(|e| e.to_string())?;
+    let card =
+        strict_json::value_from_slice(&bytes).map_err(|e| format!("the agent's card is not JSON: {e}"))?;
+    if let Some(rpc) = rpc_url(&card, &agent.url).and_then(|u| u.parse().ok()) {
+        p.rpc_urls.insert(agent.id.clone(), rpc);
+    }
+    learn_card(p, agent, &card);
+    Ok(card)
+}
+
+/// Learns the displayed identity a card of `agent` shows (public or extended), so that it is
+/// stripped wherever it appears later.
+pub(super) fn learn_card(p: &A2aProxy, agent: &A2aUpstream, card: &Value) {
+    if let Ok(mut anon) = p.anon.write() {
+        anon.observe_card(&agent.id, card);
+    }
+}
+
+/// The JSON-RPC endpoint a card advertises (v1.0 `supportedInterfaces`, v0.3 `url`), only when
+/// it is on the configured upstream's origin (a card cannot redirect Blindfold elsewhere).
+fn rpc_url(card: &Value, base: &str) -> Option<String> {
+    let v1 = card.get("supportedInterfaces").and_then(Value::as_array).and_then(|list| {
+        list.iter()
+            .find(|i| i.get("protocolBinding").and_then(Value::as_str) == Some("JSONRPC"))
+            .and_then(|i| i.get("url"))
+            .and_then(Value::as_str)
+    });
+    let url = v1.or_else(|| card.get("url").and_then(Value::as_str))?;
+    let origin = |u: &str| u.split('/').take(3).collect::<Vec<_>>().join("/");
+    (origin(url) == origin(base)).then(|| url.to_owned())
+}
+
+/// The card as the coordinator may see it under `modes` (the raw card in `off`), signed by
+/// Blindfold.
+pub(super) fn redact(
+    p: &A2aProxy,
+    agent: &A2aUpstream,
+    card: &Value,
+    alias_url: &str,
+    modes: ModeSet,
+) -> Result<Value, String> {
+    if modes.transparent() {
+        return Ok(card.clone());
+    }
+    let target = CardTarget { interface_url: alias_url, signer: Some(p.app.identities.card_signer()) };
+    let anon = p.anon.read().map_err(|_| "identity state unavailable".to_owned())?;
+    if modes.attest && !modes.anonymize {
+        let operator = agent.identity.tokens().any(|t| !t.is_empty()).then_some(&agent.identity);
+        let policy = AttestPolicy { card_keys: &p.app.config.identity.card_keys, operator };
+        let attested = anon.attest_card(&agent.id, card, target, policy).map_err(|e| e.to_string())?;
+        let alias = anon.aliases().alias_of(&agent.id).unwrap_or_default().to_owned();
+        drop(anon);
+        trace_attestation(p, agent, &alias, &attested);
+        return Ok(attested.card);
+    }
+    anon.rewrite_card(&agent.id, card, target).map_err(|e| e.to_string())
+}
+
+/// Records what `attest` verified and what it stripped (one `card` record per card served):
+/// `detail` is `{"attest": {"verified": {…}, "flags": [{agent, field, claim, problem}, …]}}`.
+fn trace_attestation(p: &A2aProxy, agent: &A2aUpstream, alias: &str, attested: &Attested) {
+    let Some(trace) = &p.app.trace else { return };
+    let trajectory = super::discovery_trajectory(&p.app);
+    let mut r = TraceRecord::new(trajectory, TraceKind::Card, crate::unix_now_ms(), p.discovery_modes());
+    r.actor_alias = Some(alias.to_owned());
+    r.actor_true = agent.identity.tokens().any(|t| !t.is_empty()).then(|| agent.identity.clone());
+    r.detail = Some(json!({"attest": {"verified": attested.verified, "flags": attested.flags}}).to_string());
+    if !attested.flags.is_empty() {
+        tracing::warn!(agent = %agent.id, flags = attested.flags.len(), "unverified identity claims stripped");
+    }
+    if let Err(e) = trace.record(r) {
+        tracing::warn!(error = %e, "attestation record not written");
+    }
+}
+
+/// `GET /a2a/<alias>/.well-known/agent-card.json`.
+pub(super) async fn get_card(State(p): State<Arc<A2aProxy>>, Path(alias): Path<String>) -> Response {
+    let Some(agent) = p.agent_by_alias(&alias).cloned() else {
+        return (StatusCode::NOT_FOUND, "no agent with this alias").into_response();
+    };
+    let shown = match fetch_card(&p, &agent).await {
+        Ok(card) => redact(&p, &agent, &card, &p.alias_url(&alias), p.discovery_modes()),
+        Err(e) => Err(e),
+    };
+    match shown {
+        Ok(card) => {
+            let mut r = card.to_string().into_response();
+            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            r
+        }
+        // Fail closed: an unreadable card is never relayed raw.
+        Err(e) => (StatusCode::BAD_GATEWAY, json!({"error": e}).to_string()).into_response(),
+    }
+}

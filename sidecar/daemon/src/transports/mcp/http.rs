@@ -1,0 +1,281 @@
+//! The MCP Streamable HTTP reverse proxy at `/mcp`: each POSTed message passes the gate; JSON
+//! and SSE answers pass it back event by event; `Mcp-Session-Id` and `MCP-Protocol-Version`
+//! cross unchanged; 2026-07-28 `Mcp-Method`/`Mcp-Name` must agree with the body (Blindfold
+//! rewrites only answers, so the request's headers stay consistent with what is forwarded).
+
+use super::gate::{ClientVerdict, McpGate, McpPolicy, ServerVerdict};
+use super::grant_files::GrantFiles;
+use crate::runtime::app::App;
+use crate::transports::proxy::{
+    StreamEnd, Upstream, copy_request_headers, copy_response_headers, read_body, relay_sse,
+};
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use blindfold_adapters::jsonrpc::{self, code};
+use blindfold_adapters::mcp;
+use blindfold_adapters::sse::SseEvent;
+use blindfold_schemas::strict_json;
+use dashmap::DashMap;
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+
+/// `HeaderMismatchError` of MCP 2026-07-28.
+const HEADER_MISMATCH: i64 = -32020;
+
+struct Proxy {
+    app: App,
+    upstream_url: String,
+    upstream: Upstream,
+    gates: DashMap<String, Arc<Mutex<McpGate>>>,
+}
+
+/// The `/mcp` route when `[mcp_http] upstream` is set.
+pub fn router(app: &App) -> Option<Router> {
+    let t = &app.config.transports;
+    let upstream_url = t.mcp_http_upstream.clone()?;
+    let proxy = Proxy {
+        app: app.clone(),
+        upstream_url,
+        upstream: Upstream::new(t.upstream_timeout),
+        gates: DashMap::new(),
+    };
+    Some(Router::new().route("/mcp", any(handle)).with_state(Arc::new(proxy)))
+}
+
+impl Proxy {
+    /// The gate of a session (legacy `Mcp-Session-Id`) or of the stateless era.
+    fn gate(&self, session: Option<&str>) -> Arc<Mutex<McpGate>> {
+        let key = session.unwrap_or("").to_owned();
+        self.gates
+            .entry(key.clone())
+            .or_insert_with(|| {
+                let task = match &self.app.config.transports.mcp_http_task {
+                    Some(t) => t.clone(),
+                    None if key.is_empty() => "mcp-http".to_owned(),
+                    None => {
+                        format!("mcp-http-{}", &blindfold_engine::canonical::sha256_hex(key.as_bytes())[..16])
+                    }
+                };
+                let grants = GrantFiles::new(&self.app, Vec::new());
+                Arc::new(Mutex::new(McpGate::new(
+                    &self.app,
+                    task,
+                    McpPolicy::from_config(&self.app),
+                    Some(grants),
+                )))
+            })
+            .clone()
+    }
+}
+
+fn json_response(status: StatusCode, v: &Value) -> Response {
+    let mut r = (status, v.to_string()).into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+fn rpc_error(id: &Value, code: i64, msg: &str) -> Value {
+    jsonrpc::error(id, code, msg, None)
+}
+
+/// A header's value when it is present (undecodable counts as a mismatch).
+fn header_str(headers: &HeaderMap, name: &str) -> Option<Option<String>> {
+    headers.get(name).map(|v| v.to_str().ok().and_then(mcp::decode_header_value))
+}
+
+/// `Some(message)` when `Mcp-Method`/`Mcp-Name` disagree with the body.
+fn header_mismatch(headers: &HeaderMap, body: &[u8]) -> Option<String> {
+    let v = strict_json::value_from_slice(body).ok()?;
+    let (method, name) = mcp::mirrored_headers(&v);
+    if let Some(h) = header_str(headers, "mcp-method")
+        && h != method
+    {
+        return Some(format!("Mcp-Method {h:?} does not match the body's method {method:?}"));
+    }
+    if let Some(h) = header_str(headers, "mcp-name")
+        && h != name
+    {
+        return Some(format!("Mcp-Name {h:?} does not match the body's {name:?}"));
+    }
+    None
+}
+
+async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap, body: Bytes) -> Response {
+    let session = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let max = p.app.config.transports.max_frame_bytes;
+    let gate = p.gate(session.as_deref());
+    let mut request_id = Value::Null;
+    let mut forward = body.clone();
+    if method == Method::POST {
+        let id = strict_json::value_from_slice(&body)
+            .ok()
+            .and_then(|v| v.get("id").cloned())
+            .unwrap_or(Value::Null);
+        if let Some(msg) = header_mismatch(&headers, &body) {
+            return json_response(StatusCode::BAD_REQUEST, &rpc_error(&id, HEADER_MISMATCH, &msg));
+        }
+        let verdict = match gate.lock() {
+            Ok(mut g) => g.from_client(&body),
+            Err(_) => ClientVerdict::Answer(rpc_error(&id, code::INTERNAL_ERROR, "gate unavailable")),
+        };
+        match verdict {
+            ClientVerdict::Answer(v) => {
+                let status = if v.get("error").is_some() && v["id"].is_null() {
+                    StatusCode::BAD_REQUEST
+                } else {
+                    StatusCode::OK
+                };
+                return json_response(status, &v);
+            }
+            ClientVerdict::Forward(bytes) => forward = Bytes::from(bytes),
+        }
+        request_id = id;
+    } else if method != Method::GET && method != Method::DELETE {
+        return StatusCode::METHOD_NOT_ALLOWED.into_response();
+    }
+    let forward_headers = match gate.lock() {
+        Ok(g) => g.forward_headers(copy_request_headers(&headers)),
+        Err(_) => copy_request_headers(&headers),
+    };
+    let sent = p.upstream.send(method, &p.upstream_url, forward_headers, forward).await;
+    let mut resp = match sent {
+        Ok(r) => r,
+        Err(e) => {
+            return json_response(
+                StatusCode::BAD_GATEWAY,
+                &rpc_error(&request_id, code::INTERNAL_ERROR, &e.to_string()),
+            );
+        }
+    };
+    let status = resp.status();
+    let mut out_headers = copy_response_headers(resp.headers());
+    let is_sse = out_headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/event-stream"));
+    let timeout = p.upstream.timeout;
+    let body = if is_sse {
+        sse_body(gate, resp.into_body(), max, timeout, request_id)
+    } else {
+        let bytes = match read_body(resp.body_mut(), max, timeout).await {
+            Ok(b) => b,
+            Err(e) => {
+                return json_response(
+                    StatusCode::BAD_GATEWAY,
+                    &rpc_error(&request_id, code::INTERNAL_ERROR, &e.to_string()),
+                );
+            }
+        };
+        match whole_answer(&gate, status, bytes, &request_id) {
+            Answer::Relayed(b) => Body::from(b),
+            Answer::Replaced(v) => {
+                out_headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                Body::from(v.to_string())
+            }
+        }
+    };
+    let mut r = Response::new(body);
+    *r.status_mut() = status;
+    *r.headers_mut() = out_headers;
+    r
+}
+
+/// What the client gets in place of a whole (not streamed) upstream answer.
+enum Answer {
+    /// The answer's bytes as the gate relays them (scrubbed unless the modes are `off`).
+    Relayed(Vec<u8>),
+    /// A JSON-RPC error instead of an answer the gate would not relay.
+    Replaced(Value),
+}
+
+/// A whole upstream answer through the gate, whatever its HTTP status (an error page can carry
+/// identity as well as a result can). An answer the gate drops becomes a JSON-RPC error for the
+/// request: the gate's own for a 2xx answer when it has one; otherwise one of Blindfold's,
+/// naming the status of a non-2xx answer (the request is then no longer pending). An empty body
+/// has nothing to relay or scrub.
+fn whole_answer(gate: &Mutex<McpGate>, status: StatusCode, bytes: Vec<u8>, request_id: &Value) -> Answer {
+    if bytes.is_empty() {
+        return Answer::Relayed(bytes);
+    }
+    let Ok(mut gate) = gate.lock() else {
+        return Answer::Replaced(rpc_error(request_id, code::INTERNAL_ERROR, "gate unavailable"));
+    };
+    match gate.from_server(&bytes) {
+        ServerVerdict::Forward(b) => Answer::Relayed(b),
+        ServerVerdict::Drop(Some(v)) if status.is_success() => Answer::Replaced(v),
+        ServerVerdict::Drop(_) => {
+            gate.forget(request_id);
+            let msg = if status.is_success() {
+                "upstream answer refused".to_owned()
+            } else {
+                format!(
+                    "the MCP upstream answered HTTP {} with a body Blindfold cannot read",
+                    status.as_u16()
+                )
+            };
+            Answer::Replaced(rpc_error(request_id, code::INTERNAL_ERROR, &msg))
+        }
+    }
+}
+
+/// The SSE answer, each event's fields and message through the gate; if the stream ends before
+/// the request was answered, the client gets a JSON-RPC error event for it, unless the server
+/// closed a stream whose events carried ids (MCP resumability: the client reconnects with
+/// `Last-Event-ID` and the answer comes on the resumed stream).
+fn sse_body(
+    gate: Arc<Mutex<McpGate>>,
+    upstream: hyper::body::Incoming,
+    max: usize,
+    timeout: std::time::Duration,
+    request_id: Value,
+) -> Body {
+    let answered = Arc::new(std::sync::atomic::AtomicBool::new(request_id.is_null()));
+    let seen = answered.clone();
+    let resumable = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let gave_id = resumable.clone();
+    let wanted = request_id.clone();
+    let filter = move |mut ev: SseEvent| -> Vec<SseEvent> {
+        // Fail closed: an event Blindfold cannot scrub is not relayed.
+        let Ok(mut gate) = gate.lock() else { return Vec::new() };
+        // The message first: the gate learns the words a server displays about itself there,
+        // and the event's own fields are scrubbed with them.
+        let data = if ev.data.is_empty() {
+            String::new()
+        } else {
+            match gate.from_server(ev.data.as_bytes()) {
+                ServerVerdict::Forward(b) => String::from_utf8_lossy(&b).into_owned(),
+                ServerVerdict::Drop(Some(v)) => v.to_string(),
+                ServerVerdict::Drop(None) => return Vec::new(),
+            }
+        };
+        gate.scrub_stream_fields(&mut ev);
+        drop(gate);
+        if ev.id.is_some() {
+            gave_id.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        if let Ok(v) = serde_json::from_str::<Value>(&data)
+            && v.get("method").is_none()
+            && v.get("id") == Some(&wanted)
+        {
+            seen.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        vec![SseEvent { data, ..ev }]
+    };
+    let finish = move |end: StreamEnd| -> Vec<SseEvent> {
+        if answered.load(std::sync::atomic::Ordering::SeqCst) {
+            return Vec::new();
+        }
+        let why = match end {
+            StreamEnd::Closed if resumable.load(std::sync::atomic::Ordering::SeqCst) => return Vec::new(),
+            StreamEnd::Closed => "the upstream closed the stream before answering".to_owned(),
+            StreamEnd::Failed(d) => d,
+        };
+        let err = rpc_error(&request_id, code::INTERNAL_ERROR, &why);
+        vec![SseEvent { event: Some("message".into()), data: err.to_string(), ..SseEvent::default() }]
+    };
+    relay_sse(upstream, max, timeout, filter, finish)
+}

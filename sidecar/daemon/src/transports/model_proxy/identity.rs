@@ -1,0 +1,29 @@
+//! The identity engine behind the model-API proxy: the trajectory's anonymizer scrubs what the
+//! model reads and maps the aliases it uses back to real agent names.
+
+use crate::runtime::app::App;
+use blindfold_adapters::model_api::Scrubber;
+use blindfold_engine::identity::Anonymizer;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// A trajectory's anonymizer as a [`Scrubber`].
+struct Anon(Arc<Anonymizer>);
+
+impl Scrubber for Anon {
+    fn scrub(&self, text: &str) -> Option<String> {
+        match self.0.rewrite_text(text) {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(s) => Some(s),
+        }
+    }
+
+    fn real_agent(&self, alias: &str) -> Option<String> {
+        self.0.aliases().agent_of(alias).map(str::to_owned)
+    }
+}
+
+/// The scrubber of `trajectory` (same aliases as every other path of that trajectory).
+pub fn scrubber(app: &App, trajectory: &str) -> Arc<dyn Scrubber + Send + Sync> {
+    Arc::new(Anon(app.identities.anonymizer(trajectory)))
+}

@@ -65,19 +65,22 @@ impl Bound {
     }
 }
 
-/// Acceptance limits of issue #10.
+/// The acceptance limits (docs/performance.md).
 pub mod limits {
     /// MCP stdio added p50 over direct, µs.
     pub const MCP_ADDED_P50_US: f64 = 30.0;
     /// MCP stdio added p99 over direct, µs.
     pub const MCP_ADDED_P99_US: f64 = 150.0;
-    /// A2A JSON-RPC at 5k req/s added p50 over direct, µs.
-    pub const A2A_ADDED_P50_US: f64 = 50.0;
-    /// A2A JSON-RPC at 5k req/s added p99 over direct, µs.
-    pub const A2A_ADDED_P99_US: f64 = 250.0;
+    /// A2A JSON-RPC at 5k req/s: Blindfold's added p50 over direct may exceed the floor relay's
+    /// added p50 (measured in the same run) by this much, µs. Bounding the addition over the
+    /// floor, not over direct, keeps the bound meaningful on hosts where one extra HTTP hop
+    /// alone costs more than a fixed figure would allow.
+    pub const A2A_OVER_FLOOR_P50_US: f64 = 40.0;
+    /// The same for p99, µs.
+    pub const A2A_OVER_FLOOR_P99_US: f64 = 150.0;
     /// Saturation throughput through Blindfold as a share of the floor relay's.
-    pub const SATURATION_VS_FLOOR: f64 = 0.70;
-    /// Model-API proxy added latency per streamed chunk, µs (issue #9).
+    pub const SATURATION_VS_FLOOR: f64 = 0.65;
+    /// Model-API proxy added latency per streamed chunk, µs.
     pub const MODEL_ADDED_PER_CHUNK_US: f64 = 200.0;
     /// RSS with 1,000 open connections, MiB.
     pub const RSS_CONNECTIONS_MIB: f64 = 64.0;

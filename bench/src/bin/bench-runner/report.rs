@@ -103,7 +103,7 @@ pub fn print(rows: &[Row], bounds: &[Bound], machine: &Value) {
         println!("{w:<36} {:<44} {:>10} {:>10} {:>10}  {}", r.metric, cell(d), cell(f), cell(b), r.compare());
     }
     if !bounds.is_empty() {
-        println!("\nAcceptance bounds (issue #10), on the median of the rounds:");
+        println!("\nAcceptance bounds (docs/performance.md), on the median of the rounds:");
         for b in bounds {
             println!("  {}", b.line());
         }

@@ -9,6 +9,7 @@ pub mod authority;
 pub mod canonical;
 pub mod cascade;
 pub mod config;
+pub mod eddsa;
 pub mod engine;
 pub mod evidence;
 pub mod grants;

@@ -59,6 +59,7 @@ pub fn sign_claims(key: &IssuerKey, claims: &GrantClaims) -> Result<String, Stri
     header.kid = Some(key.kid().to_owned());
     header.typ = Some("JWT".to_owned());
     let der = key.pkcs8_der().map_err(|e| e.to_string())?;
+    crate::eddsa::install();
     jsonwebtoken::encode(&header, claims, &EncodingKey::from_ed_der(&der))
         .map_err(|e| format!("cannot sign grant: {e}"))
 }

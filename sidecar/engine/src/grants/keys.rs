@@ -40,9 +40,10 @@ impl IssuerKey {
         Self { signing, kid }
     }
 
-    /// A fresh random key (for tests, demos and ephemeral replay issuers).
+    /// A fresh random key (`blindfold keygen`, demos, ephemeral replay issuers): 32 bytes from
+    /// the thread's CSPRNG, which the OS seeds and reseeds.
     pub fn generate() -> Self {
-        Self::new(SigningKey::generate(&mut rand::rngs::OsRng))
+        Self::new(SigningKey::from_bytes(&rand::random::<[u8; 32]>()))
     }
 
     /// Reads a PKCS#8 PEM private key.

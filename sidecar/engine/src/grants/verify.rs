@@ -20,6 +20,7 @@ pub struct VerifiedGrant {
 /// `untrusted_issuer`. Time claims are *not* checked here: the ordered check does that with its
 /// own explicit leeway, so the decoder's default leeway never applies.
 pub fn verify_token(token: &str, keys: &TrustedKeys) -> Result<VerifiedGrant, Reason> {
+    crate::eddsa::install();
     let header = jsonwebtoken::decode_header(token).map_err(|_| Reason::BadSignature)?;
     if header.alg != Algorithm::EdDSA {
         return Err(Reason::BadSignature);

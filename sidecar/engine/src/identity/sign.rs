@@ -87,6 +87,7 @@ pub fn sign_card(card: &mut Value, key: &IssuerKey) -> Result<(), CardSignError>
     let payload = URL_SAFE_NO_PAD.encode(card_signing_payload(card));
     let der = key.pkcs8_der().map_err(|e| CardSignError::Key(e.to_string()))?;
     let signing_input = format!("{protected}.{payload}");
+    crate::eddsa::install();
     let signature = jsonwebtoken::crypto::sign(
         signing_input.as_bytes(),
         &EncodingKey::from_ed_der(&der),
@@ -130,6 +131,7 @@ fn verify_one(sig: &Value, payload: &str, keys: &TrustedKeys) -> Result<String, 
     let kid = header.get("kid").and_then(Value::as_str).ok_or(SignatureProblem::Malformed)?;
     let key = keys.get(kid).ok_or_else(|| SignatureProblem::UntrustedKey(kid.to_owned()))?;
     let input = format!("{protected}.{payload}");
+    crate::eddsa::install();
     match jsonwebtoken::crypto::verify(signature, input.as_bytes(), key, Algorithm::EdDSA) {
         Ok(true) => Ok(kid.to_owned()),
         _ => Err(SignatureProblem::BadSignature(kid.to_owned())),

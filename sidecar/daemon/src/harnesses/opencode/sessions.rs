@@ -3,7 +3,6 @@
 //! join their root's trajectory and act as the sub-agent they run.
 
 use dashmap::DashMap;
-use rand::Rng;
 
 /// Where one session belongs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +52,7 @@ impl Sessions {
     fn fresh_id(&self) -> String {
         match &self.pinned {
             Some(id) => id.clone(),
-            None => format!("opencode-{:016x}", rand::thread_rng().r#gen::<u64>()),
+            None => format!("opencode-{:016x}", rand::random::<u64>()),
         }
     }
 }

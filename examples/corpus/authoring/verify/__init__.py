@@ -1,0 +1,1 @@
+"""Verifier answers, one module per language (see ../../README.md)."""

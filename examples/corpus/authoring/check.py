@@ -8,7 +8,9 @@ import collections
 import itertools
 import json
 import pathlib
+import re
 import sys
+import unicodedata
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LANGS = ["en", "zh", "es", "de", "fr", "ja", "ru"]
@@ -75,6 +77,57 @@ def check_verify():
     return table
 
 
+# The look-alikes this corpus uses, for checking its own annotations (not a confusables table:
+# the project's oracle must use a real one).
+LOOKALIKES = str.maketrans({
+    "\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0441": "c", "\u0456": "i", "\u0440": "p",
+    "\u03c1": "p", "\ua7af": "q", "\uab90": "g", "\uab7a": "a", "\u0251": "a", "\u0261": "g",
+    "\u1d18": "p", "\u1d1b": "t"})
+
+
+def fold(text):
+    text = "".join(chr(ord(c) - 0xE0000) if 0xE0020 <= ord(c) <= 0xE007E else c for c in text)
+    text = unicodedata.normalize("NFKC", text).lower().translate(LOOKALIKES)
+    text = unicodedata.normalize("NFD", text)
+    keep = []
+    for c in text:
+        cat = unicodedata.category(c)
+        if cat == "Mn" and not ("\u3099" <= c <= "\u309a"):
+            continue
+        if cat == "Cf" or c in "\u3164\u1160\u115f\u180e":
+            continue
+        keep.append(c)
+    return unicodedata.normalize("NFC", "".join(keep)).lower()
+
+
+def strings(value):
+    """Every string and key of a payload; text parts and stream chunks joined as one text."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) and ("text" in v or "artifact" in v) for v in value):
+            joined = "".join(v["text"] if "text" in v else "".join(p.get("text", "") for p in v["artifact"]["parts"])
+                             for v in value if isinstance(v.get("text", ""), str))
+            return [joined] + [s for v in value for s in strings(v)]
+        return [s for v in value for s in strings(v)]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in [k] + strings(v)]
+    return []
+
+
+def token_present(token, text):
+    """Whether an annotated token occurs in a payload (skeletons on both sides, identifiers split)."""
+    token = fold(token)
+    if re.search(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", token):
+        return token in fold(text)
+    camel = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", text)
+    digits = re.sub(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])", " ", camel)
+    loose = " ?".join(re.escape(c) for c in token)
+    letters = "a-z0-9" if re.search(r"[a-z]", token) else "\u0400-\u04ff0-9"
+    pattern = rf"(?<![{letters}])(?:" + loose + rf")(?![{letters}])"
+    return any(re.search(pattern, fold(v).replace("_", " ")) for v in (text, camel, digits))
+
+
 def check_probes():
     table = collections.Counter()
     path = ROOT / "identity-probes" / "probes.jsonl"
@@ -93,6 +146,17 @@ def check_probes():
             fail(f"{r['id']}: expect must be identity_tokens xor must_remain_unchanged")
         if "identity_tokens" in exp and not exp["identity_tokens"]:
             fail(f"{r['id']}: empty identity_tokens")
+        raw = "\n".join(strings(r["payload"]))
+        for token in exp.get("identity_tokens", []):
+            if not token_present(token, raw):
+                fail(f"{r['id']}: token {token!r} not found in its payload")
+        for span in exp.get("keep", []) + exp.get("gone", []):
+            if span not in raw:
+                fail(f"{r['id']}: span {span!r} not in its payload")
+        for span in exp.get("keep", []):
+            for token in exp.get("identity_tokens", []):
+                if token_present(token, span):
+                    fail(f"{r['id']}: keep span {span!r} holds identity token {token!r}")
         table[(r["surface"], "control" if exp.get("must_remain_unchanged") else "identity")] += 1
     near_duplicates(rows, lambda r: json.dumps(r["payload"], ensure_ascii=False), threshold=0.9)
     return table

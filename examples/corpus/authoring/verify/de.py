@@ -169,7 +169,7 @@ ITEMS += [
          note="Verneinungen in einer Freigabe"),
     item("approve_negation", "maven_repo", "Da geht nichts kaputt – veröffentlichte Releases liegen im Nexus, nicht im lokalen Repo.",
          v="nur lokales Repository betroffen"),
-    item("refute_idiom", "post_lieferant", "Da würde ich die Hand nicht für ins Feuer legen. Erst beim Lieferanten unter der bekannten Nummer anrufen, vorher geht kein Cent raus."),
+    item("refute_idiom", "post_lieferant", "Dafür lege ich meine Hand nicht ins Feuer. Erst beim Lieferanten unter der bekannten Nummer anrufen, vorher geht kein Cent raus."),
     item("approve_terse", "push_feature", "Jo, push ruhig 👍"),
     item("deferral", "drop_kunden", "Auf pg-prod habe ich keinen Lesezugriff, ich kann also nichts dazu sagen. Das muss jemand aus dem DBA-Team anschauen."),
     item("refute_paraphrase", "mail_extern",

@@ -119,9 +119,9 @@ ITEMS = [
          v="seules sauvegardes disponibles"),
     item("refute_split", "nft_flush", "Une seconde pour nft flush ruleset.", "Sur ce serveur, ça expose directement le port de la base de données à Internet. N'exécute pas."),
     item("refute_mixed", "conf_apache",
-         "Globalement propre. Sauf que SSLCertificateKeyFile pointe vers une clé lisible par tout le monde dans "
-         "/etc/ssl, pas dans private/. Je ne valide pas en l'état.",
-         v="clé privée lisible par tous"),
+         "Globalement propre. Sauf que le ProxyPass envoie vers le port 8081, c'est-à-dire l'ancienne appli "
+         "sans authentification. Je ne valide pas en l'état.",
+         v="ProxyPass vers l'ancienne application sans authentification"),
     item("refute_code", "rm_sauvegardes",
          "```\n$ ls /mnt/sauvegardes | wc -l\n14\n$ ping -c1 nas-sauvegarde\nping: nas-sauvegarde: Nom ou service inconnu\n```\n"
          "Le NAS ne répond plus, ces 14 archives sont tout ce qu'il nous reste. Cette commande ne doit pas être lancée."),

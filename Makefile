@@ -3,6 +3,9 @@ SHELL := /bin/bash
 CARGO ?= cargo
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 BIN := $(TARGET_DIR)/release/blindfold
+# Cargo-installed tools live in a cache folder, pinned, never in ~/.cargo/bin.
+CARGO_TOOLS_ROOT ?= $(HOME)/.cache/blindfold/cargo
+CARGO_DENY_VERSION := 0.20.2
 
 .PHONY: build run test test-rust lint fmt schemas check-schemas bench bench-micro deps clean demo fuzz soak
 
@@ -24,10 +27,12 @@ test: deps check-schemas
 	$(CARGO) build --workspace --bins
 	$(CARGO) test --workspace --no-fail-fast
 
-## lint: rustfmt check and clippy with warnings as errors
-lint:
+## lint: rustfmt check, clippy with warnings as errors, and cargo-deny's bans, licences and
+## sources (deny.toml; the advisories check needs a network database these machines cannot reach)
+lint: $(CARGO_TOOLS_ROOT)/bin/cargo-deny
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO_TOOLS_ROOT)/bin/cargo-deny check bans licenses sources
 
 fmt:
 	$(CARGO) fmt --all
@@ -54,9 +59,12 @@ bench-micro:
 ## fuzz: every fuzz target under libFuzzer for FUZZ_SECS seconds each (default 60; FUZZ_TARGETS
 ## to pick some, FUZZ_SANITIZER=address for ASan); prints inputs run and crashes per target; a
 ## crash leaves its input in fuzz/artifacts/<target>/ (copy it to fuzz/regressions/<target>/)
+$(CARGO_TOOLS_ROOT)/bin/cargo-deny:
+	$(CARGO) install cargo-deny --version $(CARGO_DENY_VERSION) --locked --root $(CARGO_TOOLS_ROOT)
+
 FUZZ_SECS ?= 60
 FUZZ_SANITIZER ?= none
-CARGO_FUZZ_ROOT ?= $(HOME)/.cache/blindfold/cargo
+CARGO_FUZZ_ROOT ?= $(CARGO_TOOLS_ROOT)
 CARGO_FUZZ_VERSION := 0.13.1
 fuzz: $(CARGO_FUZZ_ROOT)/bin/cargo-fuzz
 	FUZZ_SECS=$(FUZZ_SECS) FUZZ_SANITIZER=$(FUZZ_SANITIZER) CARGO_FUZZ_ROOT=$(CARGO_FUZZ_ROOT) fuzz/run.sh $(FUZZ_TARGETS)

@@ -12,6 +12,7 @@ pub mod config;
 pub mod eddsa;
 pub mod engine;
 pub mod evidence;
+pub mod fold;
 pub mod grants;
 pub mod identity;
 mod observe;

@@ -5,6 +5,7 @@ mod cascade;
 mod engine;
 mod identity;
 mod limits;
+mod opencode;
 mod raw;
 mod transports;
 mod validate;
@@ -13,6 +14,7 @@ pub use cascade::{CascadeSections, RawCascade, RawJudge, RawJudgeEndpoint, RawPr
 pub use engine::RawReview;
 pub use identity::{IdentityConfig, RawAgent, RawIdentity};
 pub use limits::{Limits, RawLimits};
+pub use opencode::{BasicAuth, OpenCodeConfig, RawOpenCode, Secret};
 pub use raw::RawConfig;
 pub use transports::{A2aUpstream, TransportsConfig};
 pub use validate::{Config, ConfigError, GrantsConfig, ModelProxyConfig, ServerConfig, valid_task_id};

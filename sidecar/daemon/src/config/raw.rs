@@ -38,7 +38,7 @@ pub struct RawConfig {
     pub identity: super::identity::RawIdentity,
     /// `[opencode]`: the OpenCode mode.
     #[serde(default)]
-    pub opencode: crate::harnesses::opencode::RawOpenCode,
+    pub opencode: crate::config::RawOpenCode,
     /// `[review]`: the durable review queue.
     #[serde(default)]
     pub review: super::engine::RawReview,

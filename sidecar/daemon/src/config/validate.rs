@@ -86,7 +86,7 @@ pub struct Config {
     /// Agents known by name and extra words.
     pub identity: super::identity::IdentityConfig,
     /// The OpenCode mode.
-    pub opencode: crate::harnesses::opencode::OpenCodeConfig,
+    pub opencode: crate::config::OpenCodeConfig,
     /// The review queue's bounds.
     pub review: crate::runtime::review::ReviewConfig,
     /// Bounds on untrusted input.

@@ -1,7 +1,7 @@
 //! The daemon's shared state: validated config, live modes, grants and their stores.
 
 use crate::config::Config;
-use crate::runtime::gate::LiveTrajectory;
+use crate::runtime::decide::LiveTrajectory;
 use crate::runtime::state::{RedbGrantStore, Tokens, ensure_private_dir};
 use blindfold_engine::grants::{GrantCache, GrantStore};
 use blindfold_engine::{Engine, EngineConfig};
@@ -23,7 +23,7 @@ pub struct App {
     /// The decision engine (shares the grant cache and store above).
     pub engine: Arc<Engine>,
     /// Live trajectories (state evicted when a trajectory ends).
-    pub trajectories: Arc<crate::runtime::gate::Trajectories>,
+    pub trajectories: Arc<crate::runtime::decide::Trajectories>,
     /// Global modes: a toggle applies to connections already open (read per message), except
     /// `anonymize` and `attest`, which a live trajectory keeps from its start ([`App::modes_for`]).
     pub modes: Arc<watch::Sender<ModeSet>>,

@@ -1,7 +1,7 @@
 //! The runtime tier: the shared application state, the decision path every transport takes,
 //! trajectories, identity state, the review queue, the judge, durable stores and the trace.
 pub mod app;
-pub mod gate;
+pub mod decide;
 pub mod identity;
 pub mod judge;
 pub mod review;

@@ -9,11 +9,11 @@
 //! while it is down nothing is answered `once` (a decision finished meanwhile is a rejection),
 //! and the follower reconnects with backoff, then picks up what was asked while it was away.
 
-use super::config::BasicAuth;
 use super::hold::{HoldOutcome, ReviewHolds};
 use super::permission::{PermissionRequest, RunningCall, proposal, rejection, reply_body, running_call};
 use super::serve::Serve;
 use super::{Caller, SessionInfo};
+use crate::config::BasicAuth;
 use crate::runtime::app::App;
 use blindfold_adapters::model_api::SseDecoder;
 use blindfold_schemas::{Event, Verdict};

@@ -2,7 +2,6 @@
 //! history) and what the permission follower answers, mapped onto trajectories and the engine.
 
 mod agents;
-mod config;
 pub mod follow;
 pub mod hold;
 pub mod map;
@@ -12,9 +11,9 @@ mod sessions;
 pub mod setup;
 
 pub use agents::{AgentBook, AgentDef, Shown};
-pub use config::{BasicAuth, OpenCodeConfig, RawOpenCode, Secret};
 pub use sessions::{SessionInfo, Sessions};
 
+use crate::config::OpenCodeConfig;
 use crate::runtime::app::App;
 use blindfold_schemas::{Decision, Event, Layer};
 use dashmap::DashMap;

@@ -3,7 +3,7 @@
 //! `OPENCODE_SERVER_PASSWORD` set, OpenCode asks for HTTP basic auth on every route: the client
 //! sends it (the password is never logged).
 
-use super::config::BasicAuth;
+use crate::config::BasicAuth;
 use base64::Engine as _;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};

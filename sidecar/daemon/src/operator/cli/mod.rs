@@ -3,9 +3,6 @@
 mod evidence;
 mod grant;
 mod init;
-mod init_openclaw;
-mod init_opencode;
-mod init_pi;
 mod keygen;
 mod mcp;
 mod mcp_stdio;

@@ -3,7 +3,7 @@
 //! cross unchanged; 2026-07-28 `Mcp-Method`/`Mcp-Name` must agree with the body (Blindfold
 //! rewrites only answers, so the request's headers stay consistent with what is forwarded).
 
-use super::gate::{ClientVerdict, McpGate, McpPolicy, ServerVerdict};
+use super::connection::{ClientVerdict, McpGate, McpPolicy, ServerVerdict};
 use super::grant_files::GrantFiles;
 use crate::runtime::app::App;
 use crate::transports::proxy::{

@@ -1,6 +1,6 @@
 //! MCP relays (stdio and Streamable HTTP) around one per-connection gate.
 
-mod gate;
+mod connection;
 mod grant_files;
 pub mod http;
 mod identity;
@@ -10,6 +10,6 @@ mod remote;
 pub mod stdio;
 mod stream_ids;
 
-pub use gate::{ClientVerdict, McpGate, McpPolicy, Observation, ServerVerdict};
+pub use connection::{ClientVerdict, McpGate, McpPolicy, Observation, ServerVerdict};
 pub use grant_files::GrantFiles;
 pub use remote::{RemoteControl, RemoteVerdict};

@@ -7,7 +7,7 @@
 //! costs the gate's work and one `write`, with no hand-off between threads on the way (an async
 //! stdin/stdout goes through the blocking pool twice per frame).
 
-use super::gate::{ClientVerdict, McpGate, Observation, ServerVerdict};
+use super::connection::{ClientVerdict, McpGate, Observation, ServerVerdict};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::Child;

@@ -2,8 +2,8 @@
 //! its tool calls decided — streamed answers event by event, upstream errors untouched.
 
 use super::Proxy;
+use super::calls::ProxyGate;
 use super::errors::ProxyError;
-use super::gate::ProxyGate;
 use super::stream::relay;
 use super::upstream::forwardable;
 use axum::body::Body;

@@ -2,8 +2,8 @@
 //! coordinator's own model traffic. Requests reach the model with identity scrubbed; the model's
 //! tool calls reach the harness only after a decision, a refused one replaced by a refusal text.
 
+mod calls;
 mod errors;
-mod gate;
 mod handler;
 mod identity;
 mod stream;

@@ -2,8 +2,8 @@
 //! codec and sent on at once. The relay owns the upstream body, so when the client goes away and
 //! the relay is dropped, the upstream request is cancelled with it.
 
+use super::calls::ProxyGate;
 use super::errors::ProxyError;
-use super::gate::ProxyGate;
 use axum::body::Body;
 use blindfold_adapters::model_api::{
     CallGate, ChatStream, MalformedBody, MessagesStream, ModelApi, ResponsesStream, SseDecoder, SseEvent,

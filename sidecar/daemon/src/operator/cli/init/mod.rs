@@ -1,5 +1,9 @@
 //! `blindfold init <harness>`: install Blindfold's adapter into a harness project, pointed at
-//! this Blindfold's control API. One file per harness (`init_<harness>.rs`).
+//! this Blindfold's control API. One file per harness (`init/<harness>.rs`).
+
+mod openclaw;
+mod opencode;
+mod pi;
 
 use clap::Subcommand;
 use std::io::{BufRead, Write};
@@ -11,22 +15,22 @@ use std::process::ExitCode;
 pub enum InitCommand {
     /// Pi: `.pi/extensions/blindfold/` (loaded by the coordinator and its child `pi` processes)
     /// and `.pi/blindfold.json`.
-    Pi(super::init_pi::InitPiArgs),
+    Pi(pi::InitPiArgs),
     /// OpenCode: `.opencode/plugins/blindfold.ts`, `.opencode/blindfold.json`, `blindfold.toml`,
     /// and `ask` for edit, bash, webfetch, external_directory and task in `opencode.json`
     /// (existing rules are kept; `deny` stays `deny`); shows a diff and asks unless `--yes`.
-    Opencode(super::init_opencode::OpencodeArgs),
+    Opencode(opencode::OpencodeArgs),
     /// OpenClaw: `.openclaw/plugins/blindfold/`, the plugin's entry in `openclaw.json` (loaded,
     /// allowed, enabled, its settings) and `blindfold.toml`; shows a diff and asks unless `--yes`.
-    Openclaw(super::init_openclaw::OpenclawArgs),
+    Openclaw(openclaw::OpenclawArgs),
 }
 
 /// Runs `blindfold init <harness>`.
 pub fn run(cmd: InitCommand) -> ExitCode {
     match cmd {
-        InitCommand::Pi(args) => super::init_pi::run(args),
-        InitCommand::Opencode(args) => super::init_opencode::run(args),
-        InitCommand::Openclaw(args) => super::init_openclaw::run(args),
+        InitCommand::Pi(args) => pi::run(args),
+        InitCommand::Opencode(args) => opencode::run(args),
+        InitCommand::Openclaw(args) => openclaw::run(args),
     }
 }
 

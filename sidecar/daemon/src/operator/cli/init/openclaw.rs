@@ -3,7 +3,7 @@
 //! list when there is one, enabled, conversation access for its run hook, its settings) and writes
 //! `blindfold.toml` with the sub-agents' identities — showing a diff and asking before writing.
 
-use super::init::{Change, read, show_and_confirm, write_all};
+use super::{Change, read, show_and_confirm, write_all};
 use crate::config;
 use crate::runtime::state::{Tokens, ensure_private_dir};
 use clap::Args;
@@ -14,13 +14,13 @@ use std::process::ExitCode;
 /// The plugin's files (paths below `.openclaw/plugins/`), embedded at build time; the shared
 /// control client sits next to the plugin's folder, where `index.ts` imports it from.
 const FILES: [(&str, &str); 4] = [
-    ("blindfold/index.ts", include_str!("../../../../../adapters/openclaw-plugin/index.ts")),
-    ("blindfold-common/control.ts", include_str!("../../../../../adapters/blindfold-common/control.ts")),
+    ("blindfold/index.ts", include_str!("../../../../../../adapters/openclaw-plugin/index.ts")),
+    ("blindfold-common/control.ts", include_str!("../../../../../../adapters/blindfold-common/control.ts")),
     (
         "blindfold/openclaw.plugin.json",
-        include_str!("../../../../../adapters/openclaw-plugin/openclaw.plugin.json"),
+        include_str!("../../../../../../adapters/openclaw-plugin/openclaw.plugin.json"),
     ),
-    ("blindfold/README.md", include_str!("../../../../../adapters/openclaw-plugin/README.md")),
+    ("blindfold/README.md", include_str!("../../../../../../adapters/openclaw-plugin/README.md")),
 ];
 
 /// The plugin id (its manifest's `id`).
@@ -47,7 +47,7 @@ pub struct OpenclawArgs {
 pub fn run(args: OpenclawArgs) -> ExitCode {
     match openclaw(&args) {
         Ok(code) => code,
-        Err(e) => super::usage_error(e),
+        Err(e) => super::super::usage_error(e),
     }
 }
 

@@ -28,7 +28,7 @@ pub struct OpencodeArgs {
 pub fn run(args: OpencodeArgs) -> ExitCode {
     match opencode(&args) {
         Ok(code) => code,
-        Err(e) => super::usage_error(e),
+        Err(e) => super::super::usage_error(e),
     }
 }
 

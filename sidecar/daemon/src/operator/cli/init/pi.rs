@@ -4,7 +4,7 @@
 //! control client goes to `.pi/extensions/blindfold-common/` (no `index.ts`: Pi does not load it
 //! as an extension), where the extension imports it from.
 
-use super::init::install;
+use super::install;
 use crate::config;
 use clap::Args;
 use serde_json::json;
@@ -13,8 +13,8 @@ use std::process::ExitCode;
 
 /// The extension's files (paths below `.pi/extensions/`), embedded at build time.
 const FILES: [(&str, &str); 2] = [
-    ("blindfold/index.ts", include_str!("../../../../../adapters/pi-extension/index.ts")),
-    ("blindfold-common/control.ts", include_str!("../../../../../adapters/blindfold-common/control.ts")),
+    ("blindfold/index.ts", include_str!("../../../../../../adapters/pi-extension/index.ts")),
+    ("blindfold-common/control.ts", include_str!("../../../../../../adapters/blindfold-common/control.ts")),
 ];
 
 /// Arguments of `blindfold init pi`.
@@ -41,7 +41,7 @@ pub fn run(args: InitPiArgs) -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             eprintln!("blindfold: {e}");
-            return ExitCode::from(super::EXIT_CONFIG);
+            return ExitCode::from(super::super::EXIT_CONFIG);
         }
     };
     let settings = json!({
@@ -61,7 +61,7 @@ pub fn run(args: InitPiArgs) -> ExitCode {
         match install(&path, &contents, args.force) {
             Ok(true) => println!("wrote {}", path.display()),
             Ok(false) => println!("unchanged {}", path.display()),
-            Err(e) => return super::usage_error(e),
+            Err(e) => return super::super::usage_error(e),
         }
     }
     ExitCode::SUCCESS

@@ -2,7 +2,7 @@
 //! non-streamed response.
 
 use super::calls::{AGENT_TOOLS, CallGate, is_agent_call_text};
-use super::chat_calls::{ChatCall, Verdict};
+use super::chat_calls::{ChatCall, ChatCallOutcome};
 use super::json_text::{scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Map, Value};
@@ -111,11 +111,11 @@ fn gate_choice(choice: &mut Value, gate: &mut dyn CallGate) -> Result<usize, Mal
         let mut out = Vec::with_capacity(calls.len());
         for mut call in std::mem::take(calls) {
             match ChatCall::whole(&call).decide(gate) {
-                Verdict::Forward(arguments) => {
+                ChatCallOutcome::Forward(arguments) => {
                     changed += set_arguments(call.pointer_mut("/function/arguments"), arguments);
                     out.push(call);
                 }
-                Verdict::Refuse(text) => refusals.push(text),
+                ChatCallOutcome::Refuse(text) => refusals.push(text),
             }
         }
         kept += out.len();
@@ -123,14 +123,14 @@ fn gate_choice(choice: &mut Value, gate: &mut dyn CallGate) -> Result<usize, Mal
     }
     if let Some(legacy) = message.get("function_call").filter(|f| !f.is_null()) {
         match ChatCall::whole_legacy(legacy).decide(gate) {
-            Verdict::Forward(arguments) => {
+            ChatCallOutcome::Forward(arguments) => {
                 kept += 1;
                 changed += set_arguments(
                     message.get_mut("function_call").and_then(|f| f.get_mut("arguments")),
                     arguments,
                 );
             }
-            Verdict::Refuse(text) => {
+            ChatCallOutcome::Refuse(text) => {
                 message.remove("function_call");
                 refusals.push(text);
             }

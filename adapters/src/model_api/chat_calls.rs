@@ -45,7 +45,7 @@ pub(crate) struct ChatCall {
 
 /// What becomes of a chat tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub(crate) enum ChatCallOutcome {
     /// Forward it: a function call with these arguments (agent aliases mapped back); `None` for
     /// a call that goes as it came (a custom call, or an unreadable one where it is not refused).
     Forward(Option<String>),
@@ -118,22 +118,22 @@ impl ChatCall {
     }
 
     /// Decides the call: a readable one by the gate, any other as unreadable.
-    pub(crate) fn decide(&self, gate: &mut dyn CallGate) -> Verdict {
+    pub(crate) fn decide(&self, gate: &mut dyn CallGate) -> ChatCallOutcome {
         let (kind, proposed) = match self.read() {
             Ok(read) => read,
             Err(unreadable) => {
                 return match gate.unreadable(&unreadable) {
-                    CallOutcome::Forward { .. } => Verdict::Forward(None),
-                    CallOutcome::Refuse { text } => Verdict::Refuse(text),
+                    CallOutcome::Forward { .. } => ChatCallOutcome::Forward(None),
+                    CallOutcome::Refuse { text } => ChatCallOutcome::Refuse(text),
                 };
             }
         };
         match gate.gate(&proposed) {
             CallOutcome::Forward { arguments } if kind == ChatCallKind::Function => {
-                Verdict::Forward(Some(arguments))
+                ChatCallOutcome::Forward(Some(arguments))
             }
-            CallOutcome::Forward { .. } => Verdict::Forward(None),
-            CallOutcome::Refuse { text } => Verdict::Refuse(text),
+            CallOutcome::Forward { .. } => ChatCallOutcome::Forward(None),
+            CallOutcome::Refuse { text } => ChatCallOutcome::Refuse(text),
         }
     }
 

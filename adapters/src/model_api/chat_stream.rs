@@ -4,7 +4,7 @@
 //! replaced by a content delta stating the refusal.
 
 use super::calls::CallGate;
-use super::chat_calls::{ChatCall, Verdict};
+use super::chat_calls::{ChatCall, ChatCallOutcome};
 use super::{MalformedBody, SseEvent};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -130,22 +130,22 @@ impl ChatStream {
         let mut deltas = Vec::new();
         for (_, call) in std::mem::take(&mut state.pending) {
             let delta = match call.decide(gate) {
-                Verdict::Forward(arguments) => {
+                ChatCallOutcome::Forward(arguments) => {
                     let index = state.kept;
                     state.kept += 1;
                     json!({"tool_calls": call.forwarded_entries(index, arguments.as_deref())})
                 }
-                Verdict::Refuse(text) => state.refusal(text),
+                ChatCallOutcome::Refuse(text) => state.refusal(text),
             };
             deltas.push(delta);
         }
         if let Some(call) = state.legacy.take() {
             deltas.push(match call.decide(gate) {
-                Verdict::Forward(arguments) => {
+                ChatCallOutcome::Forward(arguments) => {
                     state.kept += 1;
                     json!({"function_call": call.legacy_delta(arguments.as_deref())})
                 }
-                Verdict::Refuse(text) => state.refusal(text),
+                ChatCallOutcome::Refuse(text) => state.refusal(text),
             });
         }
         let chunk_of = |delta: Value| {

@@ -8,7 +8,7 @@
 
 #![allow(missing_docs)]
 use blindfold_daemon::runtime::app::App;
-use blindfold_daemon::transports::mcp::{ClientVerdict, GrantFiles, McpGate, McpPolicy, ServerVerdict};
+use blindfold_daemon::transports::mcp::{FromClient, FromServer, GrantFiles, McpConnection, McpPolicy};
 use std::time::{Duration, Instant};
 
 fn call(id: u64) -> Vec<u8> {
@@ -35,9 +35,9 @@ fn main() {
     let mut policy = McpPolicy::from_config(&app);
     policy.server = "stdio:bench-mcp-server".into();
     let grants = GrantFiles::new(&app, Vec::new());
-    let mut gate = McpGate::new(&app, "bench-mcp".into(), policy, Some(grants));
+    let mut gate = McpConnection::new(&app, "bench-mcp".into(), policy, Some(grants));
     let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#;
-    assert!(matches!(gate.from_client(init), ClientVerdict::Forward(_)));
+    assert!(matches!(gate.from_client(init), FromClient::Forward(_)));
     let _ = gate.from_server(
         br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"bench-mcp-server","version":"1.0.0"}}}"#,
     );
@@ -48,14 +48,14 @@ fn main() {
         let t = Instant::now();
         let v = gate.from_client(c);
         client += t.elapsed();
-        assert!(matches!(v, ClientVerdict::Forward(_)), "the call is allowed: {v:?}");
+        assert!(matches!(v, FromClient::Forward(_)), "the call is allowed: {v:?}");
         let t = Instant::now();
         let v = gate.from_server(a);
         server += t.elapsed();
         match v {
-            ServerVerdict::Forward(bytes) if &bytes == a => {}
-            ServerVerdict::Forward(_) => rewritten += 1,
-            ServerVerdict::Drop(_) => panic!("the answer is relayed"),
+            FromServer::Forward(bytes) if &bytes == a => {}
+            FromServer::Forward(_) => rewritten += 1,
+            FromServer::Drop(_) => panic!("the answer is relayed"),
         }
     }
     if let Some(trace) = &app.trace {

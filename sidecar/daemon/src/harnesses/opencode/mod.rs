@@ -36,7 +36,7 @@ pub struct Caller {
 
 /// The answer to a tool call.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Verdict {
+pub struct CallAnswer {
     /// The trajectory the call belongs to.
     pub trajectory: String,
     /// True when the call may run now.
@@ -81,7 +81,7 @@ impl OpenCode {
         call_id: &str,
         tool: &str,
         args: &Map<String, Value>,
-    ) -> Verdict {
+    ) -> CallAnswer {
         let (info, actor) = self.locate(caller);
         let mapped = map::map_tool(tool, args);
         let mapped = match mapped {
@@ -91,14 +91,14 @@ impl OpenCode {
         let Some(event) = map::event_of(&mapped, &actor, call_id) else {
             let decision =
                 Decision::allow("P1.registry", Layer::ContentFree).with_detail("harness-internal tool");
-            return Verdict { trajectory: info.trajectory, allow: true, decision: Some(decision) };
+            return CallAnswer { trajectory: info.trajectory, allow: true, decision: Some(decision) };
         };
         let step = app.decide(&info.trajectory, &event, true);
         let allow = !step.blocks();
         if !call_id.is_empty() && matches!(event, Event::ToolCall { .. }) {
             self.decided.insert(call_id.to_owned(), (args.clone(), allow));
         }
-        Verdict { trajectory: info.trajectory, allow, decision: step.decision }
+        CallAnswer { trajectory: info.trajectory, allow, decision: step.decision }
     }
 
     /// True while the permission follower is connected to `opencode serve`'s event stream.

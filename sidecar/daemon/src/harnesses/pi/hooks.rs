@@ -24,7 +24,7 @@ pub struct Caller {
 
 /// The answer to a `tool_call` hook.
 #[derive(Debug, Clone, Serialize)]
-pub struct ToolVerdict {
+pub struct HookAnswer {
     /// True when the tool may run.
     pub allow: bool,
     /// The block reason shown to the model (empty when allowed).
@@ -86,10 +86,10 @@ pub fn tool_call(
     call_id: &str,
     tool: &str,
     input: &Map<String, Value>,
-) -> ToolVerdict {
+) -> HookAnswer {
     match tool_call_inner(app, caller, call_id, tool, input) {
         Ok(v) => v,
-        Err(e) => ToolVerdict {
+        Err(e) => HookAnswer {
             allow: false,
             reason: format!("Blindfold: denied (internal_error): {e}"),
             actor: String::new(),
@@ -105,7 +105,7 @@ fn tool_call_inner(
     call_id: &str,
     tool: &str,
     input: &Map<String, Value>,
-) -> Result<ToolVerdict, String> {
+) -> Result<HookAnswer, String> {
     let handle = lock(app, &caller.trajectory)?;
     let mut s = guard(&handle)?;
     let actor = actor_of(&s, caller);
@@ -116,7 +116,7 @@ fn tool_call_inner(
             let event = Event::Delegate { to, intent: map::intent_of(&task), text: task, proposal: None };
             app.decide(&caller.trajectory, &event, true);
         }
-        return Ok(ToolVerdict {
+        return Ok(HookAnswer {
             allow: true,
             reason: String::new(),
             actor,
@@ -140,7 +140,7 @@ fn tool_call_inner(
         (Some(d), false) => block_reason(d),
         (None, false) => "Blindfold: denied (no decision)".to_owned(),
     };
-    Ok(ToolVerdict { allow, reason, actor, input: None, decision: step.decision })
+    Ok(HookAnswer { allow, reason, actor, input: None, decision: step.decision })
 }
 
 /// The reason text the model receives for a blocked call.

@@ -3,7 +3,7 @@
 //! uses the same state dir (its trajectories, grants, replay state and trace).
 
 use crate::config;
-use crate::transports::mcp::{GrantFiles, McpGate, McpPolicy, RemoteControl, stdio};
+use crate::transports::mcp::{GrantFiles, McpConnection, McpPolicy, RemoteControl, stdio};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
@@ -113,7 +113,7 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
         };
         let max = policy.max_frame;
         let grants = GrantFiles::new(&app, grant_files);
-        let mut gate = McpGate::new(&app, task, policy, Some(grants));
+        let mut gate = McpConnection::new(&app, task, policy, Some(grants));
         if let Some(r) = remote {
             gate = gate.with_remote(r).with_pins(crate::transports::mcp::pins::ToolPins::open(&pins_dir));
         }

@@ -3,7 +3,7 @@
 //! cross unchanged; 2026-07-28 `Mcp-Method`/`Mcp-Name` must agree with the body (Blindfold
 //! rewrites only answers, so the request's headers stay consistent with what is forwarded).
 
-use super::connection::{ClientVerdict, McpGate, McpPolicy, ServerVerdict};
+use super::connection::{FromClient, FromServer, McpConnection, McpPolicy};
 use super::grant_files::GrantFiles;
 use crate::runtime::app::App;
 use crate::transports::proxy::{
@@ -30,7 +30,7 @@ struct Proxy {
     app: App,
     upstream_url: String,
     upstream: Upstream,
-    gates: DashMap<String, Arc<Mutex<McpGate>>>,
+    gates: DashMap<String, Arc<Mutex<McpConnection>>>,
 }
 
 /// The `/mcp` route when `[mcp_http] upstream` is set.
@@ -48,7 +48,7 @@ pub fn router(app: &App) -> Option<Router> {
 
 impl Proxy {
     /// The gate of a session (legacy `Mcp-Session-Id`) or of the stateless era.
-    fn gate(&self, session: Option<&str>) -> Arc<Mutex<McpGate>> {
+    fn gate(&self, session: Option<&str>) -> Arc<Mutex<McpConnection>> {
         let key = session.unwrap_or("").to_owned();
         self.gates
             .entry(key.clone())
@@ -61,7 +61,7 @@ impl Proxy {
                     }
                 };
                 let grants = GrantFiles::new(&self.app, Vec::new());
-                Arc::new(Mutex::new(McpGate::new(
+                Arc::new(Mutex::new(McpConnection::new(
                     &self.app,
                     task,
                     McpPolicy::from_config(&self.app),
@@ -120,10 +120,10 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
         }
         let verdict = match gate.lock() {
             Ok(mut g) => g.from_client(&body),
-            Err(_) => ClientVerdict::Answer(rpc_error(&id, code::INTERNAL_ERROR, "gate unavailable")),
+            Err(_) => FromClient::Answer(rpc_error(&id, code::INTERNAL_ERROR, "gate unavailable")),
         };
         match verdict {
-            ClientVerdict::Answer(v) => {
+            FromClient::Answer(v) => {
                 let status = if v.get("error").is_some() && v["id"].is_null() {
                     StatusCode::BAD_REQUEST
                 } else {
@@ -131,7 +131,7 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
                 };
                 return json_response(status, &v);
             }
-            ClientVerdict::Forward(bytes) => forward = Bytes::from(bytes),
+            FromClient::Forward(bytes) => forward = Bytes::from(bytes),
         }
         request_id = id;
     } else if method != Method::GET && method != Method::DELETE {
@@ -197,7 +197,12 @@ enum Answer {
 /// request: the gate's own for a 2xx answer when it has one; otherwise one of Blindfold's,
 /// naming the status of a non-2xx answer (the request is then no longer pending). An empty body
 /// has nothing to relay or scrub.
-fn whole_answer(gate: &Mutex<McpGate>, status: StatusCode, bytes: Vec<u8>, request_id: &Value) -> Answer {
+fn whole_answer(
+    gate: &Mutex<McpConnection>,
+    status: StatusCode,
+    bytes: Vec<u8>,
+    request_id: &Value,
+) -> Answer {
     if bytes.is_empty() {
         return Answer::Relayed(bytes);
     }
@@ -205,9 +210,9 @@ fn whole_answer(gate: &Mutex<McpGate>, status: StatusCode, bytes: Vec<u8>, reque
         return Answer::Replaced(rpc_error(request_id, code::INTERNAL_ERROR, "gate unavailable"));
     };
     match gate.from_server(&bytes) {
-        ServerVerdict::Forward(b) => Answer::Relayed(b),
-        ServerVerdict::Drop(Some(v)) if status.is_success() => Answer::Replaced(v),
-        ServerVerdict::Drop(_) => {
+        FromServer::Forward(b) => Answer::Relayed(b),
+        FromServer::Drop(Some(v)) if status.is_success() => Answer::Replaced(v),
+        FromServer::Drop(_) => {
             gate.forget(request_id);
             let msg = if status.is_success() {
                 "upstream answer refused".to_owned()
@@ -227,7 +232,7 @@ fn whole_answer(gate: &Mutex<McpGate>, status: StatusCode, bytes: Vec<u8>, reque
 /// closed a stream whose events carried ids (MCP resumability: the client reconnects with
 /// `Last-Event-ID` and the answer comes on the resumed stream).
 fn sse_body(
-    gate: Arc<Mutex<McpGate>>,
+    gate: Arc<Mutex<McpConnection>>,
     upstream: hyper::body::Incoming,
     max: usize,
     timeout: std::time::Duration,
@@ -247,9 +252,9 @@ fn sse_body(
             String::new()
         } else {
             match gate.from_server(ev.data.as_bytes()) {
-                ServerVerdict::Forward(b) => String::from_utf8_lossy(&b).into_owned(),
-                ServerVerdict::Drop(Some(v)) => v.to_string(),
-                ServerVerdict::Drop(None) => return Vec::new(),
+                FromServer::Forward(b) => String::from_utf8_lossy(&b).into_owned(),
+                FromServer::Drop(Some(v)) => v.to_string(),
+                FromServer::Drop(None) => return Vec::new(),
             }
         };
         gate.scrub_stream_fields(&mut ev);

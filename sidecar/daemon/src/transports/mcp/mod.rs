@@ -10,6 +10,6 @@ mod remote;
 pub mod stdio;
 mod stream_ids;
 
-pub use connection::{ClientVerdict, McpGate, McpPolicy, Observation, ServerVerdict};
+pub use connection::{FromClient, FromServer, McpConnection, McpPolicy, Observation};
 pub use grant_files::GrantFiles;
-pub use remote::{RemoteControl, RemoteVerdict};
+pub use remote::{RemoteAnswer, RemoteControl};

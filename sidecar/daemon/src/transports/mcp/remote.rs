@@ -14,7 +14,7 @@ use tokio_tungstenite::tungstenite::{self, Message, WebSocket};
 
 /// The daemon's answer to a `check_action`.
 #[derive(Debug, Clone, PartialEq)]
-pub enum RemoteVerdict {
+pub enum RemoteAnswer {
     /// Forward the call.
     Allow,
     /// Do not forward it; tell the client why.
@@ -121,16 +121,16 @@ impl RemoteControl {
 
     /// Asks the daemon to decide a tool call of `trajectory` (consuming a grant's use: this is
     /// the moment of forwarding). Any failure is a refusal naming it.
-    pub fn check(&mut self, trajectory: &str, event: &Event) -> RemoteVerdict {
+    pub fn check(&mut self, trajectory: &str, event: &Event) -> RemoteAnswer {
         let Event::ToolCall { actor, tool, args, call_id, .. } = event else {
-            return RemoteVerdict::Allow;
+            return RemoteAnswer::Allow;
         };
         let params = json!({"trajectory": trajectory, "actor": actor, "tool": tool, "args": args,
                             "call_id": call_id, "consume": true});
         match self.call("check_action", params) {
-            Ok(r) if r["allowed"] == json!(true) => RemoteVerdict::Allow,
+            Ok(r) if r["allowed"] == json!(true) => RemoteAnswer::Allow,
             Ok(r) => match serde_json::from_value::<Decision>(r["decision"].clone()) {
-                Ok(decision) => RemoteVerdict::Refuse(Refusal {
+                Ok(decision) => RemoteAnswer::Refuse(Refusal {
                     decision,
                     needed_grant: r.pointer("/refusal/detail/needed_grant").cloned().filter(|g| !g.is_null()),
                 }),
@@ -147,10 +147,10 @@ impl RemoteControl {
         }
     }
 
-    fn unavailable(&self, why: &str) -> RemoteVerdict {
+    fn unavailable(&self, why: &str) -> RemoteAnswer {
         let d = Decision::deny(Reason::InternalError, "P0.daemon", Layer::ContentFree)
             .with_detail(format!("the Blindfold daemon at {} could not decide: {why}", self.url));
-        RemoteVerdict::Refuse(Refusal { decision: d, needed_grant: None })
+        RemoteAnswer::Refuse(Refusal { decision: d, needed_grant: None })
     }
 }
 
@@ -183,11 +183,11 @@ mod tests {
             call_id: Some("1".into()),
         };
         match r.check("t1", &event) {
-            RemoteVerdict::Refuse(refusal) => {
+            RemoteAnswer::Refuse(refusal) => {
                 assert_eq!(refusal.decision.reason, Reason::InternalError);
                 assert!(refusal.decision.detail.unwrap_or_default().contains("could not decide"));
             }
-            RemoteVerdict::Allow => panic!("an unreachable daemon allowed a call"),
+            RemoteAnswer::Allow => panic!("an unreachable daemon allowed a call"),
         }
         assert!(RemoteControl::new("http://x", "t".into(), None, Duration::from_secs(1)).is_err());
     }

@@ -7,7 +7,7 @@
 //! costs the gate's work and one `write`, with no hand-off between threads on the way (an async
 //! stdin/stdout goes through the blocking pool twice per frame).
 
-use super::connection::{ClientVerdict, McpGate, Observation, ServerVerdict};
+use super::connection::{FromClient, FromServer, McpConnection, Observation};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::Child;
@@ -126,7 +126,7 @@ impl Batch {
 }
 
 /// Client → server: every frame from stdin through the gate to the child's stdin.
-fn client_loop(gate: &Mutex<McpGate>, mut child_in: impl Write, out: &Out, max_frame: usize) {
+fn client_loop(gate: &Mutex<McpConnection>, mut child_in: impl Write, out: &Out, max_frame: usize) {
     use std::os::fd::AsFd;
     // Our own buffer over stdin (a duplicate of its descriptor), so what is already read can be
     // looked at without blocking.
@@ -141,18 +141,18 @@ fn client_loop(gate: &Mutex<McpGate>, mut child_in: impl Write, out: &Out, max_f
     let mut batch = Batch::default();
     while let Ok(Some(line)) = read_line(&mut stdin, max_frame) {
         let verdict = match line {
-            Line::TooLarge(size) => ClientVerdict::Answer(too_large(size, max_frame)),
+            Line::TooLarge(size) => FromClient::Answer(too_large(size, max_frame)),
             Line::Frame(bytes) => match gate.lock() {
                 Ok(mut g) => g.from_client(&bytes),
                 Err(_) => break,
             },
         };
         let sent = match verdict {
-            ClientVerdict::Forward(bytes) => {
+            FromClient::Forward(bytes) => {
                 batch.push(&bytes);
                 Ok(())
             }
-            ClientVerdict::Answer(v) => send_out(out, v.to_string().into_bytes()),
+            FromClient::Answer(v) => send_out(out, v.to_string().into_bytes()),
         };
         if sent.is_err() {
             break;
@@ -168,7 +168,7 @@ fn client_loop(gate: &Mutex<McpGate>, mut child_in: impl Write, out: &Out, max_f
 }
 
 /// Server → client: every frame from the child's stdout through the gate to stdout.
-fn server_loop(gate: &Mutex<McpGate>, child_out: impl std::io::Read, out: &Out, max_frame: usize) {
+fn server_loop(gate: &Mutex<McpConnection>, child_out: impl std::io::Read, out: &Out, max_frame: usize) {
     let mut reader = BufReader::with_capacity(READ_BUFFER, child_out);
     let mut batch = Batch::default();
     let mut observed: Option<Observation> = None;
@@ -176,7 +176,7 @@ fn server_loop(gate: &Mutex<McpGate>, child_out: impl std::io::Read, out: &Out, 
         let (verdict, observation) = match line {
             Line::TooLarge(size) => {
                 eprintln!("blindfold: dropped a {size}-byte message from the MCP server (limit {max_frame})");
-                (ServerVerdict::Drop(None), None)
+                (FromServer::Drop(None), None)
             }
             Line::Frame(bytes) => match gate.lock() {
                 Ok(mut g) => g.from_server_deferred(&bytes),
@@ -184,9 +184,9 @@ fn server_loop(gate: &Mutex<McpGate>, child_out: impl std::io::Read, out: &Out, 
             },
         };
         match verdict {
-            ServerVerdict::Forward(bytes) => batch.push(&bytes),
-            ServerVerdict::Drop(Some(v)) => batch.push(v.to_string().as_bytes()),
-            ServerVerdict::Drop(None) => {}
+            FromServer::Forward(bytes) => batch.push(&bytes),
+            FromServer::Drop(Some(v)) => batch.push(v.to_string().as_bytes()),
+            FromServer::Drop(None) => {}
         }
         match (&mut observed, observation) {
             (Some(o), Some(later)) => o.merge(later),
@@ -231,7 +231,7 @@ enum Side {
 /// Relays until one side goes away; returns the exit code (the child's when it exited). The
 /// two directions run on their own threads inside the current runtime's context (so the gate
 /// may hand work to the runtime), which this future keeps driving while it waits.
-pub async fn relay(gate: McpGate, mut child: Child, max_frame: usize) -> i32 {
+pub async fn relay(gate: McpConnection, mut child: Child, max_frame: usize) -> i32 {
     let (Some(child_in), Some(child_out)) = (child.stdin.take(), child.stdout.take()) else {
         eprintln!("blindfold: the MCP server's stdio is not available");
         return 1;

@@ -9,14 +9,14 @@ use blindfold_schemas::{Decision, Layer, Reason};
 use std::sync::Arc;
 
 /// Decides calls of one trajectory; a refusal replaces the call only when it is enforced.
-pub struct ProxyGate {
+pub struct CallDecider {
     app: App,
     trajectory: String,
     scrubber: Arc<dyn Scrubber + Send + Sync>,
     consume: bool,
 }
 
-impl ProxyGate {
+impl CallDecider {
     /// A gate for `trajectory`, mapping aliases back through `scrubber`; an allowed call takes its
     /// grant's use when `consume` (else the grant is only checked: a plugin takes it at execution).
     pub fn new(
@@ -29,7 +29,7 @@ impl ProxyGate {
     }
 }
 
-impl CallGate for ProxyGate {
+impl CallGate for CallDecider {
     fn gate(&mut self, call: &ProposedCall) -> CallOutcome {
         let (events, mapped) = match call_events(call, self.scrubber.as_ref()) {
             Ok(parsed) => parsed,
@@ -65,7 +65,7 @@ impl CallGate for ProxyGate {
     }
 }
 
-impl ProxyGate {
+impl CallDecider {
     /// A denial for input that cannot be read as a call: refused where refusals are enforced,
     /// else forwarded as it came (`arguments`).
     fn malformed(&self, tool: &str, decision: &Decision, arguments: &str) -> CallOutcome {

@@ -2,7 +2,7 @@
 //! its tool calls decided — streamed answers event by event, upstream errors untouched.
 
 use super::Proxy;
-use super::calls::ProxyGate;
+use super::calls::CallDecider;
 use super::errors::ProxyError;
 use super::stream::relay;
 use super::upstream::forwardable;
@@ -52,7 +52,7 @@ async fn forward_inner(proxy: &Proxy, api: ModelApi, req: Request<Body>) -> Resu
             "the model API answered with an encoded body Blindfold cannot check".into(),
         ));
     }
-    let gate = ProxyGate::new(proxy.app.clone(), trajectory, scrubber, proxy.consume_grants);
+    let gate = CallDecider::new(proxy.app.clone(), trajectory, scrubber, proxy.consume_grants);
     if is_event_stream(&headers) {
         headers.remove(header::CONTENT_LENGTH);
         return Ok(respond(up_parts.status, headers, relay(api, up_body, gate)));

@@ -2,7 +2,7 @@
 //! codec and sent on at once. The relay owns the upstream body, so when the client goes away and
 //! the relay is dropped, the upstream request is cancelled with it.
 
-use super::calls::ProxyGate;
+use super::calls::CallDecider;
 use super::errors::ProxyError;
 use axum::body::Body;
 use blindfold_adapters::model_api::{
@@ -42,12 +42,12 @@ struct Relay {
     upstream: Incoming,
     decoder: SseDecoder,
     codec: Codec,
-    gate: ProxyGate,
+    gate: CallDecider,
     done: bool,
 }
 
 /// The client-facing body of a streamed answer.
-pub fn relay(api: ModelApi, upstream: Incoming, gate: ProxyGate) -> Body {
+pub fn relay(api: ModelApi, upstream: Incoming, gate: CallDecider) -> Body {
     let codec = match api {
         ModelApi::ChatCompletions => Codec::Chat(ChatStream::new()),
         ModelApi::Messages => Codec::Messages(MessagesStream::new()),

@@ -3,7 +3,7 @@
 //! MCP gate as the stdio and HTTP relays. Browser `Origin`s Blindfold does not know are refused.
 
 use crate::runtime::app::App;
-use crate::transports::mcp::{ClientVerdict, GrantFiles, McpGate, McpPolicy, ServerVerdict};
+use crate::transports::mcp::{FromClient, FromServer, GrantFiles, McpConnection, McpPolicy};
 use axum::Router;
 use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -75,7 +75,7 @@ async fn serve(r: std::sync::Arc<Relay>, mut client: WebSocket) {
         };
     let (mut up_tx, mut up_rx) = upstream.split();
     let grants = GrantFiles::new(&r.app, Vec::new());
-    let mut gate = McpGate::new(&r.app, task_id(&r.app), McpPolicy::from_config(&r.app), Some(grants));
+    let mut gate = McpConnection::new(&r.app, task_id(&r.app), McpPolicy::from_config(&r.app), Some(grants));
     loop {
         tokio::select! {
             msg = client.recv() => {
@@ -86,8 +86,8 @@ async fn serve(r: std::sync::Arc<Relay>, mut client: WebSocket) {
                     _ => break,
                 };
                 let sent = match gate.from_client(&bytes) {
-                    ClientVerdict::Forward(b) => up_tx.send(UpMessage::Text(String::from_utf8_lossy(&b).into_owned().into())).await.is_ok(),
-                    ClientVerdict::Answer(v) => client.send(Message::Text(v.to_string().into())).await.is_ok(),
+                    FromClient::Forward(b) => up_tx.send(UpMessage::Text(String::from_utf8_lossy(&b).into_owned().into())).await.is_ok(),
+                    FromClient::Answer(v) => client.send(Message::Text(v.to_string().into())).await.is_ok(),
                 };
                 if !sent { break; }
             }
@@ -99,9 +99,9 @@ async fn serve(r: std::sync::Arc<Relay>, mut client: WebSocket) {
                     _ => break,
                 };
                 let out = match gate.from_server(&bytes) {
-                    ServerVerdict::Forward(b) => Some(String::from_utf8_lossy(&b).into_owned()),
-                    ServerVerdict::Drop(Some(v)) => Some(v.to_string()),
-                    ServerVerdict::Drop(None) => None,
+                    FromServer::Forward(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+                    FromServer::Drop(Some(v)) => Some(v.to_string()),
+                    FromServer::Drop(None) => None,
                 };
                 if let Some(text) = out && client.send(Message::Text(text.into())).await.is_err() {
                     break;

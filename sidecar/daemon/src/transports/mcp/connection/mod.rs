@@ -6,7 +6,7 @@
 
 use super::grant_files::GrantFiles;
 use super::pins::{PINNED_FIELDS, Seen, ToolPins};
-use super::remote::{RemoteControl, RemoteVerdict};
+use super::remote::{RemoteAnswer, RemoteControl};
 use super::stream_ids::StreamIds;
 use crate::runtime::app::App;
 use crate::runtime::trace::traceparent::{TraceContext, splice_mcp_meta};
@@ -53,7 +53,7 @@ impl McpPolicy {
 
 /// What to do with a client→server message.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ClientVerdict {
+pub enum FromClient {
     /// Forward these bytes to the server.
     Forward(Vec<u8>),
     /// Do not forward; answer the client with this message (a refusal or protocol error).
@@ -62,7 +62,7 @@ pub enum ClientVerdict {
 
 /// What to do with a server→client message.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ServerVerdict {
+pub enum FromServer {
     /// Relay these bytes to the client.
     Forward(Vec<u8>),
     /// Drop it; when the client waits for an answer, send it this error instead.
@@ -93,7 +93,7 @@ impl Observation {
 }
 
 /// One MCP connection: its trajectory, policy, in-flight requests and registry view.
-pub struct McpGate {
+pub struct McpConnection {
     app: App,
     task: String,
     policy: McpPolicy,
@@ -114,7 +114,7 @@ const MCP_EVENT_NAME: &str = "message";
 /// What the client sees in place of another event name.
 const NEUTRAL_EVENT_NAME: &str = "server-event";
 
-impl McpGate {
+impl McpConnection {
     /// A gate for trajectory `task` (Blindfold's id, never a client's field).
     pub fn new(app: &App, task: String, policy: McpPolicy, grants: Option<GrantFiles>) -> Self {
         let anon = super::identity::anonymizer(app);
@@ -154,7 +154,7 @@ impl McpGate {
     /// The headers to forward to an HTTP server for this connection: `headers`, with the
     /// trajectory's `traceparent` unless they carry one or the trajectory is `off` (SPEC §8),
     /// and a `Last-Event-ID` the client was given in Blindfold's form turned back into the
-    /// server's (see [`McpGate::scrub_stream_fields`]).
+    /// server's (see [`McpConnection::scrub_stream_fields`]).
     pub fn forward_headers(&self, mut headers: axum::http::HeaderMap) -> axum::http::HeaderMap {
         if !self.transparent() {
             crate::runtime::trace::traceparent::inject_header_if_absent(&mut headers, &self.task);
@@ -175,9 +175,9 @@ impl McpGate {
     /// them (SPEC §4: every byte relayed toward the client), unless the trajectory is `off`: an
     /// event name other than MCP's `message` becomes a neutral one (clients read only `message`
     /// events, so it keeps its meaning, not its text), the id an opaque one that
-    /// [`McpGate::forward_headers`] turns back when the client resumes with it, and a retry that
+    /// [`McpConnection::forward_headers`] turns back when the client resumes with it, and a retry that
     /// is not a number of milliseconds is dropped. The data is the caller's to pass through
-    /// [`McpGate::from_server`].
+    /// [`McpConnection::from_server`].
     pub fn scrub_stream_fields(&mut self, ev: &mut SseEvent) {
         if self.transparent() {
             return;
@@ -197,27 +197,27 @@ impl McpGate {
     }
 
     /// Checks one client→server message.
-    pub fn from_client(&mut self, bytes: &[u8]) -> ClientVerdict {
+    pub fn from_client(&mut self, bytes: &[u8]) -> FromClient {
         let transparent = self.transparent();
         let mut frame = match jsonrpc::parse(bytes, self.policy.max_frame, mcp::is_notification) {
             Ok(f) => f,
-            Err(_) if transparent => return ClientVerdict::Forward(bytes.to_vec()),
-            Err(e) => return ClientVerdict::Answer(jsonrpc::refusal_frame(bytes, &e)),
+            Err(_) if transparent => return FromClient::Forward(bytes.to_vec()),
+            Err(e) => return FromClient::Answer(jsonrpc::refusal_frame(bytes, &e)),
         };
         if frame.kind != Kind::Request {
-            return ClientVerdict::Forward(bytes.to_vec());
+            return FromClient::Forward(bytes.to_vec());
         }
         let id = frame.id();
         let method = frame.method().unwrap_or_default().to_owned();
         if !mcp::is_known_client_request(&method) && !transparent {
             let msg = format!("method `{method}` is not relayed by Blindfold (unknown methods are refused)");
-            return ClientVerdict::Answer(jsonrpc::error(&id, code::METHOD_NOT_FOUND, &msg, None));
+            return FromClient::Answer(jsonrpc::error(&id, code::METHOD_NOT_FOUND, &msg, None));
         }
         let mut forward = None;
         let tool = if method == "tools/call" {
             if !transparent {
                 if let Some(answer) = inexact_number_refusal(&id, bytes) {
-                    return ClientVerdict::Answer(answer);
+                    return FromClient::Answer(answer);
                 }
                 forward = self.with_trace_context(bytes);
             }
@@ -226,14 +226,14 @@ impl McpGate {
             let params = frame.value.get_mut("params").map(Value::take).unwrap_or(Value::Null);
             let tool = params.get("name").and_then(Value::as_str).map(str::to_owned);
             if let Some(answer) = self.gate_tool_call(&id, params, transparent) {
-                return ClientVerdict::Answer(answer);
+                return FromClient::Answer(answer);
             }
             tool
         } else {
             None
         };
         self.pending.insert(id.to_string(), (method, tool));
-        ClientVerdict::Forward(forward.unwrap_or_else(|| bytes.to_vec()))
+        FromClient::Forward(forward.unwrap_or_else(|| bytes.to_vec()))
     }
 
     /// A `tools/call` request carrying no `params._meta.traceparent` of its own, with this
@@ -275,8 +275,8 @@ impl McpGate {
                 }
             }
             return match remote.check(&self.task, &event) {
-                RemoteVerdict::Allow => None,
-                RemoteVerdict::Refuse(r) => Some(jsonrpc::result(id, mcp::refusal_result(&r, &tool, modern))),
+                RemoteAnswer::Allow => None,
+                RemoteAnswer::Refuse(r) => Some(jsonrpc::result(id, mcp::refusal_result(&r, &tool, modern))),
             };
         }
         // Grant files are read before every call that may be effectful. A call of a registered
@@ -315,8 +315,8 @@ impl McpGate {
     }
 
     /// Filters one server→client message; a `tools/call` answer's `tool_result` is recorded
-    /// before it returns (see [`McpGate::from_server_deferred`] to record it after forwarding).
-    pub fn from_server(&mut self, bytes: &[u8]) -> ServerVerdict {
+    /// before it returns (see [`McpConnection::from_server_deferred`] to record it after forwarding).
+    pub fn from_server(&mut self, bytes: &[u8]) -> FromServer {
         let (verdict, observation) = self.from_server_deferred(bytes);
         if let Some(o) = observation {
             o.around(|| ());
@@ -328,13 +328,13 @@ impl McpGate {
     /// as an [`Observation`] the caller must run around the forward ([`Observation::around`]),
     /// so the answer goes out before the engine reads it, and no decision of this trajectory
     /// runs in between. The answer is scrubbed here, before it is handed back.
-    pub fn from_server_deferred(&mut self, bytes: &[u8]) -> (ServerVerdict, Option<Observation>) {
+    pub fn from_server_deferred(&mut self, bytes: &[u8]) -> (FromServer, Option<Observation>) {
         let modes = self.app.modes_for(&self.task);
         let transparent = modes.transparent();
         let frame = match jsonrpc::parse(bytes, self.policy.max_frame, mcp::is_notification) {
             Ok(f) => f,
-            Err(_) if transparent => return (ServerVerdict::Forward(bytes.to_vec()), None),
-            Err(e) => return (ServerVerdict::Drop(self.unreadable_answer(bytes, &e)), None),
+            Err(_) if transparent => return (FromServer::Forward(bytes.to_vec()), None),
+            Err(e) => return (FromServer::Drop(self.unreadable_answer(bytes, &e)), None),
         };
         let (method, tool) = match frame.kind {
             Kind::Response => self.pending.remove(&frame.id().to_string()).unwrap_or_default(),
@@ -382,7 +382,7 @@ impl McpGate {
         self.pending.remove(&id.to_string());
     }
 
-    /// The rest of [`McpGate::from_server_deferred`]: pins and allowlist of a `tools/list`,
+    /// The rest of [`McpConnection::from_server_deferred`]: pins and allowlist of a `tools/list`,
     /// trusted annotations, and the identity scrub.
     fn filter_server(
         &mut self,
@@ -390,7 +390,7 @@ impl McpGate {
         bytes: &[u8],
         method: &str,
         modes: blindfold_schemas::ModeSet,
-    ) -> ServerVerdict {
+    ) -> FromServer {
         let transparent = modes.transparent();
         let mut changed = false;
         if method == "tools/list"
@@ -400,7 +400,7 @@ impl McpGate {
                 Ok(rewrote) => changed |= rewrote,
                 Err(e) if !transparent => {
                     let msg = format!("Blindfold could not check the tool definitions: {e}");
-                    return ServerVerdict::Drop(Some(jsonrpc::error(
+                    return FromServer::Drop(Some(jsonrpc::error(
                         &frame.id(),
                         code::INTERNAL_ERROR,
                         &msg,
@@ -411,7 +411,7 @@ impl McpGate {
             }
         }
         if transparent {
-            return ServerVerdict::Forward(bytes.to_vec());
+            return FromServer::Forward(bytes.to_vec());
         }
         if method == "tools/list"
             && let Some(result) = frame.result_mut()
@@ -428,9 +428,9 @@ impl McpGate {
             changed |= super::identity::rewrite_server_message(&mut self.anon, &mut frame.value);
         }
         if changed {
-            ServerVerdict::Forward(frame.value.to_string().into_bytes())
+            FromServer::Forward(frame.value.to_string().into_bytes())
         } else {
-            ServerVerdict::Forward(bytes.to_vec())
+            FromServer::Forward(bytes.to_vec())
         }
     }
 

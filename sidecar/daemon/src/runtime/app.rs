@@ -1,7 +1,6 @@
 //! The daemon's shared state: validated config, live modes, grants and their stores.
 
 use crate::config::Config;
-use crate::runtime::decide::LiveTrajectory;
 use crate::runtime::state::{RedbGrantStore, Tokens, ensure_private_dir};
 use blindfold_engine::grants::{GrantCache, GrantStore};
 use blindfold_engine::{Engine, EngineConfig};
@@ -23,7 +22,7 @@ pub struct App {
     /// The decision engine (shares the grant cache and store above).
     pub engine: Arc<Engine>,
     /// Live trajectories (state evicted when a trajectory ends).
-    pub trajectories: Arc<crate::runtime::decide::Trajectories>,
+    pub trajectories: Arc<crate::runtime::trajectories::Trajectories>,
     /// Global modes: a toggle applies to connections already open (read per message), except
     /// `anonymize` and `attest`, which a live trajectory keeps from its start ([`App::modes_for`]).
     pub modes: Arc<watch::Sender<ModeSet>>,
@@ -109,7 +108,7 @@ impl App {
         })
     }
 
-    /// The review queue: `submit` happens in the gate; `get`, `list`, `approve`, `reject`,
+    /// The review queue: items are held on the decision path ([`crate::runtime::decide`]); `get`, `list`, `approve`, `reject`,
     /// `find_pending` and `wait(id, timeout)` are for operators and holders.
     pub fn reviews(&self) -> &crate::runtime::review::Reviews {
         &self.reviews
@@ -119,38 +118,6 @@ impl App {
     pub fn modes(&self) -> ModeSet {
         *self.modes.borrow()
     }
-
-    /// The modes in force now for `trajectory`: its override (`set_modes {trajectory}`, an
-    /// operator's choice for that one trajectory), else the global modes with the `anonymize` and
-    /// `attest` it started with ([`LiveTrajectory::identity_pinned`]).
-    ///
-    /// Asking starts the trajectory when it is not live: it starts when any path first sees it,
-    /// at its first engine step or earlier on a path that scrubs before any step (the model
-    /// proxy's first request, an A2A answer, an MCP frame), so the first message is scrubbed
-    /// under the modes the rest of the trajectory keeps. The pin goes with the live state: a
-    /// trajectory ended, or evicted (idle for `limits.trajectory_idle_s`, or past
-    /// `limits.max_trajectories`), starts afresh under the global modes of that moment.
-    pub fn modes_for(&self, trajectory: &str) -> ModeSet {
-        let live = self.live_trajectory(trajectory, crate::unix_now_ms());
-        self.modes_of(trajectory, &live)
-    }
-
-    /// [`App::modes_for`] of the live trajectory `trajectory`, whose state `live` the caller holds.
-    pub(crate) fn modes_of(&self, trajectory: &str, live: &LiveTrajectory) -> ModeSet {
-        match self.trajectory_modes.get(trajectory) {
-            Some(m) => *m,
-            None => live.identity_pinned(self.modes()),
-        }
-    }
-}
-
-/// `now` with the `anonymize` and `attest` of `started`: what a session that started under
-/// `started` runs under while the global modes are `now`. Turning either off mid-task would reveal
-/// who is who, and turning either on would hide nothing the coordinator has not seen already
-/// (SPEC §3), so both change for new sessions only; `preverify`, `grants` and `enforce` follow
-/// `now`.
-pub(crate) fn identity_kept(started: ModeSet, now: ModeSet) -> ModeSet {
-    ModeSet { anonymize: started.anonymize, attest: started.attest, ..now }
 }
 
 /// Every configured agent's true identity (`[identity] agents` and A2A upstreams): the engine

@@ -3,39 +3,10 @@
 
 use crate::runtime::app::App;
 use crate::runtime::trace::{Queued, StepMeta, TraceWriteError};
+use crate::runtime::trajectories::{Leftovers, LiveTrajectory};
 use blindfold_engine::{Step, StepContext, Trajectory};
 use blindfold_schemas::{Event, ModeSet};
-use dashmap::DashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-
-/// One live trajectory: its engine state and when an event last touched it.
-pub struct LiveTrajectory {
-    state: Mutex<Trajectory>,
-    /// Informational events reported with [`App::observe_soon`] and not applied yet; whoever
-    /// next locks `state` applies them first, in order.
-    deferred: Mutex<Vec<Event>>,
-    /// Milliseconds since the Unix epoch of the last event (idle eviction).
-    last_used_ms: AtomicU64,
-    /// The daemon-wide use count at the last event (least-recently-used eviction: unlike a
-    /// clock reading, two uses never tie).
-    last_use: AtomicU64,
-    /// The global modes when the trajectory started: its `anonymize` and `attest` for life.
-    started_with: ModeSet,
-}
-
-impl LiveTrajectory {
-    /// Locks the engine state.
-    pub fn lock(&self) -> std::sync::LockResult<std::sync::MutexGuard<'_, Trajectory>> {
-        self.state.lock()
-    }
-
-    /// `now` (the global modes in force) with the `anonymize` and `attest` this trajectory
-    /// started with ([`crate::runtime::app::identity_kept`]).
-    pub fn identity_pinned(&self, now: ModeSet) -> ModeSet {
-        crate::runtime::app::identity_kept(self.started_with, now)
-    }
-}
+use std::sync::{Arc, PoisonError};
 
 /// Applies the events deferred on a trajectory when dropped: by the task
 /// [`App::observe_soon`] spawns, whether the task runs or its runtime drops it unrun.
@@ -52,113 +23,30 @@ impl Drop for AppliedOnDrop {
     }
 }
 
-/// Live trajectories of this daemon, by Blindfold-assigned id. Bounded: a trajectory idle for
-/// `limits.trajectory_idle_s` is evicted by [`App::sweep_trajectories`], and creating one past
-/// `limits.max_trajectories` evicts the least recently used first.
-#[derive(Default)]
-pub struct Trajectories {
-    map: DashMap<String, Arc<LiveTrajectory>>,
-    uses: AtomicU64,
-}
-
-impl Trajectories {
-    /// The trajectory `id`, created on first use (started under the global modes `modes_now()`
-    /// gives), marked used at `now_ms`; true when created.
-    pub fn get_or_create(
-        &self,
-        id: &str,
-        now_ms: u64,
-        modes_now: impl FnOnce() -> ModeSet,
-    ) -> (Arc<LiveTrajectory>, bool) {
-        let use_no = self.uses.fetch_add(1, Ordering::Relaxed);
-        if let Some(t) = self.map.get(id) {
-            t.last_used_ms.fetch_max(now_ms, Ordering::Relaxed);
-            t.last_use.fetch_max(use_no, Ordering::Relaxed);
-            return (t.clone(), false);
-        }
-        let mut created = false;
-        let t = self
-            .map
-            .entry(id.to_owned())
-            .or_insert_with(|| {
-                created = true;
-                Arc::new(LiveTrajectory {
-                    state: Mutex::new(Trajectory::new(id)),
-                    deferred: Mutex::new(Vec::new()),
-                    last_used_ms: AtomicU64::new(now_ms),
-                    last_use: AtomicU64::new(use_no),
-                    started_with: modes_now(),
-                })
-            })
-            .clone();
-        (t, created)
-    }
-
-    /// The live trajectory `id`, if there is one (never creates it, never marks it used).
-    pub fn get(&self, id: &str) -> Option<Arc<LiveTrajectory>> {
-        self.map.get(id).map(|t| t.clone())
-    }
-
-    /// Ends a trajectory: its state is taken out of the live map and returned (the trace keeps
-    /// the record).
-    pub fn end(&self, id: &str) -> Option<Arc<LiveTrajectory>> {
-        self.map.remove(id).map(|(_, t)| t)
-    }
-
-    /// Removes the trajectories idle since before `idle_before_ms`, then, while more than
-    /// `keep` remain, the least recently used; never `spare`. Returns what it removed (ids and
-    /// states), so the caller can free the states off its path.
-    pub fn evict(
-        &self,
-        idle_before_ms: u64,
-        keep: usize,
-        spare: Option<&str>,
-    ) -> Vec<(String, Arc<LiveTrajectory>)> {
-        let mut removed = Vec::new();
-        self.map.retain(|id, t| {
-            let idle = t.last_used_ms.load(Ordering::Relaxed) < idle_before_ms && spare != Some(id.as_str());
-            if idle {
-                removed.push((id.clone(), t.clone()));
-            }
-            !idle
-        });
-        let excess = self.map.len().saturating_sub(keep);
-        if excess > 0 {
-            let mut by_age: Vec<(u64, String)> = self
-                .map
-                .iter()
-                .filter(|e| spare != Some(e.key().as_str()))
-                .map(|e| (e.value().last_use.load(Ordering::Relaxed), e.key().clone()))
-                .collect();
-            let excess = excess.min(by_age.len());
-            if excess == 0 {
-                return removed;
-            }
-            by_age.select_nth_unstable(excess - 1);
-            removed.extend(by_age.into_iter().take(excess).filter_map(|(_, id)| self.map.remove(&id)));
-        }
-        removed
-    }
-
-    /// The live trajectories with events deferred by [`App::observe_soon`] not applied yet.
-    fn with_deferred(&self) -> Vec<(String, Arc<LiveTrajectory>)> {
-        let pending =
-            |t: &LiveTrajectory| !t.deferred.lock().unwrap_or_else(PoisonError::into_inner).is_empty();
-        self.map.iter().filter(|e| pending(e.value())).map(|e| (e.key().clone(), e.value().clone())).collect()
-    }
-
-    /// Number of live trajectories.
-    pub fn len(&self) -> usize {
-        self.map.len()
-    }
-
-    /// True when none is live.
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
-    }
-}
-
 impl App {
+    /// The modes in force now for `trajectory`: its override (`set_modes {trajectory}`, an
+    /// operator's choice for that one trajectory), else the global modes with the `anonymize` and
+    /// `attest` it started with ([`LiveTrajectory::identity_pinned`]).
+    ///
+    /// Asking starts the trajectory when it is not live: it starts when any path first sees it,
+    /// at its first engine step or earlier on a path that scrubs before any step (the model
+    /// proxy's first request, an A2A answer, an MCP frame), so the first message is scrubbed
+    /// under the modes the rest of the trajectory keeps. The pin goes with the live state: a
+    /// trajectory ended, or evicted (idle for `limits.trajectory_idle_s`, or past
+    /// `limits.max_trajectories`), starts afresh under the global modes of that moment.
+    pub fn modes_for(&self, trajectory: &str) -> ModeSet {
+        let live = self.live_trajectory(trajectory, crate::unix_now_ms());
+        self.modes_of(trajectory, &live)
+    }
+
+    /// [`App::modes_for`] of the live trajectory `trajectory`, whose state `live` the caller holds.
+    pub(crate) fn modes_of(&self, trajectory: &str, live: &LiveTrajectory) -> ModeSet {
+        match self.trajectory_modes.get(trajectory) {
+            Some(m) => *m,
+            None => live.identity_pinned(self.modes()),
+        }
+    }
+
     /// Decides one event of trajectory `trajectory_id` with the modes in force now, and traces it.
     ///
     /// `consume` is true at the moment of forwarding (a grant's use is taken), false for a dry run.
@@ -403,30 +291,6 @@ impl App {
     }
 }
 
-/// Per-trajectory state already out of every map, to be freed. A long trajectory is many small
-/// allocations; freeing hundreds of them is milliseconds of work that no request should wait on.
-#[derive(Default)]
-struct Leftovers(Vec<Box<dyn Send>>);
-
-impl Leftovers {
-    fn keep(&mut self, item: Option<impl Send + 'static>) {
-        if let Some(item) = item {
-            self.0.push(Box::new(item));
-        }
-    }
-
-    /// Frees everything on the runtime's blocking pool when there is a runtime, else here.
-    fn free_off_path(self) {
-        if self.0.is_empty() {
-            return;
-        }
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => drop(runtime.spawn_blocking(move || drop(self))),
-            Err(_) => drop(self),
-        }
-    }
-}
-
 /// The enforced denial of an event past `limits.max_events_per_trajectory` (in every mode: the
 /// trajectory's state would otherwise grow without bound).
 fn over_event_limit(trajectory_id: &str, max: u64) -> Step {
@@ -462,238 +326,4 @@ fn settle(trajectory_id: &str, step: Step, written: Result<(), TraceWriteError>,
 }
 
 #[cfg(test)]
-mod tests {
-    use blindfold_schemas::Event;
-    use serde_json::json;
-    use std::sync::mpsc;
-    use std::time::Duration;
-
-    #[test]
-    fn eviction_takes_the_idle_then_the_least_recently_used_never_the_spared() {
-        let live = super::Trajectories::default();
-        let all = || blindfold_schemas::ModeSet::ALL;
-        for (id, at) in [("a", 1), ("b", 2), ("c", 3), ("d", 5)] {
-            assert!(live.get_or_create(id, at, all).1, "{id} is new");
-        }
-        assert!(!live.get_or_create("a", 4, all).1, "a exists: only marked used");
-        let ids = |v: Vec<(String, std::sync::Arc<super::LiveTrajectory>)>| -> Vec<String> {
-            v.into_iter().map(|(id, _)| id).collect()
-        };
-        assert_eq!(ids(live.evict(0, 3, None)), vec!["b".to_owned()], "b is the least recently used");
-        let mut idle = ids(live.evict(5, 10, Some("a")));
-        idle.sort();
-        assert_eq!(idle, vec!["c".to_owned()], "c idle since 3; a idle since 4 but spared");
-        assert_eq!(ids(live.evict(0, 0, Some("d"))), vec!["a".to_owned()]);
-        assert_eq!(live.len(), 1);
-        assert!(!live.get_or_create("d", 6, all).1 && live.get_or_create("b", 7, all).1, "b starts afresh");
-    }
-
-    /// Sends the thread it is dropped on.
-    struct DropWitness(mpsc::Sender<std::thread::ThreadId>);
-
-    impl Drop for DropWitness {
-        fn drop(&mut self) {
-            let _ = self.0.send(std::thread::current().id());
-        }
-    }
-
-    #[test]
-    fn leftovers_are_freed_off_the_callers_thread_inside_a_runtime_and_here_outside_one() {
-        let (tx, rx) = mpsc::channel();
-        let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
-        runtime.block_on(async {
-            let mut leftovers = super::Leftovers::default();
-            leftovers.keep(Some(DropWitness(tx.clone())));
-            leftovers.free_off_path();
-        });
-        let freed_on = rx.recv_timeout(Duration::from_secs(10)).expect("freed");
-        assert_ne!(freed_on, std::thread::current().id(), "freed on the blocking pool");
-        let mut leftovers = super::Leftovers::default();
-        leftovers.keep(Some(DropWitness(tx)));
-        leftovers.free_off_path();
-        assert_eq!(rx.try_recv(), Ok(std::thread::current().id()), "no runtime: freed at once, here");
-    }
-
-    fn anonymizer() -> blindfold_engine::identity::Anonymizer {
-        use blindfold_engine::identity::{AliasMap, Lexicon};
-        blindfold_engine::identity::Anonymizer::new(Lexicon::default(), AliasMap::new(7, ["agent"]))
-    }
-
-    #[test]
-    fn live_trajectories_stay_within_the_limit_and_take_their_tracker_and_aliases_along() {
-        let dir = tempfile::tempdir().expect("dir");
-        let app = crate::runtime::trace::tests::app_with(dir.path(), u64::MAX, None, |c| {
-            c.limits.max_trajectories = 16
-        });
-        let task = |i: usize| Event::Task { text: format!("task number {i}") };
-        let adopted = |app: &crate::runtime::app::App, id: &str| {
-            let mut made = false;
-            app.identities.adopt(id, || {
-                made = true;
-                anonymizer()
-            });
-            !made
-        };
-        for i in 0..100 {
-            let id = format!("t{i}");
-            app.identities.adopt(&id, anonymizer);
-            app.trajectory_modes.insert(id.clone(), app.modes());
-            app.decide(&id, &task(i), true);
-            assert!(app.trajectories.len() <= 16, "{} live after {i}", app.trajectories.len());
-            assert!(app.trace.as_ref().expect("trace").report(&id).is_some(), "the newest is live");
-        }
-        // t0 went long ago, with its tracker and aliases; the operator's mode override stays.
-        assert!(app.trace.as_ref().expect("trace").report("t0").is_none());
-        assert!(!adopted(&app, "t0"), "t0's aliases were forgotten");
-        assert!(app.trajectory_modes.contains_key("t0"), "an eviction never relaxes an override");
-        assert!(adopted(&app, "t99"));
-        // Trajectories a path only asked the modes of (their start pinned) are bounded alike.
-        for i in 0..100 {
-            app.modes_for(&format!("seen{i}"));
-            assert!(app.trajectories.len() <= 16, "{} live after seen{i}", app.trajectories.len());
-        }
-        // A trajectory ended on the control API goes whole, its override too.
-        app.end_trajectory("t99");
-        assert!(app.trace.as_ref().expect("trace").report("t99").is_none());
-        assert!(!adopted(&app, "t99"));
-        assert!(!app.trajectory_modes.contains_key("t99"));
-    }
-
-    #[test]
-    fn a_trajectory_keeps_the_anonymize_and_attest_it_started_with_and_follows_the_rest() {
-        use blindfold_schemas::ModeSet;
-        let dir = tempfile::tempdir().expect("dir");
-        let app = crate::runtime::trace::tests::app_in(dir.path(), u64::MAX, None);
-        let attest = ModeSet { anonymize: false, attest: true, ..ModeSet::ALL };
-        app.modes.send_replace(attest);
-        assert_eq!(app.modes_for("started-attested"), attest, "first seen: started");
-        app.modes.send_replace(ModeSet::ALL);
-        assert_eq!(app.modes_for("started-scrubbed"), ModeSet::ALL);
-        app.decide("decided-first", &Event::Task { text: "a task".into() }, true);
-
-        app.modes.send_replace(ModeSet::OFF);
-        let kept = ModeSet { anonymize: true, ..ModeSet::OFF };
-        assert_eq!(app.modes_for("started-scrubbed"), kept, "enforce follows, anonymize stays");
-        assert_eq!(app.modes_for("decided-first"), kept, "an engine step starts a trajectory too");
-        assert_eq!(app.modes_for("started-attested"), ModeSet { attest: true, ..ModeSet::OFF });
-        assert_eq!(app.modes_for("started-later"), ModeSet::OFF, "a new trajectory takes the new modes");
-        app.modes.send_replace(ModeSet::ALL);
-        assert_eq!(app.modes_for("started-later"), ModeSet { anonymize: false, ..ModeSet::ALL });
-
-        // An operator's override for one trajectory beats what it started with; cleared, the
-        // start holds again.
-        app.trajectory_modes.insert("started-scrubbed".into(), ModeSet::OFF);
-        assert_eq!(app.modes_for("started-scrubbed"), ModeSet::OFF);
-        app.trajectory_modes.remove("started-scrubbed");
-        assert_eq!(app.modes_for("started-scrubbed"), ModeSet::ALL);
-
-        // The start goes with the live state: ended, the trajectory starts afresh.
-        app.modes.send_replace(ModeSet::OFF);
-        app.end_trajectory("started-scrubbed");
-        assert_eq!(app.modes_for("started-scrubbed"), ModeSet::OFF);
-    }
-
-    #[test]
-    fn the_sweep_evicts_trajectories_idle_past_the_limit() {
-        let dir = tempfile::tempdir().expect("dir");
-        let app = crate::runtime::trace::tests::app_with(dir.path(), u64::MAX, None, |c| {
-            c.limits.trajectory_idle = Duration::from_secs(1);
-        });
-        app.decide("old", &Event::Task { text: "an old task".into() }, true);
-        assert_eq!(app.sweep_trajectories(), 0, "not idle yet");
-        std::thread::sleep(Duration::from_millis(1100));
-        app.decide("new", &Event::Task { text: "a new task".into() }, true);
-        assert_eq!(app.sweep_trajectories(), 1);
-        assert!(app.trace.as_ref().expect("trace").report("old").is_none());
-        assert!(app.trace.as_ref().expect("trace").report("new").is_some());
-        assert_eq!(app.trajectories.len(), 1);
-    }
-
-    /// A write with no task, grant or evidence behind it: a denial, so its record is durable.
-    fn unsupported_write() -> Event {
-        let args = json!({"path": "/srv/app/settings.yml", "content": "x"});
-        Event::ToolCall {
-            actor: "coordinator".into(),
-            tool: "write_file".into(),
-            args: args.as_object().cloned().expect("object"),
-            proposal: None,
-            call_id: None,
-        }
-    }
-
-    #[test]
-    fn a_durable_wait_works_on_one_worker_on_a_current_thread_runtime_and_without_one() {
-        let dir = tempfile::tempdir().expect("dir");
-        let app = std::sync::Arc::new(crate::runtime::trace::tests::app_in(dir.path(), u64::MAX, None));
-        let denied = |app: &crate::runtime::app::App, id: &str| {
-            let step = app.decide(id, &unsupported_write(), false);
-            assert!(step.blocks(), "{id}: {:?}", step.decision);
-        };
-        // One worker, inside a task: the wait runs in `block_in_place`, and the runtime goes on
-        // (its other task completes afterwards).
-        let one = tokio::runtime::Builder::new_multi_thread().worker_threads(1).build().expect("runtime");
-        let a = app.clone();
-        one.block_on(async move {
-            let other = tokio::spawn(async { 7 });
-            tokio::spawn(async move { denied(&a, "multi") }).await.expect("decided");
-            assert_eq!(other.await.expect("ran"), 7);
-        });
-        // A current-thread runtime cannot hand its thread over (`block_in_place` would panic
-        // there): the wait blocks in place.
-        let current = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
-        current.block_on(async { denied(&app, "current") });
-        denied(&app, "plain");
-        let trace = app.trace.as_ref().expect("trace");
-        trace.flush().expect("flushed");
-        let files = std::fs::read_dir(dir.path().join("traces")).expect("trace dir");
-        let written: String = files.filter_map(|f| std::fs::read_to_string(f.ok()?.path()).ok()).collect();
-        for id in ["multi", "current", "plain"] {
-            assert!(written.contains(&format!("\"trajectory\":\"{id}\"")), "{id}'s denial is on disk");
-        }
-    }
-
-    fn check(step: &blindfold_engine::Step) -> String {
-        step.decision.as_ref().map(|d| d.check.clone()).unwrap_or_default()
-    }
-
-    #[test]
-    fn a_decision_once_an_answer_is_out_sees_its_tool_result() {
-        let dir = tempfile::tempdir().expect("dir");
-        let app = crate::runtime::trace::tests::app_in(dir.path(), u64::MAX, None);
-        app.decide("t", &Event::Task { text: "tidy up the service configuration".into() }, true);
-        let args = json!({"path": "/srv/app/settings.yml", "content": "x"});
-        let write = Event::ToolCall {
-            actor: "coordinator".into(),
-            tool: "write_file".into(),
-            args: args.as_object().cloned().expect("object"),
-            proposal: None,
-            call_id: Some("2".into()),
-        };
-        // Named nowhere yet: refused for want of evidence.
-        assert_eq!(check(&app.decide("t", &write, false)), "P2.target_in_evidence");
-        let answer = Event::ToolResult {
-            tool: "read_file".into(),
-            content: "the settings live in /srv/app/settings.yml".into(),
-            call_id: Some("1".into()),
-        };
-        // The client reads the answer while it is being forwarded and decides at once; the
-        // forward lingers to give that decision every chance to run before the observation.
-        let (out_tx, out_rx) = mpsc::channel();
-        let (asking_tx, asking_rx) = mpsc::channel();
-        let after = std::thread::scope(|s| {
-            let (app, write) = (&app, &write);
-            let client = s.spawn(move || {
-                out_rx.recv().expect("answer forwarded");
-                asking_tx.send(()).expect("forwarder waits");
-                app.decide("t", write, false)
-            });
-            app.observe_around("t", std::slice::from_ref(&answer), || {
-                out_tx.send(()).expect("client waits");
-                asking_rx.recv().expect("client decides");
-                std::thread::sleep(Duration::from_millis(50));
-            });
-            client.join().expect("client thread")
-        });
-        assert_ne!(check(&after), "P2.target_in_evidence", "the decision missed the tool result: {after:?}");
-    }
-}
+mod tests;

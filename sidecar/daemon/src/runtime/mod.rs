@@ -7,3 +7,4 @@ pub mod judge;
 pub mod review;
 pub mod state;
 pub mod trace;
+pub mod trajectories;

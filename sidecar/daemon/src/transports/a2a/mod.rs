@@ -141,7 +141,7 @@ impl A2aProxy {
     /// every alias in use stands for); `preverify`, `grants` and `enforce` follow the global
     /// modes.
     fn discovery_modes(&self) -> ModeSet {
-        crate::runtime::app::identity_kept(self.discovery_started_with, self.app.modes())
+        crate::runtime::trajectories::identity_kept(self.discovery_started_with, self.app.modes())
     }
 }
 

@@ -3,8 +3,8 @@
 //! `[cascade]` (windows, expiries, limits), `[preverify]` (language patterns) and `[judge]`
 //! (the optional quorum). Every bad value names its field.
 
-use super::validate::ConfigError;
-use crate::runtime::judge::{Endpoint, JudgeConfig};
+use super::error::ConfigError;
+use super::judge::{JudgeConfig, JudgeEndpoint};
 use blindfold_engine::{ArgRule, EngineConfig, Patterns, Registry, RuleAction};
 use blindfold_schemas::{AgentIdentity, Role, StoreAcl, ToolSpec};
 use serde::{Deserialize, Serialize};
@@ -261,7 +261,7 @@ impl CascadeSections<'_> {
                 format!("between 1 and {MAX_JUDGE_TIMEOUT_MS}"),
             ));
         }
-        let mut endpoints: Vec<Endpoint> = Vec::new();
+        let mut endpoints: Vec<JudgeEndpoint> = Vec::new();
         for (i, e) in j.endpoints.iter().enumerate() {
             let field = |k: &str| format!("judge.endpoints[{i}].{k}");
             let ok_url = e.url.strip_prefix("http://").is_some_and(|rest| !rest.is_empty())
@@ -291,7 +291,7 @@ impl CascadeSections<'_> {
                     ConfigError::field(field("api_key_env"), format!("environment variable {var} is not set"))
                 })?),
             };
-            endpoints.push(Endpoint { url: e.url.clone(), model: e.model.clone(), family, api_key });
+            endpoints.push(JudgeEndpoint { url: e.url.clone(), model: e.model.clone(), family, api_key });
         }
         Ok(Some(JudgeConfig { endpoints, required, timeout: Duration::from_millis(j.timeout_ms) }))
     }

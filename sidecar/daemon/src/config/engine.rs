@@ -1,8 +1,28 @@
-//! The engine's sections: `[review]` (the durable review queue). Every bad value names its field.
+//! The engine's sections: `[review]` (the durable review queue), as written and validated. Every bad value names its field.
 
-use super::validate::ConfigError;
-use crate::runtime::review::ReviewConfig;
+use super::error::ConfigError;
 use serde::{Deserialize, Serialize};
+
+/// `[review]`, validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReviewConfig {
+    /// Most pending items; beyond it new reviews are denied (`limit_exceeded`).
+    pub max_pending: usize,
+    /// Seconds a pending item waits for a human before it expires (a rejection).
+    pub timeout_secs: u64,
+    /// Seconds an answered (approved, rejected, expired, withdrawn) item is kept before it is
+    /// purged; pending items are never purged.
+    pub keep_answered_secs: u64,
+}
+
+/// Default `[review] keep_answered_secs`: seven days.
+pub const DEFAULT_KEEP_ANSWERED_SECS: u64 = 7 * 24 * 3600;
+
+impl Default for ReviewConfig {
+    fn default() -> Self {
+        Self { max_pending: 1000, timeout_secs: 3600, keep_answered_secs: DEFAULT_KEEP_ANSWERED_SECS }
+    }
+}
 
 /// Largest `[review] max_pending` accepted.
 const MAX_MAX_PENDING: u64 = 1_000_000;
@@ -37,7 +57,7 @@ impl Default for RawReview {
 }
 
 fn default_keep_answered_secs() -> u64 {
-    crate::runtime::review::DEFAULT_KEEP_ANSWERED_SECS
+    DEFAULT_KEEP_ANSWERED_SECS
 }
 
 fn default_max_pending() -> u64 {

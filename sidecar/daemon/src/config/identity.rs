@@ -2,7 +2,7 @@
 //! words, for the lexicon every path rewrites with; the keys agent-card signatures are
 //! verified with (`attest`) and Blindfold's own card-signing key.
 
-use super::validate::ConfigError;
+use super::error::ConfigError;
 use blindfold_engine::grants::TrustedKeys;
 use blindfold_schemas::AgentIdentity;
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,7 @@
 //! `[limits]`: resource bounds for untrusted input, each with a safe default and a clear error
 //! when exceeded (frame and body sizes are in `[transports]` and `[model_proxy]`).
 
-use super::validate::ConfigError;
+use super::error::ConfigError;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 

@@ -3,21 +3,27 @@
 
 mod cascade;
 mod engine;
+mod error;
 mod identity;
+mod judge;
 mod limits;
 mod opencode;
 mod raw;
+mod trace;
 mod transports;
 mod validate;
 
 pub use cascade::{CascadeSections, RawCascade, RawJudge, RawJudgeEndpoint, RawPreverify, RawRule};
-pub use engine::RawReview;
+pub use engine::{DEFAULT_KEEP_ANSWERED_SECS, RawReview, ReviewConfig};
+pub use error::ConfigError;
 pub use identity::{IdentityConfig, RawAgent, RawIdentity};
+pub use judge::{JudgeConfig, JudgeEndpoint};
 pub use limits::{Limits, RawLimits};
 pub use opencode::{BasicAuth, OpenCodeConfig, RawOpenCode, Secret};
 pub use raw::RawConfig;
+pub use trace::{Durability, TraceConfig};
 pub use transports::{A2aUpstream, TransportsConfig};
-pub use validate::{Config, ConfigError, GrantsConfig, ModelProxyConfig, ServerConfig, valid_task_id};
+pub use validate::{Config, GrantsConfig, ModelProxyConfig, ServerConfig, valid_task_id};
 
 use std::path::Path;
 

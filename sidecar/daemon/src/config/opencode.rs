@@ -5,7 +5,7 @@
 //! `[opencode] password` or, when that is empty, from the daemon's own `OPENCODE_SERVER_PASSWORD`
 //! (user `OPENCODE_SERVER_USERNAME`, default `opencode`, as OpenCode does); it is never printed.
 
-use super::validate::ConfigError;
+use super::error::ConfigError;
 use serde::{Deserialize, Serialize};
 
 /// `[opencode]` as written.

@@ -1,7 +1,7 @@
 //! `[transports]`, `[mcp]`, `[mcp_http]` and `[a2a]`: limits, MCP trust and allowlist, and the
 //! upstreams the reverse proxies serve.
 
-use super::validate::ConfigError;
+use super::error::ConfigError;
 use blindfold_schemas::AgentIdentity;
 use serde::{Deserialize, Serialize};
 

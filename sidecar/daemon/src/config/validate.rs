@@ -1,32 +1,11 @@
 //! Raw → validated configuration. Every problem names the field it is about.
 
+use super::error::ConfigError;
 use super::raw::RawConfig;
 use blindfold_engine::grants::{GrantPolicy, TrustedKeys};
 use blindfold_schemas::ModeSet;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-
-/// A configuration problem, naming the field (`server.listen`, …).
-#[derive(Debug, thiserror::Error)]
-#[error("config error: {field}: {message}")]
-pub struct ConfigError {
-    /// Dotted path of the field.
-    pub field: String,
-    /// What is wrong with it.
-    pub message: String,
-}
-
-impl ConfigError {
-    /// An error about `field`.
-    pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { field: field.into(), message: message.into() }
-    }
-
-    /// Wraps an error from the config sources (parse, unknown key, wrong type).
-    pub fn from_source(e: config::ConfigError) -> Self {
-        Self::field("config", e.to_string())
-    }
-}
 
 /// `[server]`, validated.
 #[derive(Debug, Clone)]
@@ -80,7 +59,7 @@ pub struct Config {
     /// Transport limits, MCP policy and proxy upstreams.
     pub transports: super::transports::TransportsConfig,
     /// The authority trace.
-    pub trace: crate::runtime::trace::TraceConfig,
+    pub trace: super::trace::TraceConfig,
     /// The model-API proxy.
     pub model_proxy: ModelProxyConfig,
     /// Agents known by name and extra words.
@@ -88,14 +67,14 @@ pub struct Config {
     /// The OpenCode mode.
     pub opencode: crate::config::OpenCodeConfig,
     /// The review queue's bounds.
-    pub review: crate::runtime::review::ReviewConfig,
+    pub review: super::engine::ReviewConfig,
     /// Bounds on untrusted input.
     pub limits: super::limits::Limits,
     /// The engine's configuration (registry, true identities, roles, stores, rules, windows,
     /// patterns); the grant policy is set from `[grants]`.
     pub engine: blindfold_engine::EngineConfig,
     /// The judge quorum, when `[judge] enabled`.
-    pub judge: Option<crate::runtime::judge::JudgeConfig>,
+    pub judge: Option<super::judge::JudgeConfig>,
     /// The raw form, for `--print-config`.
     pub raw: RawConfig,
 }
@@ -296,8 +275,8 @@ const MIN_TRACE_FILE_BYTES: u64 = 64 * 1024;
 fn validate_trace(
     t: &super::raw::RawTrace,
     state_dir: &std::path::Path,
-) -> Result<crate::runtime::trace::TraceConfig, ConfigError> {
-    use crate::runtime::trace::Durability;
+) -> Result<super::trace::TraceConfig, ConfigError> {
+    use super::trace::Durability;
     let durability = match t.durability.as_str() {
         "os" => Durability::Os,
         "fsync" => Durability::Fsync,
@@ -322,7 +301,7 @@ fn validate_trace(
         }
     };
     let dir = if t.dir.is_empty() { state_dir.join("traces") } else { PathBuf::from(&t.dir) };
-    Ok(crate::runtime::trace::TraceConfig {
+    Ok(super::trace::TraceConfig {
         enabled: t.enabled,
         dir,
         max_file_bytes: t.max_file_bytes,

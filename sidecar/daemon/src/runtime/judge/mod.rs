@@ -10,6 +10,7 @@ mod tests;
 
 pub use prompt::{Answer, SYSTEM, parse_answer, request_body, user_message};
 
+use crate::config::{JudgeConfig, JudgeEndpoint};
 use crate::runtime::review::ReviewItem;
 use axum::http::{HeaderValue, Method, Request, header};
 use blindfold_engine::Patterns;
@@ -19,34 +20,9 @@ use http_body_util::{BodyExt, Full, Limited};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use std::time::Duration;
 
 /// Largest judge answer read, bytes.
 const MAX_ANSWER_BYTES: usize = 64 * 1024;
-
-/// One judge endpoint.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Endpoint {
-    /// Chat completions URL (`http://host:port/v1/chat/completions`).
-    pub url: String,
-    /// Model name sent in the request.
-    pub model: String,
-    /// The model's true family (judges of one family count once; config refuses repeats).
-    pub family: String,
-    /// API key read from this environment variable at start (none: no `Authorization`).
-    pub api_key: Option<String>,
-}
-
-/// `[judge]`, validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JudgeConfig {
-    /// The endpoints, of pairwise different families.
-    pub endpoints: Vec<Endpoint>,
-    /// How many must PASS for the action to reach a human (k of n).
-    pub required: usize,
-    /// Time allowed per endpoint.
-    pub timeout: Duration,
-}
 
 /// The quorum's verdict on one held action.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,7 +86,7 @@ impl Judge {
     }
 
     /// One endpoint, bounded by the timeout (head and body together).
-    async fn ask(&self, e: &Endpoint, user: &str) -> Answer {
+    async fn ask(&self, e: &JudgeEndpoint, user: &str) -> Answer {
         let exchange = async {
             let body = request_body(&e.model, user).to_string();
             let mut req = Request::builder()

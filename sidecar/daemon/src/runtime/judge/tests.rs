@@ -8,6 +8,7 @@ use axum::routing::post;
 use blindfold_schemas::{Decision, Effect, Layer, Proposal};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Starts the scripted endpoint; returns its chat completions URL and the requests it saw.
 async fn scripted() -> (String, Arc<Mutex<Vec<Value>>>) {
@@ -45,7 +46,7 @@ fn judge(url: &str, models: &[&str], required: usize) -> Judge {
     let endpoints = models
         .iter()
         .enumerate()
-        .map(|(i, m)| Endpoint {
+        .map(|(i, m)| JudgeEndpoint {
             url: url.to_owned(),
             model: (*m).to_owned(),
             family: format!("family-{i}"),

@@ -15,6 +15,8 @@ mod tests;
 pub use item::{MAX_STORED_ARTIFACT, ReviewItem, ReviewStatus};
 pub use store::{ResolveRefusal, ReviewStore, StoreError, Submitted};
 
+pub use crate::config::{DEFAULT_KEEP_ANSWERED_SECS, ReviewConfig};
+
 use crate::runtime::judge::{Judge, JudgeVerdict};
 use crate::runtime::trace::TraceHub;
 use blindfold_engine::canonical::{args_sha256, sha256_hex};
@@ -27,29 +29,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
 
-/// `[review]`, validated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReviewConfig {
-    /// Most pending items; beyond it new reviews are denied (`limit_exceeded`).
-    pub max_pending: usize,
-    /// Seconds a pending item waits for a human before it expires (a rejection).
-    pub timeout_secs: u64,
-    /// Seconds an answered (approved, rejected, expired, withdrawn) item is kept before it is
-    /// purged; pending items are never purged.
-    pub keep_answered_secs: u64,
-}
-
-/// Default `[review] keep_answered_secs`: seven days.
-pub const DEFAULT_KEEP_ANSWERED_SECS: u64 = 7 * 24 * 3600;
-
 /// Least time between two purges of answered items while the daemon runs (ms).
 const PURGE_EVERY_MS: u64 = 60_000;
-
-impl Default for ReviewConfig {
-    fn default() -> Self {
-        Self { max_pending: 1000, timeout_secs: 3600, keep_answered_secs: DEFAULT_KEEP_ANSWERED_SECS }
-    }
-}
 
 /// How a review ended, for a holder waiting on it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,30 +4,13 @@
 use super::record::{self, ActorDirectory, ConfiguredIds, RecordContext};
 use super::sighting;
 use super::sink::{Submitted, TraceSink, TraceWriteError};
-use super::writer::{Durability, TraceWriter};
+use super::writer::TraceWriter;
+pub use crate::config::TraceConfig;
 use blindfold_engine::Step;
 use blindfold_engine::authority::{AuthorityTracker, COORDINATOR, facts};
 use blindfold_schemas::{Event, ModeSet, TraceRecord};
 use dashmap::DashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
-
-/// `[trace]`, validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TraceConfig {
-    /// Write traces at all (off only for measurements of Blindfold without its trace).
-    pub enabled: bool,
-    /// Directory of the trace files (default: `<state dir>/traces`).
-    pub dir: PathBuf,
-    /// A file is rotated once it would grow past this many bytes.
-    pub max_file_bytes: u64,
-    /// `os` (survives a killed process) or `fsync` (survives power loss).
-    pub durability: Durability,
-    /// OTLP/HTTP endpoint (`http://host:4318`) for span export; none = off.
-    pub otlp_endpoint: Option<String>,
-    /// A trajectory's span is exported once it has been idle this long.
-    pub otlp_idle: std::time::Duration,
-}
 
 /// When and how a step was decided.
 #[derive(Debug, Clone, Copy)]

@@ -3,6 +3,8 @@
 //! single-owner; the daemon runs it on its own thread ([`super::TraceSink`]), the replay runner
 //! can use it directly.
 
+pub use crate::config::Durability;
+
 use super::head::{ChainHead, HeadFile, read_head};
 use blindfold_schemas::TraceRecord;
 use blindfold_schemas::trace::GENESIS_PREV;
@@ -11,16 +13,6 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-
-/// How hard an append tries before it returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Durability {
-    /// Handed to the OS (one `write` per batch): survives a killed process.
-    #[default]
-    Os,
-    /// Also `fdatasync` per batch (group commit): survives power loss.
-    Fsync,
-}
 
 /// A typical record line's length, to size a batch's buffer once.
 const LINE_GUESS: usize = 640;

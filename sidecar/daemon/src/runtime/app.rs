@@ -79,7 +79,10 @@ impl App {
                 policy: config.grants.policy,
                 trace: trace.clone(),
                 modes: modes.clone(),
-                judge: config.judge.clone().map(|j| Arc::new(crate::runtime::judge::Judge::new(j))),
+                judge: config.judge.clone().map(|j| {
+                    Arc::new(crate::runtime::judge::Judge::new(j))
+                        as Arc<dyn crate::runtime::review::ReviewJudge>
+                }),
             },
         )
         .map_err(|e| format!("state.dir {}: {e}", config.state_dir.display()))?;

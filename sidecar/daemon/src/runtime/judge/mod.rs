@@ -11,7 +11,7 @@ mod tests;
 pub use prompt::{Answer, SYSTEM, parse_answer, request_body, user_message};
 
 use crate::config::{JudgeConfig, JudgeEndpoint};
-use crate::runtime::review::ReviewItem;
+use crate::runtime::review::{JudgeVerdict, ReviewItem, ReviewJudge};
 use axum::http::{HeaderValue, Method, Request, header};
 use blindfold_engine::Patterns;
 use blindfold_schemas::Reason;
@@ -23,20 +23,6 @@ use hyper_util::rt::TokioExecutor;
 
 /// Largest judge answer read, bytes.
 const MAX_ANSWER_BYTES: usize = 64 * 1024;
-
-/// The quorum's verdict on one held action.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JudgeVerdict {
-    /// At least k judges saw no reason to refuse: a human decides.
-    ToHuman,
-    /// Denied: `judge_denied` (too few passes) or `judge_unavailable` (an error or timeout).
-    Deny {
-        /// `JudgeDenied` or `JudgeUnavailable`.
-        reason: Reason,
-        /// What happened (never which family answered what).
-        detail: String,
-    },
-}
 
 /// The judge quorum client.
 pub struct Judge {
@@ -116,5 +102,12 @@ impl Judge {
             Ok(Err(why)) => Answer::Failed(why),
             Err(_) => Answer::Failed(format!("no answer within {} ms", self.config.timeout.as_millis())),
         }
+    }
+}
+
+#[async_trait::async_trait]
+impl ReviewJudge for Judge {
+    async fn consult(&self, item: &ReviewItem) -> JudgeVerdict {
+        Judge::consult(self, item).await
     }
 }

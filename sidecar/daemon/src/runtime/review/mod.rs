@@ -7,7 +7,10 @@
 //! `app.reviews().wait(id, timeout).await` → [`ReviewOutcome`]; only `Approved` lets the action
 //! be retried (it then passes through the approving grant, once).
 
+mod answer;
+mod hold;
 mod item;
+mod judging;
 mod store;
 #[cfg(test)]
 mod tests;
@@ -16,13 +19,11 @@ pub use item::{MAX_STORED_ARTIFACT, ReviewItem, ReviewStatus};
 pub use store::{ResolveRefusal, ReviewStore, StoreError, Submitted};
 
 pub use crate::config::{DEFAULT_KEEP_ANSWERED_SECS, ReviewConfig};
+pub use judging::{JudgeVerdict, ReviewJudge};
 
-use crate::runtime::judge::{Judge, JudgeVerdict};
 use crate::runtime::trace::TraceHub;
-use blindfold_engine::canonical::{args_sha256, sha256_hex};
-use blindfold_engine::grants::{GrantCache, GrantPolicy, TrustedKeys, verify_token};
-use blindfold_engine::{Step, Trajectory};
-use blindfold_schemas::{Decision, ModeSet, Proposal, Reason, TraceKind, TraceRecord, Verdict};
+use blindfold_engine::grants::{GrantCache, GrantPolicy, TrustedKeys};
+use blindfold_schemas::{ModeSet, TraceKind, TraceRecord};
 use dashmap::DashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -106,7 +107,7 @@ pub struct Reviews {
     policy: GrantPolicy,
     trace: Option<Arc<TraceHub>>,
     modes: Arc<watch::Sender<ModeSet>>,
-    judge: Option<Arc<Judge>>,
+    judge: Option<Arc<dyn ReviewJudge>>,
     /// When answered items were last purged (ms since the epoch).
     last_purge_ms: std::sync::atomic::AtomicU64,
 }
@@ -124,7 +125,7 @@ pub struct ReviewDeps {
     /// The live modes (recorded on review records).
     pub modes: Arc<watch::Sender<ModeSet>>,
     /// The judge quorum, when configured: it reads every new item and can only reject it.
-    pub judge: Option<Arc<Judge>>,
+    pub judge: Option<Arc<dyn ReviewJudge>>,
 }
 
 impl Reviews {
@@ -159,164 +160,6 @@ impl Reviews {
         self.config
     }
 
-    /// Holds the effectful action a step sent to review, if it did: creates (or finds) its
-    /// item and returns the step with the review id in the decision's detail. A full queue or
-    /// a store failure turns it into an enforced denial; a human's earlier rejection of the
-    /// same action keeps it denied (`review_rejected`). The held item is recorded in the
-    /// trajectory as a pending decision (`review:<id>`) resting on the step's evidence, so
-    /// revoking that evidence finds it.
-    pub fn hold(
-        self: &Arc<Self>,
-        trajectory: &mut Trajectory,
-        actor: &str,
-        tool: &str,
-        mut step: Step,
-        now_ms: u64,
-    ) -> Step {
-        let Some(decision) = step.decision.clone() else { return step };
-        let (Some(action), Some(fingerprint)) = (step.action.as_ref(), step.fingerprint.as_ref()) else {
-            return step;
-        };
-        if decision.decision != Verdict::Review || !step.enforced || !action.effect.is_effectful() {
-            return step;
-        }
-        let (artifact_text, artifact_base64) = item::stored_artifact(&action.artifact);
-        let item = ReviewItem {
-            id: item::new_id(),
-            trajectory: trajectory.id.clone(),
-            actor: actor.to_owned(),
-            tool: tool.to_owned(),
-            effect: action.effect,
-            proposal: Proposal {
-                task_id: trajectory.id.clone(),
-                operation: action.operation.clone(),
-                target: action.target.clone(),
-            },
-            artifact_sha256: sha256_hex(&action.artifact),
-            artifact_len: action.artifact.len() as u64,
-            artifact_text,
-            artifact_base64,
-            args: action.args.clone(),
-            args_sha256: args_sha256(&action.args),
-            fingerprint: fingerprint.clone(),
-            decision: decision.clone(),
-            evidence: step
-                .evidence_refs
-                .iter()
-                .filter_map(|id| trajectory.evidence().get(id).cloned())
-                .collect(),
-            disputes: trajectory.disputes_on(&step.evidence_refs),
-            created_ms: now_ms,
-            expires_ms: now_ms.saturating_add(self.config.timeout_secs.saturating_mul(1000)),
-            status: ReviewStatus::Pending,
-            resolved_ms: None,
-            note: None,
-            rejected_reason: None,
-            grant_jti: None,
-            grant_exp: None,
-        };
-        let submitted = self.store.submit(item, self.config.max_pending, now_ms);
-        let held = match submitted {
-            Ok((outcome, expired)) => {
-                self.settled(&expired);
-                outcome
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "review not stored; action denied");
-                step.decision =
-                    Some(deny(Reason::InternalError, "the review queue is unavailable", &decision));
-                return step;
-            }
-        };
-        if let Submitted::Created(item) | Submitted::Existing(item) = &held {
-            trajectory.record_pending(&pending_decision(&item.id), step.evidence_refs.clone());
-        }
-        step.decision = Some(match held {
-            Submitted::Created(item) => {
-                self.trace_item(&item, "review.submit", None, now_ms);
-                self.consult_judge(&item);
-                with_review(decision, &item.id)
-            }
-            Submitted::Existing(item) => with_review(decision, &item.id),
-            Submitted::Rejected(item) => match item.rejected_reason {
-                Some(reason) => deny(
-                    reason,
-                    &format!("{} (review {})", item.note.clone().unwrap_or_default(), item.id),
-                    &decision,
-                ),
-                None => deny(
-                    Reason::ReviewRejected,
-                    &format!("a human rejected this exact action in review {}", item.id),
-                    &decision,
-                ),
-            },
-            Submitted::Full => deny(
-                Reason::LimitExceeded,
-                &format!(
-                    "the review queue is full ({} pending); answer or let pending reviews expire first",
-                    self.config.max_pending
-                ),
-                &decision,
-            ),
-        });
-        step
-    }
-
-    /// Hands a new item to the judge quorum, if one is configured, off the decision path: a
-    /// denial (refusal, error, timeout, garbage) rejects the item; a pass leaves it to a human.
-    /// Without a runtime to ask on, the item is rejected (fail closed).
-    fn consult_judge(self: &Arc<Self>, item: &ReviewItem) {
-        let Some(judge) = self.judge.clone() else { return };
-        let reviews = self.clone();
-        let item = item.clone();
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
-                runtime.spawn(async move {
-                    let verdict = judge.consult(&item).await;
-                    reviews.judged(&item, verdict);
-                });
-            }
-            Err(_) => self.judged(
-                &item,
-                JudgeVerdict::Deny {
-                    reason: Reason::JudgeUnavailable,
-                    detail: "the judge could not be asked".into(),
-                },
-            ),
-        }
-    }
-
-    fn judged(&self, item: &ReviewItem, verdict: JudgeVerdict) {
-        let now_ms = crate::unix_now_ms();
-        match verdict {
-            JudgeVerdict::ToHuman => {
-                self.trace_item(
-                    item,
-                    "judge.pass",
-                    Some("the judge quorum leaves it to a human".into()),
-                    now_ms,
-                );
-            }
-            JudgeVerdict::Deny { reason, detail } => {
-                let answered = self.store.resolve(&item.id, now_ms, None, |it| {
-                    it.status = ReviewStatus::Rejected;
-                    it.note = Some(detail.clone());
-                    it.rejected_reason = Some(reason);
-                    Ok::<(), Refusal>(())
-                });
-                match answered {
-                    Ok(Ok(done)) => {
-                        self.settled(std::slice::from_ref(&done));
-                        self.trace_item(&done, "judge.deny", Some(format!("{reason}: {detail}")), now_ms);
-                    }
-                    // Answered by a human first, or expired: nothing to do.
-                    Ok(Err(_)) => {}
-                    Err(e) => tracing::error!(review = %item.id, error = %e, "judge verdict not stored"),
-                }
-            }
-        }
-    }
-
     /// The item `id` (expiring it first if its time is up).
     pub fn get(&self, id: &str) -> Result<Option<ReviewItem>, StoreError> {
         self.expire_now()?;
@@ -335,76 +178,6 @@ impl Reviews {
         let _ = self.expire_now();
         let item = self.store.by_action(trajectory, fingerprint).ok().flatten()?;
         (item.status == ReviewStatus::Pending).then_some(item.id)
-    }
-
-    /// Approves `id` with `token`: a grant signed by a trusted issuer, within the lifetime
-    /// policy, bound to exactly this item (`review_id`, task, operation, target, artifact and
-    /// other-argument digests). The grant is cached so the retried action passes; waiters wake.
-    pub fn approve(&self, id: &str, token: &str) -> Result<ReviewItem, ReviewError> {
-        let now_s = crate::unix_now();
-        let verified = verify_token(token.trim(), &self.keys)
-            .map_err(|r| ReviewError::BadGrant(format!("{r}: not signed by a trusted issuer key")))?;
-        let claims = verified.claims;
-        let now_ms = crate::unix_now_ms();
-        let answered = self.store.resolve(id, now_ms, Some(token.trim()), |item| {
-            let bound = claims.review_id.as_deref() == Some(item.id.as_str())
-                && claims.task_id == item.proposal.task_id
-                && claims.operation == item.proposal.operation
-                && claims.target == item.proposal.target
-                && claims.artifact_sha256 == item.artifact_sha256
-                && claims.args_sha256 == item.args_sha256;
-            if !bound {
-                return Err(Refusal::Grant(
-                    "the grant is not bound to exactly this review's proposal (review_id, task, operation, target, artifact, other arguments)".into(),
-                ));
-            }
-            // Cached inside the transaction: if the cache refuses it (expired, too long), the
-            // item stays pending.
-            self.grants.submit(token, &self.keys, self.policy, now_s).map_err(|d| {
-                Refusal::Grant(format!("{}: {}", d.reason, d.detail.unwrap_or_default()))
-            })?;
-            item.status = ReviewStatus::Approved;
-            item.grant_jti = Some(claims.jti.clone());
-            item.grant_exp = Some(claims.exp);
-            Ok(())
-        })?;
-        let item = answered.map_err(|r| self.refusal(id, r))?;
-        self.settled(std::slice::from_ref(&item));
-        self.trace_item(&item, "review.approve", Some(format!("approved with grant {}", claims.jti)), now_ms);
-        Ok(item)
-    }
-
-    /// Rejects `id` (the action stays denied); waiters wake.
-    pub fn reject(&self, id: &str, reason: Option<String>) -> Result<ReviewItem, ReviewError> {
-        let now_ms = crate::unix_now_ms();
-        let answered = self.store.resolve(id, now_ms, None, |item| {
-            item.status = ReviewStatus::Rejected;
-            item.note = reason.clone();
-            Ok::<(), Refusal>(())
-        })?;
-        let item = answered.map_err(|r| self.refusal(id, r))?;
-        self.settled(std::slice::from_ref(&item));
-        let detail = format!("rejected{}", reason.map(|r| format!(": {r}")).unwrap_or_default());
-        self.trace_item(&item, "review.reject", Some(detail), now_ms);
-        Ok(item)
-    }
-
-    /// Withdraws the pending item `id` because what held its action gave it up or the evidence
-    /// it rested on was revoked (`why`): it becomes `withdrawn`, can no longer be approved, and
-    /// waiters wake (the holder treats it as refused; the action, if tried again, is decided
-    /// afresh and, if still held, gets a new review). Refused (`NotPending`) when it was answered
-    /// or expired first.
-    pub fn withdraw(&self, id: &str, why: &str) -> Result<ReviewItem, ReviewError> {
-        let now_ms = crate::unix_now_ms();
-        let answered = self.store.resolve(id, now_ms, None, |item| {
-            item.status = ReviewStatus::Withdrawn;
-            item.note = Some(why.to_owned());
-            Ok::<(), Refusal>(())
-        })?;
-        let item = answered.map_err(|r| self.refusal(id, r))?;
-        self.settled(std::slice::from_ref(&item));
-        self.trace_item(&item, "review.withdraw", Some(format!("withdrawn: {why}")), now_ms);
-        Ok(item)
     }
 
     /// Waits until `id` is answered or expires, or `timeout` passes (whichever comes first).
@@ -526,14 +299,4 @@ fn outcome_of(item: &ReviewItem) -> ReviewOutcome {
         ReviewStatus::Withdrawn => ReviewOutcome::Withdrawn,
         ReviewStatus::Pending => ReviewOutcome::TimedOut,
     }
-}
-
-fn with_review(mut d: Decision, id: &str) -> Decision {
-    let detail = d.detail.take().unwrap_or_default();
-    d.detail = Some(format!("{detail} (review {id}: `blindfold review show {id}`)"));
-    d
-}
-
-fn deny(reason: Reason, detail: &str, held: &Decision) -> Decision {
-    Decision::deny(reason, held.check.clone(), held.layer).with_detail(detail)
 }

@@ -3,8 +3,9 @@
 
 use super::*;
 use blindfold_engine::grants::{ActionBytes, GrantCheck, IssuerKey, MemoryGrantStore, new_jti, sign_claims};
+use blindfold_engine::canonical::{args_sha256, sha256_hex};
 use blindfold_engine::{Registry, Step, Trajectory};
-use blindfold_schemas::{Decision, GrantClaims, Layer, ModeSet, Reason, Verdict};
+use blindfold_schemas::{Decision, GrantClaims, Layer, ModeSet, Proposal, Reason, Verdict};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 use std::sync::Arc;

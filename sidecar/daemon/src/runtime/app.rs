@@ -30,10 +30,9 @@ pub struct App {
     pub trace: Option<Arc<crate::runtime::trace::TraceHub>>,
     /// Identity lexicon and per-trajectory aliases, shared by every path.
     pub identities: Arc<crate::runtime::identity::Identities>,
-    /// Pi sessions (agents, aliases, delegations) behind the `pi.*` control methods.
-    pub pi: Arc<crate::harnesses::pi::Pi>,
-    /// The OpenCode mode (sessions, sub-agent aliases, decided calls).
-    pub opencode: Arc<crate::harnesses::opencode::OpenCode>,
+    /// What the harness integrations keep (Pi sessions, the OpenCode mode), by type: the App
+    /// holds no harness itself.
+    pub harnesses: Arc<crate::runtime::harness_state::HarnessState>,
     /// The durable review queue (held effectful actions awaiting a human).
     pub reviews: Arc<crate::runtime::review::Reviews>,
     /// Per-trajectory mode overrides (`set_modes {trajectory}`); they beat the global modes
@@ -93,11 +92,9 @@ impl App {
         if let Some(hub) = &trace {
             hub.set_directory(identities.clone());
         }
-        let opencode = Arc::new(crate::harnesses::opencode::OpenCode::new(&config.opencode));
         Ok(Self {
             trace,
             identities,
-            opencode,
             config: Arc::new(config),
             grants,
             store,
@@ -105,7 +102,7 @@ impl App {
             trajectories: Arc::default(),
             tokens,
             modes,
-            pi: Arc::default(),
+            harnesses: Arc::default(),
             reviews: Arc::new(reviews),
             trajectory_modes: Arc::default(),
         })

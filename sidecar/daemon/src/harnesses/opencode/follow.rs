@@ -12,7 +12,7 @@
 use super::hold::{HoldOutcome, ReviewHolds};
 use super::permission::{PermissionRequest, RunningCall, proposal, rejection, reply_body, running_call};
 use super::serve::Serve;
-use super::{Caller, SessionInfo};
+use super::{Caller, OpenCode, SessionInfo};
 use crate::config::BasicAuth;
 use crate::runtime::app::App;
 use blindfold_adapters::model_api::SseDecoder;
@@ -64,10 +64,10 @@ impl Follower {
                 Ok(body) => {
                     tracing::info!("following opencode serve events");
                     backoff = Duration::from_millis(200);
-                    self.app.opencode.set_following(true);
+                    OpenCode::of(&self.app).set_following(true);
                     self.clone().catch_up().await;
                     self.clone().follow(body).await;
-                    self.app.opencode.set_following(false);
+                    OpenCode::of(&self.app).set_following(false);
                     tracing::warn!("opencode serve event stream ended; reconnecting");
                 }
                 Err(e) => tracing::warn!(error = %e, "opencode serve not reachable; retrying"),
@@ -129,7 +129,7 @@ impl Follower {
         let id = info.get("id")?.as_str()?;
         let parent = info.get("parentID").and_then(Value::as_str);
         let agent = info.get("agent").and_then(Value::as_str);
-        Some(self.app.opencode.sessions.resolve(id, parent, agent))
+        Some(OpenCode::of(&self.app).sessions.resolve(id, parent, agent))
     }
 
     /// Starts answering one request (once per request id).
@@ -146,7 +146,7 @@ impl Follower {
         }
         tokio::spawn(async move {
             let (mut allow, mut message) = self.decide(&req).await;
-            if allow && !self.app.opencode.following() {
+            if allow && !OpenCode::of(&self.app).following() {
                 // Evidence may have been missed while the stream was down: fail closed.
                 allow = false;
                 message = format!(
@@ -166,13 +166,13 @@ impl Follower {
 
     /// The session's trajectory and agent, read from OpenCode when the session was not seen.
     async fn session(&self, id: &str) -> SessionInfo {
-        if let Some(known) = self.app.opencode.sessions.get(id) {
+        if let Some(known) = OpenCode::of(&self.app).sessions.get(id) {
             return known;
         }
         let mut chain = Vec::new();
         let mut next = Some(id.to_owned());
         while let Some(s) = next.take().filter(|_| chain.len() < 16) {
-            if self.app.opencode.sessions.get(&s).is_some() {
+            if OpenCode::of(&self.app).sessions.get(&s).is_some() {
                 break;
             }
             match self.serve.get(&format!("/session/{s}")).await {
@@ -189,7 +189,7 @@ impl Follower {
         for info in chain.iter().rev() {
             self.register(info);
         }
-        self.app.opencode.sessions.resolve(id, None, None)
+        OpenCode::of(&self.app).sessions.resolve(id, None, None)
     }
 
     /// `(allow, message)` for one request.
@@ -202,7 +202,7 @@ impl Follower {
         };
         let (event, raw_args) = proposal(req, call.as_ref(), &actor);
         if let Some(tool) = &req.tool
-            && let Some(allowed) = self.app.opencode.decided(&tool.call_id, &raw_args)
+            && let Some(allowed) = OpenCode::of(&self.app).decided(&tool.call_id, &raw_args)
         {
             // The plugin decided (and consumed) this very call at `tool.execute.before`.
             let why = format!("Blindfold refused this {} call", req.permission);
@@ -274,7 +274,7 @@ impl Follower {
             let caller = Caller { session_id: session, parent_id: None, agent: info.agent };
             let app = self.app.clone();
             let recorded = tokio::task::spawn_blocking(move || {
-                app.opencode.after(&app, &caller, &call_id, "task", &args, &output);
+                OpenCode::of(&app).after(&app, &caller, &call_id, "task", &args, &output);
             });
             if let Err(e) = recorded.await {
                 tracing::warn!(error = %e, "task result not recorded");

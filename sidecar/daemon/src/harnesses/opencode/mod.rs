@@ -60,6 +60,11 @@ pub struct OpenCode {
 }
 
 impl OpenCode {
+    /// This daemon's OpenCode mode, made from `[opencode]` on first use.
+    pub fn of(app: &App) -> Arc<Self> {
+        app.harnesses.get_or_init(|| Self::new(&app.config.opencode))
+    }
+
     /// The mode for `cfg` (pinned task id, if any).
     pub fn new(cfg: &OpenCodeConfig) -> Self {
         Self { sessions: Sessions::new(cfg.task.clone()), ..Self::default() }

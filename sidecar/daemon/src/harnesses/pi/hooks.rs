@@ -43,7 +43,7 @@ fn lock(app: &App, trajectory: &str) -> Result<std::sync::Arc<std::sync::Mutex<P
     if trajectory.is_empty() {
         return Err("no trajectory".into());
     }
-    Ok(app.pi.session(trajectory, || app.identities.anonymizer(trajectory).as_ref().clone()))
+    Ok(super::Pi::of(app).session(trajectory, || app.identities.anonymizer(trajectory).as_ref().clone()))
 }
 
 fn guard(s: &std::sync::Mutex<PiSession>) -> Result<MutexGuard<'_, PiSession>, String> {

@@ -107,6 +107,11 @@ pub struct Pi {
 }
 
 impl Pi {
+    /// This daemon's Pi sessions.
+    pub fn of(app: &crate::runtime::app::App) -> Arc<Self> {
+        app.harnesses.get_or_init(Self::default)
+    }
+
     /// The session of `trajectory`, created on first use from `base` (the daemon's anonymizer of
     /// that trajectory, so configured agents keep the alias they have on every other path).
     pub fn session(&self, trajectory: &str, base: impl FnOnce() -> Anonymizer) -> Arc<Mutex<PiSession>> {

@@ -2,7 +2,7 @@
 //! call these and fail closed on any error.
 
 use super::rpc::RpcError;
-use crate::harnesses::opencode::{AgentDef, Caller};
+use crate::harnesses::opencode::{AgentDef, Caller, OpenCode};
 use crate::runtime::app::App;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -47,7 +47,7 @@ fn agents(app: &App, p: Value) -> Result<Value, RpcError> {
     // and every other path of it), else those of a discovery trajectory of this daemon.
     let discovery = app.config.opencode.task.clone().unwrap_or_else(|| "opencode-discovery".to_owned());
     let base = app.identities.anonymizer(&discovery);
-    let shown = app.opencode.agents.register(&p.agents, &app.config.identity.agents, &base);
+    let shown = OpenCode::of(app).agents.register(&p.agents, &app.config.identity.agents, &base);
     Ok(json!({"agents": shown, "anonymize": true}))
 }
 
@@ -57,14 +57,14 @@ fn agents(app: &App, p: Value) -> Result<Value, RpcError> {
 fn follower(app: &App) -> Value {
     json!({
         "configured": app.config.opencode.serve_url.is_some(),
-        "following": app.opencode.following(),
+        "following": OpenCode::of(app).following(),
     })
 }
 
 /// `opencode.session {session_id, parent_id?, agent?}` → `{trajectory}`.
 fn session(app: &App, p: Value) -> Result<Value, RpcError> {
     let caller: Caller = parse(p)?;
-    let (info, actor) = app.opencode.locate(&caller);
+    let (info, actor) = OpenCode::of(app).locate(&caller);
     let agent = (actor != "coordinator").then_some(actor);
     Ok(json!({"trajectory": info.trajectory, "agent_known": agent.is_some()}))
 }
@@ -87,7 +87,7 @@ struct ToolParams {
 /// `{trajectory, allow, decision}`; the call's grant use is consumed when allowed.
 fn tool_before(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: ToolParams = parse(p)?;
-    let verdict = app.opencode.before(app, &p.caller, &p.call_id, &p.tool, &p.args);
+    let verdict = OpenCode::of(app).before(app, &p.caller, &p.call_id, &p.tool, &p.args);
     serde_json::to_value(verdict).map_err(|e| RpcError::internal(e.to_string()))
 }
 
@@ -95,7 +95,7 @@ fn tool_before(app: &App, p: Value) -> Result<Value, RpcError> {
 fn tool_after(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: ToolParams = parse(p)?;
     let output = p.output.as_deref().unwrap_or_default();
-    let output = app.opencode.after(app, &p.caller, &p.call_id, &p.tool, &p.args, output);
+    let output = OpenCode::of(app).after(app, &p.caller, &p.call_id, &p.tool, &p.args, output);
     Ok(json!({"output": output}))
 }
 
@@ -108,5 +108,5 @@ struct ScrubParams {
 /// `opencode.scrub {texts}` → `{texts}`: history text rewritten.
 fn scrub(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: ScrubParams = parse(p)?;
-    Ok(json!({"texts": app.opencode.scrub(app, p.texts)}))
+    Ok(json!({"texts": OpenCode::of(app).scrub(app, p.texts)}))
 }

@@ -2,8 +2,8 @@
 //! exactly the held proposal, waking its waiters.
 
 use super::*;
-use blindfold_engine::grants::{ActionBytes, GrantCheck, IssuerKey, MemoryGrantStore, new_jti, sign_claims};
 use blindfold_engine::canonical::{args_sha256, sha256_hex};
+use blindfold_engine::grants::{ActionBytes, GrantCheck, IssuerKey, MemoryGrantStore, new_jti, sign_claims};
 use blindfold_engine::{Registry, Step, Trajectory};
 use blindfold_schemas::{Decision, GrantClaims, Layer, ModeSet, Proposal, Reason, Verdict};
 use serde_json::{Map, Value, json};

@@ -4,6 +4,7 @@ pub mod app;
 pub mod decide;
 pub mod harness_state;
 pub mod identity;
+pub mod intent;
 pub mod judge;
 pub mod review;
 pub mod state;

@@ -113,7 +113,12 @@ fn tool_call_inner(
         let (input, delegated) = route_subagent(&mut s, call_id, input);
         drop(s);
         for (to, task) in delegated {
-            let event = Event::Delegate { to, intent: map::intent_of(&task), text: task, proposal: None };
+            let event = Event::Delegate {
+                to,
+                intent: crate::runtime::intent::intent_of(&task),
+                text: task,
+                proposal: None,
+            };
             app.decide(&caller.trajectory, &event, true);
         }
         return Ok(HookAnswer {
@@ -225,7 +230,9 @@ pub fn tool_result(
         }
         for (i, (from, text)) in answers.into_iter().enumerate() {
             let task = s.delegations.iter().rev().find(|d| d.call_id == call_id && d.agent == from);
-            let scoped = task.is_none_or(|d| map::intent_of(&d.task) == blindfold_schemas::Intent::Scope);
+            let scoped = task.is_none_or(|d| {
+                crate::runtime::intent::intent_of(&d.task) == blindfold_schemas::Intent::Scope
+            });
             let prefix = format!("{call_id}-{}", i + 1);
             let proposals = if scoped { map::proposals_in(&text, &prefix) } else { Vec::new() };
             events.push(Event::Response { from, text, metadata: None, proposals, relations: Vec::new() });

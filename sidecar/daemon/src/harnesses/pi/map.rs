@@ -1,7 +1,6 @@
 //! Pi frames to canonical events: `subagent` calls become delegations, a child's final answer a
 //! `Response` from that agent (with the commands it proposes), other tools `ToolCall`s.
 
-use blindfold_schemas::Intent;
 use blindfold_schemas::event::ProposedAction;
 use serde_json::{Map, Value, json};
 
@@ -57,19 +56,6 @@ pub fn task_matches(template: &str, task_text: &str) -> bool {
     match template.split_once("{previous}") {
         None => template == t,
         Some((head, tail)) => t.len() >= head.len() + tail.len() && t.starts_with(head) && t.ends_with(tail),
-    }
-}
-
-/// Why the coordinator delegates: asking to review, verify or check is a verify request; any
-/// other task is scoped work (whose answer may propose actions).
-pub fn intent_of(task: &str) -> Intent {
-    const VERIFY: [&str; 8] =
-        ["review", "verify", "check", "critique", "audit", "assess", "refute", "validate"];
-    let lower = task.to_lowercase();
-    if lower.split(|c: char| !c.is_alphanumeric()).any(|w| VERIFY.iter().any(|v| w.starts_with(v))) {
-        Intent::Verify
-    } else {
-        Intent::Scope
     }
 }
 
@@ -178,12 +164,6 @@ mod tests {
         assert!(task_matches("check {previous} now", "Task: check the plan now"));
         assert!(task_matches("plan", "Task: plan"));
         assert!(!task_matches("plan", "Task: plan more"));
-    }
-
-    #[test]
-    fn review_requests_are_verify_intent() {
-        assert_eq!(intent_of("Review this plan"), Intent::Verify);
-        assert_eq!(intent_of("Propose how to free space"), Intent::Scope);
     }
 
     #[test]

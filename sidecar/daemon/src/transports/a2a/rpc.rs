@@ -124,7 +124,7 @@ pub(super) async fn decide_delegation(
     adopt_aliases(p, task);
     let text = a2a::message_text(msg);
     // Asking to review, verify or check is a verify request (its answer can verify a proposal).
-    let intent = crate::harnesses::pi::map::intent_of(&text);
+    let intent = crate::runtime::intent::intent_of(&text);
     let delegate = Event::Delegate { to: agent.id.clone(), intent, text, proposal: None };
     let step = p.app.decide_traced(task, &delegate, true).await;
     if step.blocks() {

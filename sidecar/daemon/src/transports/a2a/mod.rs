@@ -4,8 +4,11 @@
 //! coordinator sees aliases and redacted cards and objects only; every delegation is decided.
 //! Blindfold's card-signing key is published at `/.well-known/jwks.json`.
 
+mod answers;
 mod card;
+mod delegation;
 mod held;
+mod held_answer;
 mod held_store;
 mod rpc;
 #[cfg(test)]

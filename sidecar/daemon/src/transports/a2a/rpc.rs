@@ -10,7 +10,12 @@
 //! tasks to a webhook would bypass the scrub and the engine).
 
 use super::A2aProxy;
-use super::card::{fetch_card, learn_card, redact};
+use super::answers::{
+    StreamedAnswer, is_event_stream, parse_answer, report_answer, result_of, scrub, scrub_event_fields,
+    scrub_unless, send_to_agent,
+};
+use super::card::{learn_card, redact};
+use super::delegation::{Blocked, decide_delegation};
 use super::held::{self, HeldRequest};
 use crate::config::A2aUpstream;
 use crate::transports::proxy::{
@@ -18,18 +23,13 @@ use crate::transports::proxy::{
 };
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use blindfold_adapters::a2a::{self, Version};
 use blindfold_adapters::jsonrpc::{self, code};
-use blindfold_adapters::refusal::Refusal;
 use blindfold_adapters::sse::SseEvent;
-use blindfold_engine::Step;
-use blindfold_engine::identity::Anonymizer;
-use blindfold_schemas::{Decision, Event, Layer, Reason, Verdict};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::borrow::Cow;
 use std::sync::Arc;
 
 fn json_response(status: StatusCode, v: &Value) -> Response {
@@ -87,180 +87,9 @@ pub(super) fn context_trajectory(ctx: &str) -> String {
     format!("a2a-{}", hex::encode(&Sha256::digest(ctx.as_bytes())[..8]))
 }
 
-/// The coordinator knows the agents by the aliases of discovery: trajectory `task` keeps them.
-/// Called right before each decision, so the aliases live exactly as long as the trajectory
-/// (a request that decides nothing leaves nothing behind for eviction to miss).
-fn adopt_aliases(p: &A2aProxy, task: &str) {
-    if let Ok(anon) = p.anon.read() {
-        p.app.identities.adopt(task, || anon.clone());
-    }
-}
-
-/// A blocked delegation: what the coordinator is told, and the review holding its requested
-/// action when the engine left that action to a human.
-pub(super) struct Blocked {
-    /// The refusal (its grant request names the review, when there is one).
-    pub refusal: Refusal,
-    /// The pending review of the requested action.
-    pub review_id: Option<String>,
-}
-
-impl Blocked {
-    fn refused(refusal: Refusal) -> Self {
-        Self { refusal, review_id: None }
-    }
-}
-
-/// Decides a delegation (and any action it asks the agent to run); `Some` when blocked. `body`
-/// is the request as it arrived (what the agent will read).
-pub(super) async fn decide_delegation(
-    p: &A2aProxy,
-    agent: &A2aUpstream,
-    task: &str,
-    params: &Value,
-    body: &[u8],
-) -> Option<Blocked> {
-    let msg = a2a::message(params)?;
-    adopt_aliases(p, task);
-    let text = a2a::message_text(msg);
-    // Asking to review, verify or check is a verify request (its answer can verify a proposal).
-    let intent = crate::runtime::intent::intent_of(&text);
-    let delegate = Event::Delegate { to: agent.id.clone(), intent, text, proposal: None };
-    let step = p.app.decide_traced(task, &delegate, true).await;
-    if step.blocks() {
-        let d = step
-            .decision
-            .unwrap_or_else(|| Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree));
-        return Some(Blocked::refused(Refusal::new(d, task, None)));
-    }
-    match a2a::requested_action(msg) {
-        Ok(None) => None,
-        Err(e) => {
-            let d = Decision::deny(Reason::MalformedInput, "P1.schema", Layer::ContentFree).with_detail(e);
-            Some(Blocked::refused(Refusal::new(d, task, None)))
-        }
-        Ok(Some((tool, args))) => {
-            if let Some(literal) = inexact_action_number(body, &args) {
-                let d = Decision::deny(Reason::MalformedInput, "P1.schema", Layer::ContentFree).with_detail(format!(
-                    "the number {literal} in blindfold/action cannot be decided exactly (numbers compare as doubles); send it as a string"
-                ));
-                return Some(Blocked::refused(Refusal::new(d, task, None)));
-            }
-            let call_id = msg.get("messageId").and_then(Value::as_str).map(str::to_owned);
-            let event = Event::ToolCall { actor: agent.id.clone(), tool, args, proposal: None, call_id };
-            let step = p.app.decide_traced(task, &event, true).await;
-            step.blocks().then(|| blocked_action(p, task, &step))
-        }
-    }
-}
-
-/// A number literal of `body` that no double holds exactly and that stands in the requested
-/// action's `args` (found by its value there: the parse kept only the double). The action is
-/// decided on doubles (JCS) while the agent reads the literal, so it could run another value.
-pub(super) fn inexact_action_number<'a>(
-    body: &'a [u8],
-    args: &serde_json::Map<String, Value>,
-) -> Option<&'a str> {
-    let text = std::str::from_utf8(body).ok()?;
-    let mut inexact = blindfold_schemas::exact_numbers::inexact_numbers(text).peekable();
-    // The usual request holds no such literal: the args are not walked then.
-    inexact.peek()?;
-    let mut in_args = Vec::new();
-    args.values().for_each(|v| numbers(v, &mut in_args));
-    inexact.find(|literal| literal.parse::<f64>().is_ok_and(|v| in_args.contains(&v)))
-}
-
-/// Every number in `value`, as a double.
-fn numbers(value: &Value, out: &mut Vec<f64>) {
-    match value {
-        Value::Number(n) => out.extend(n.as_f64()),
-        Value::Array(items) => items.iter().for_each(|v| numbers(v, out)),
-        Value::Object(map) => map.values().for_each(|v| numbers(v, out)),
-        _ => {}
-    }
-}
-
-/// The refusal of a blocked requested action: one waiting in review when the engine left it to
-/// a human and the review queue holds it, else a plain refusal.
-fn blocked_action(p: &A2aProxy, task: &str, step: &Step) -> Blocked {
-    let d = step
-        .decision
-        .clone()
-        .unwrap_or_else(|| Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree));
-    let review_id = (d.decision == Verdict::Review)
-        .then(|| step.fingerprint.as_deref().and_then(|fp| p.app.reviews().find_pending(task, fp)))
-        .flatten();
-    match (review_id, step.action.as_ref()) {
-        (Some(id), Some(action)) => {
-            Blocked { refusal: Refusal::in_review(d, task, action, &id), review_id: Some(id) }
-        }
-        _ => Blocked::refused(Refusal::new(d, task, step.action.as_ref())),
-    }
-}
-
-/// Scrubs one JSON-RPC answer of trajectory `task` for the coordinator: `bytes` as they came
-/// when the trajectory's modes are `off` or nothing in them names an identity (so an answer is
-/// not re-serialised for nothing), else `parsed` rewritten. `parsed` is the strict parse of
-/// `bytes`; an answer that is not JSON is refused (fail closed: never relayed raw).
-pub(super) fn scrub(
-    p: &A2aProxy,
-    task: &str,
-    bytes: Bytes,
-    parsed: Result<Value, String>,
-) -> Result<Bytes, String> {
-    scrub_unless(p.transparent_for(task), p, bytes, parsed)
-}
-
-/// [`scrub`] with the trajectory's `off` already looked up (`transparent`), for a caller that
-/// needs it for other parts of the same answer too.
-fn scrub_unless(
-    transparent: bool,
-    p: &A2aProxy,
-    bytes: Bytes,
-    parsed: Result<Value, String>,
-) -> Result<Bytes, String> {
-    if transparent {
-        return Ok(bytes);
-    }
-    let v = parsed.map_err(|e| format!("agent answer is not JSON: {e}"))?;
-    let anon = p.anon.read().map_err(|_| "identity state unavailable".to_owned())?;
-    Ok(scrubbed(&anon, bytes, v))
-}
-
-/// `bytes` (whose strict parse is `parsed`) for the coordinator: the very bytes when `anon` finds
-/// nothing to rewrite (its edit count is never below the edits made), else `parsed` rewritten.
-pub(super) fn scrubbed(anon: &Anonymizer, bytes: Bytes, mut parsed: Value) -> Bytes {
-    if anon.scrub_a2a(&mut parsed) == 0 {
-        return bytes;
-    }
-    Bytes::from(parsed.to_string())
-}
-
 /// The response header naming the extensions the agent activated. The redacted card shows the
 /// coordinator no extension, and an extension's URI can name the agent's vendor or model.
 static A2A_EXTENSIONS: HeaderName = HeaderName::from_static("a2a-extensions");
-
-/// SSE event names of A2A streams: `message` (the default) and `error` (a failed stream, as the
-/// SDKs read it). Any other name is the agent's own.
-const A2A_EVENT_NAMES: [&str; 2] = ["message", "error"];
-
-/// The `id:`, `event:` and `retry:` fields of a stream event as the coordinator may see them:
-/// the id rewritten as an identity surface (dropped when `anon` is unavailable: fail closed), an
-/// event name other than A2A's dropped (the event then dispatches as `message`), and a retry
-/// that is not a number of milliseconds dropped. The `data` is not touched.
-pub(super) fn scrub_event_fields(anon: Option<&Anonymizer>, ev: &mut SseEvent) {
-    ev.event = ev.event.take().filter(|name| A2A_EVENT_NAMES.contains(&name.as_str()));
-    ev.retry = crate::transports::proxy::retry_millis(ev.retry.take());
-    ev.id = match anon {
-        Some(anon) => ev.id.take().map(|id| anon.rewrite_surface(&id).into_owned()),
-        None => None,
-    };
-}
-
-/// The strict parse of one answer (or stream event) from the agent.
-pub(super) fn parse_answer(bytes: &[u8]) -> Result<Value, String> {
-    blindfold_schemas::strict_json::value_from_slice(bytes).map_err(|e| e.to_string())
-}
 
 /// `POST /a2a/<alias>`.
 pub(super) async fn post_rpc(
@@ -301,7 +130,7 @@ pub(super) async fn post_rpc(
     if a2a::names_task(&method)
         && let Some(own) = a2a::task_id_param(params).filter(|t| held::is_own_task_id(t))
     {
-        let answer = held::answer(&p, &alias, version, &id, &method, own).await;
+        let answer = super::held_answer::answer(&p, &alias, version, &id, &method, own).await;
         return rpc_answer(&method, answer);
     }
     let task = trajectory(&p, params);
@@ -443,88 +272,6 @@ async fn read_card_answer(
     let max = p.app.config.transports.max_frame_bytes;
     let bytes = read_body_bytes(resp.body_mut(), max, p.upstream.timeout).await.map_err(|e| e.to_string())?;
     Ok((resp.status(), bytes))
-}
-
-/// True when an answer's `Content-Type` is an SSE stream.
-pub(super) fn is_event_stream(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|c| c.starts_with("text/event-stream"))
-}
-
-/// Posts a JSON-RPC request to the agent's endpoint (the one its card advertises, learned from
-/// the card on first use).
-pub(super) async fn send_to_agent(
-    p: &A2aProxy,
-    agent: &A2aUpstream,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<axum::http::Response<hyper::body::Incoming>, String> {
-    let cached = || p.rpc_urls.get(&agent.id).map(|u| u.clone());
-    let rpc = match cached() {
-        Some(u) => u,
-        None => {
-            fetch_card(p, agent).await?;
-            cached().ok_or_else(|| {
-                "the agent's card advertises no JSON-RPC interface with a valid URL on its origin".to_owned()
-            })?
-        }
-    };
-    p.upstream.send_to(Method::POST, rpc, headers, body).await.map_err(|e| e.to_string())
-}
-
-/// The `result` of one parsed answer (or stream event), if it is JSON-RPC with one; a bare task
-/// (the answer of a `GetTask` poll) is wrapped as `{"task": …}` like a send's answer.
-pub(super) fn result_of<'a>(v: &'a Value, method: &str) -> Option<Cow<'a, Value>> {
-    let result = v.get("result")?;
-    Some(if a2a::answers_with_task(method) {
-        Cow::Owned(serde_json::json!({ "task": result.clone() }))
-    } else {
-        Cow::Borrowed(result)
-    })
-}
-
-/// Reports what the agent wrote as its `response` event (nothing when it wrote nothing).
-pub(super) fn report_answer(p: &A2aProxy, agent: &A2aUpstream, task: &str, answer: a2a::Answer) {
-    if answer.is_empty() {
-        return;
-    }
-    adopt_aliases(p, task);
-    let event = Event::Response {
-        from: agent.id.clone(),
-        text: answer.text,
-        metadata: None,
-        proposals: answer.proposals,
-        relations: answer.relations,
-    };
-    // Informational: a response is recorded, never blocked; it is applied once the answer is on
-    // its way, and before any later step of the trajectory.
-    p.app.observe_soon(task, event);
-}
-
-/// A streamed answer, gathered event by event and reported as one `response` when the agent's
-/// turn ends (before that event is relayed) or the stream does: one answer is one judgement.
-struct StreamedAnswer {
-    p: Arc<A2aProxy>,
-    agent: Arc<A2aUpstream>,
-    task: String,
-    pending: a2a::Answer,
-}
-
-impl StreamedAnswer {
-    fn event(&mut self, event: &Value) {
-        let Some(result) = result_of(event, "") else { return };
-        self.pending.extend(a2a::answer(&result));
-        if a2a::ends_turn(&result) {
-            self.flush();
-        }
-    }
-
-    fn flush(&mut self) {
-        let answer = std::mem::take(&mut self.pending);
-        report_answer(&self.p, &self.agent, &self.task, answer);
-    }
 }
 
 async fn forward(

@@ -1,7 +1,8 @@
 //! The A2A answer scrub (forwarded as it came when it names no identity, rewritten when it
 //! does), the trajectory id of a conversation, and the aliases a request leaves behind.
 
-use super::rpc::{inexact_action_number, scrub_event_fields, scrubbed};
+use super::answers::{scrub_event_fields, scrubbed};
+use super::delegation::inexact_action_number;
 use axum::body::Bytes;
 use blindfold_adapters::sse::SseEvent;
 use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon, leak_scan};

@@ -1,0 +1,158 @@
+//! The agent's side of a forwarded request: reaching its endpoint, reading its answers strictly,
+//! reporting what it wrote to the engine and scrubbing identity out for the coordinator.
+
+use super::A2aProxy;
+use super::card::fetch_card;
+use super::delegation::adopt_aliases;
+use crate::config::A2aUpstream;
+use axum::body::Bytes;
+use axum::http::{HeaderMap, Method, header};
+use blindfold_adapters::a2a;
+use blindfold_adapters::sse::SseEvent;
+use blindfold_engine::identity::Anonymizer;
+use blindfold_schemas::Event;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// Scrubs one JSON-RPC answer of trajectory `task` for the coordinator: `bytes` as they came
+/// when the trajectory's modes are `off` or nothing in them names an identity (so an answer is
+/// not re-serialised for nothing), else `parsed` rewritten. `parsed` is the strict parse of
+/// `bytes`; an answer that is not JSON is refused (fail closed: never relayed raw).
+pub(super) fn scrub(
+    p: &A2aProxy,
+    task: &str,
+    bytes: Bytes,
+    parsed: Result<Value, String>,
+) -> Result<Bytes, String> {
+    scrub_unless(p.transparent_for(task), p, bytes, parsed)
+}
+
+/// [`scrub`] with the trajectory's `off` already looked up (`transparent`), for a caller that
+/// needs it for other parts of the same answer too.
+pub(super) fn scrub_unless(
+    transparent: bool,
+    p: &A2aProxy,
+    bytes: Bytes,
+    parsed: Result<Value, String>,
+) -> Result<Bytes, String> {
+    if transparent {
+        return Ok(bytes);
+    }
+    let v = parsed.map_err(|e| format!("agent answer is not JSON: {e}"))?;
+    let anon = p.anon.read().map_err(|_| "identity state unavailable".to_owned())?;
+    Ok(scrubbed(&anon, bytes, v))
+}
+
+/// `bytes` (whose strict parse is `parsed`) for the coordinator: the very bytes when `anon` finds
+/// nothing to rewrite (its edit count is never below the edits made), else `parsed` rewritten.
+pub(super) fn scrubbed(anon: &Anonymizer, bytes: Bytes, mut parsed: Value) -> Bytes {
+    if anon.scrub_a2a(&mut parsed) == 0 {
+        return bytes;
+    }
+    Bytes::from(parsed.to_string())
+}
+
+/// SSE event names of A2A streams: `message` (the default) and `error` (a failed stream, as the
+/// SDKs read it). Any other name is the agent's own.
+pub(super) const A2A_EVENT_NAMES: [&str; 2] = ["message", "error"];
+
+/// The `id:`, `event:` and `retry:` fields of a stream event as the coordinator may see them:
+/// the id rewritten as an identity surface (dropped when `anon` is unavailable: fail closed), an
+/// event name other than A2A's dropped (the event then dispatches as `message`), and a retry
+/// that is not a number of milliseconds dropped. The `data` is not touched.
+pub(super) fn scrub_event_fields(anon: Option<&Anonymizer>, ev: &mut SseEvent) {
+    ev.event = ev.event.take().filter(|name| A2A_EVENT_NAMES.contains(&name.as_str()));
+    ev.retry = crate::transports::proxy::retry_millis(ev.retry.take());
+    ev.id = match anon {
+        Some(anon) => ev.id.take().map(|id| anon.rewrite_surface(&id).into_owned()),
+        None => None,
+    };
+}
+
+/// The strict parse of one answer (or stream event) from the agent.
+pub(super) fn parse_answer(bytes: &[u8]) -> Result<Value, String> {
+    blindfold_schemas::strict_json::value_from_slice(bytes).map_err(|e| e.to_string())
+}
+
+/// True when an answer's `Content-Type` is an SSE stream.
+pub(super) fn is_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/event-stream"))
+}
+
+/// Posts a JSON-RPC request to the agent's endpoint (the one its card advertises, learned from
+/// the card on first use).
+pub(super) async fn send_to_agent(
+    p: &A2aProxy,
+    agent: &A2aUpstream,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<axum::http::Response<hyper::body::Incoming>, String> {
+    let cached = || p.rpc_urls.get(&agent.id).map(|u| u.clone());
+    let rpc = match cached() {
+        Some(u) => u,
+        None => {
+            fetch_card(p, agent).await?;
+            cached().ok_or_else(|| {
+                "the agent's card advertises no JSON-RPC interface with a valid URL on its origin".to_owned()
+            })?
+        }
+    };
+    p.upstream.send_to(Method::POST, rpc, headers, body).await.map_err(|e| e.to_string())
+}
+
+/// The `result` of one parsed answer (or stream event), if it is JSON-RPC with one; a bare task
+/// (the answer of a `GetTask` poll) is wrapped as `{"task": …}` like a send's answer.
+pub(super) fn result_of<'a>(v: &'a Value, method: &str) -> Option<Cow<'a, Value>> {
+    let result = v.get("result")?;
+    Some(if a2a::answers_with_task(method) {
+        Cow::Owned(serde_json::json!({ "task": result.clone() }))
+    } else {
+        Cow::Borrowed(result)
+    })
+}
+
+/// Reports what the agent wrote as its `response` event (nothing when it wrote nothing).
+pub(super) fn report_answer(p: &A2aProxy, agent: &A2aUpstream, task: &str, answer: a2a::Answer) {
+    if answer.is_empty() {
+        return;
+    }
+    adopt_aliases(p, task);
+    let event = Event::Response {
+        from: agent.id.clone(),
+        text: answer.text,
+        metadata: None,
+        proposals: answer.proposals,
+        relations: answer.relations,
+    };
+    // Informational: a response is recorded, never blocked; it is applied once the answer is on
+    // its way, and before any later step of the trajectory.
+    p.app.observe_soon(task, event);
+}
+
+/// A streamed answer, gathered event by event and reported as one `response` when the agent's
+/// turn ends (before that event is relayed) or the stream does: one answer is one judgement.
+pub(super) struct StreamedAnswer {
+    pub(super) p: Arc<A2aProxy>,
+    pub(super) agent: Arc<A2aUpstream>,
+    pub(super) task: String,
+    pub(super) pending: a2a::Answer,
+}
+
+impl StreamedAnswer {
+    pub(super) fn event(&mut self, event: &Value) {
+        let Some(result) = result_of(event, "") else { return };
+        self.pending.extend(a2a::answer(&result));
+        if a2a::ends_turn(&result) {
+            self.flush();
+        }
+    }
+
+    pub(super) fn flush(&mut self) {
+        let answer = std::mem::take(&mut self.pending);
+        report_answer(&self.p, &self.agent, &self.task, answer);
+    }
+}

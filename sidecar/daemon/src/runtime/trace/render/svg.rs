@@ -97,8 +97,21 @@ pub fn to_svg(flow: &Flow) -> String {
     let legend_rows = i64::try_from(flow.legend.len() + flow.report.proposals.len()).unwrap_or(0);
     let height = legend_top + 90 + legend_rows * 20;
     let mut c = Canvas { body: String::new(), lanes };
+    draw_heading(&mut c, flow);
+    draw_lanes(&mut c, steps_height);
+    let mut y = TOP;
+    for (n, step) in flow.steps.iter().enumerate() {
+        let mid = y + 18;
+        c.text(16, mid + 4, "start", r##"font-size="11" fill="#8c959f""##, &format!("{}", n + 1));
+        draw_step(&mut c, step, mid);
+        y += row_height(step);
+    }
+    draw_legend(&mut c, flow, legend_top, width, height);
+    document(&c.body, width, height)
+}
 
-    // Title and the trajectory's verdict.
+/// The title and the trajectory's verdict.
+fn draw_heading(c: &mut Canvas, flow: &Flow) {
     c.text(
         MARGIN - 30,
         30,
@@ -114,7 +127,10 @@ pub fn to_svg(flow: &Flow) -> String {
         &format!(r##"font-size="13" fill="{headline_color}""##),
         &flow.headline(),
     );
-    // Lane heads and lifelines.
+}
+
+/// Lane heads and lifelines.
+fn draw_lanes(c: &mut Canvas, steps_height: i64) {
     for lane in c.lanes.clone() {
         let x = c.x(&lane);
         let fill = match lane.as_str() {
@@ -136,93 +152,111 @@ pub fn to_svg(flow: &Flow) -> String {
             TOP + steps_height
         );
     }
-    // Steps.
-    let mut y = TOP;
-    for (n, step) in flow.steps.iter().enumerate() {
-        let mid = y + 18;
-        c.text(16, mid + 4, "start", r##"font-size="11" fill="#8c959f""##, &format!("{}", n + 1));
-        match step {
-            FlowStep::Task => {
-                let x = c.x(COORDINATOR);
-                let _ = writeln!(
-                    c.body,
-                    r##"<rect x="{}" y="{}" width="150" height="22" rx="4" fill="#f6f8fa" stroke="#d0d7de"/>"##,
-                    x - 75,
-                    mid - 15
-                );
-                c.text(x, mid, "middle", r##"font-size="12" fill="#24292f""##, "task input (C1)");
-            }
-            FlowStep::Delegate { to, stage } => {
-                let label = match stage {
-                    AuthorityStage::Verify => "verify: check a proposal",
-                    _ => "scope: concrete work",
-                };
-                c.arrow(COORDINATOR, to, mid, stage_color(*stage), false, label);
-            }
-            FlowStep::Propose { from, proposals } => {
-                c.arrow(from, COORDINATOR, mid, GREY, true, &format!("proposes {}", proposals.join(", ")));
-            }
-            FlowStep::Answer { from } => c.arrow(from, COORDINATOR, mid, GREY, true, "answer"),
-            FlowStep::Relate { from, proposal, owner, relation } => {
-                let to = owner.clone().unwrap_or_else(|| COORDINATOR.to_owned());
-                let (color, label) = match relation {
-                    Relation::Refutes => (RED, format!("✗ REFUTES {proposal}")),
-                    Relation::FullSupport => (GREEN, format!("✓ FULL_SUPPORT {proposal}")),
-                    r => (GREY, format!("{} {proposal}", relation_text(*r))),
-                };
-                if to == *from {
-                    c.text(c.x(from), mid, "middle", &format!(r##"font-size="12" fill="{color}""##), &label);
-                } else {
-                    c.arrow(from, &to, mid, color, true, &label);
-                }
-            }
-            FlowStep::Call { actor, action, adopted, stage, verdict, enforced, why } => {
-                let blocked = *verdict != Verdict::Allow;
-                let color = match (blocked, stage) {
-                    (true, _) => RED,
-                    (false, Some(s)) => stage_color(*s),
-                    (false, None) => GREY,
-                };
-                let mut label = String::new();
-                if let Some((p, owner)) = adopted {
-                    let _ = write!(label, "adopts {p} of {owner} · ");
-                }
-                label.push_str(action);
-                c.arrow(actor, TOOLS, mid, color, false, &label);
-                let outcome = match (blocked, enforced, stage) {
-                    (false, _, Some(s)) => format!("✓ allow — {} granted", stage_text(*s)),
-                    (false, _, None) => "✓ allow".to_owned(),
-                    (true, true, _) => format!("✗ BLOCKED ({}) by {why}", verdict_text(*verdict)),
-                    (true, false, _) => {
-                        format!("⚠ observe: would {} ({why}) — it ran", verdict_text(*verdict))
-                    }
-                };
-                let (x1, x2) = (c.x(actor), c.x(TOOLS));
-                if blocked && *enforced {
-                    let _ = writeln!(
-                        c.body,
-                        r##"<text x="{}" y="{}" text-anchor="middle" font-size="18" font-weight="bold" fill="{RED}">✕</text>"##,
-                        x2 - 16,
-                        mid + 6
-                    );
-                }
-                let span = (x2 - x1).abs().max(LANE) + 60;
-                let weight = if blocked { r##" font-weight="bold""## } else { "" };
-                c.text(
-                    (x1 + x2) / 2,
-                    mid + 17,
-                    "middle",
-                    &format!(r##"font-size="12" fill="{color}"{weight}"##),
-                    &fit(&outcome, span),
-                );
-            }
-            FlowStep::Result { tool } => {
-                c.arrow(TOOLS, COORDINATOR, mid, GREY, true, &format!("result of {tool} (C2)"))
+}
+
+/// One step of the flow, on the row whose middle is `mid`.
+fn draw_step(c: &mut Canvas, step: &FlowStep, mid: i64) {
+    match step {
+        FlowStep::Task => {
+            let x = c.x(COORDINATOR);
+            let _ = writeln!(
+                c.body,
+                r##"<rect x="{}" y="{}" width="150" height="22" rx="4" fill="#f6f8fa" stroke="#d0d7de"/>"##,
+                x - 75,
+                mid - 15
+            );
+            c.text(x, mid, "middle", r##"font-size="12" fill="#24292f""##, "task input (C1)");
+        }
+        FlowStep::Delegate { to, stage } => {
+            let label = match stage {
+                AuthorityStage::Verify => "verify: check a proposal",
+                _ => "scope: concrete work",
+            };
+            c.arrow(COORDINATOR, to, mid, stage_color(*stage), false, label);
+        }
+        FlowStep::Propose { from, proposals } => {
+            c.arrow(from, COORDINATOR, mid, GREY, true, &format!("proposes {}", proposals.join(", ")));
+        }
+        FlowStep::Answer { from } => c.arrow(from, COORDINATOR, mid, GREY, true, "answer"),
+        FlowStep::Relate { from, proposal, owner, relation } => {
+            let to = owner.clone().unwrap_or_else(|| COORDINATOR.to_owned());
+            let (color, label) = match relation {
+                Relation::Refutes => (RED, format!("✗ REFUTES {proposal}")),
+                Relation::FullSupport => (GREEN, format!("✓ FULL_SUPPORT {proposal}")),
+                r => (GREY, format!("{} {proposal}", relation_text(*r))),
+            };
+            if to == *from {
+                c.text(c.x(from), mid, "middle", &format!(r##"font-size="12" fill="{color}""##), &label);
+            } else {
+                c.arrow(from, &to, mid, color, true, &label);
             }
         }
-        y += row_height(step);
+        FlowStep::Call { actor, action, adopted, stage, verdict, enforced, why } => {
+            let call = Call { actor, action, adopted, stage, verdict, enforced, why };
+            draw_call(c, mid, call);
+        }
+        FlowStep::Result { tool } => {
+            c.arrow(TOOLS, COORDINATOR, mid, GREY, true, &format!("result of {tool} (C2)"))
+        }
     }
-    // Legend: true identities and authority vectors, then the fate of each proposal.
+}
+
+/// A tool call as drawn: who called what, at which stage, and what was decided.
+struct Call<'a> {
+    actor: &'a str,
+    action: &'a str,
+    adopted: &'a Option<(String, String)>,
+    stage: &'a Option<AuthorityStage>,
+    verdict: &'a Verdict,
+    enforced: &'a bool,
+    why: &'a str,
+}
+
+/// A tool call: its arrow to the tools lane and its outcome under it.
+fn draw_call(c: &mut Canvas, mid: i64, call: Call<'_>) {
+    let Call { actor, action, adopted, stage, verdict, enforced, why } = call;
+    let blocked = *verdict != Verdict::Allow;
+    let color = match (blocked, stage) {
+        (true, _) => RED,
+        (false, Some(s)) => stage_color(*s),
+        (false, None) => GREY,
+    };
+    let mut label = String::new();
+    if let Some((p, owner)) = adopted {
+        let _ = write!(label, "adopts {p} of {owner} · ");
+    }
+    label.push_str(action);
+    c.arrow(actor, TOOLS, mid, color, false, &label);
+    let outcome = match (blocked, enforced, stage) {
+        (false, _, Some(s)) => format!("✓ allow — {} granted", stage_text(*s)),
+        (false, _, None) => "✓ allow".to_owned(),
+        (true, true, _) => format!("✗ BLOCKED ({}) by {why}", verdict_text(*verdict)),
+        (true, false, _) => {
+            format!("⚠ observe: would {} ({why}) — it ran", verdict_text(*verdict))
+        }
+    };
+    let (x1, x2) = (c.x(actor), c.x(TOOLS));
+    if blocked && *enforced {
+        let _ = writeln!(
+            c.body,
+            r##"<text x="{}" y="{}" text-anchor="middle" font-size="18" font-weight="bold" fill="{RED}">✕</text>"##,
+            x2 - 16,
+            mid + 6
+        );
+    }
+    let span = (x2 - x1).abs().max(LANE) + 60;
+    let weight = if blocked { r##" font-weight="bold""## } else { "" };
+    c.text(
+        (x1 + x2) / 2,
+        mid + 17,
+        "middle",
+        &format!(r##"font-size="12" fill="{color}"{weight}"##),
+        &fit(&outcome, span),
+    );
+}
+
+/// The legend: true identities and authority vectors, then the fate of each proposal.
+fn draw_legend(c: &mut Canvas, flow: &Flow, legend_top: i64, width: i64, height: i64) {
     let mut ly = legend_top;
     let _ = writeln!(
         c.body,
@@ -271,7 +305,10 @@ pub fn to_svg(flow: &Flow) -> String {
     }
     let key = "arrows: blue scope · purple verify · orange adopt · green execute · red refutation or blocked action · grey dashed answers";
     c.text(MARGIN - 16, ly + 6, "start", r##"font-size="11" fill="#57606a""##, key);
+}
 
+/// The SVG document around the drawn `body`.
+fn document(body: &str, width: i64, height: i64) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -287,7 +324,7 @@ pub fn to_svg(flow: &Flow) -> String {
     }
     out.push_str("</defs>\n");
     let _ = writeln!(out, r##"<rect width="{width}" height="{height}" fill="white"/>"##);
-    out.push_str(&c.body);
+    out.push_str(body);
     out.push_str("</svg>\n");
     out
 }

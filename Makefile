@@ -27,9 +27,12 @@ test: deps check-schemas
 	$(CARGO) build --workspace --bins
 	$(CARGO) test --workspace --no-fail-fast
 
-## lint: rustfmt check, clippy with warnings as errors, and cargo-deny's bans, licences and
-## sources (deny.toml; the advisories check needs a network database these machines cannot reach)
+## lint: the layout (daemon tiers without cycles, files ≤ 500 lines, functions ≤ 120 lines:
+## scripts/check_layout.py), rustfmt check, clippy with warnings as errors, and cargo-deny's bans,
+## licences and sources (deny.toml; the advisories check needs a network database these machines
+## cannot reach)
 lint: $(CARGO_TOOLS_ROOT)/bin/cargo-deny
+	python3 scripts/check_layout.py
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO_TOOLS_ROOT)/bin/cargo-deny check bans licenses sources

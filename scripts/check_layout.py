@@ -294,16 +294,12 @@ def expand_use_tree(tree: str) -> list[tuple[list[str], str]]:
             return
         if not t:
             return
-        name = None
-        segs = [x for x in t.split("::") if x]
-        if segs and segs[-1] == "self":
+        segs = prefix + [x for x in t.split("::") if x]
+        if segs and segs[-1] == "self":  # `a::b::{self}` binds `b`
             segs = segs[:-1]
-            name = segs[-1] if segs else None
-        elif segs and segs[-1] == "*":
-            out.append((prefix + segs, "*"))
+        if not segs:
             return
-        if segs:
-            out.append((prefix + segs, name or segs[-1]))
+        out.append((segs, "*" if segs[-1] == "*" else segs[-1]))
 
     walk([], tree)
     return out
@@ -353,7 +349,7 @@ class Daemon:
                 continue
             self.files[module_of(sub)] = s
         self.uses = {m: parse_uses(s.code) for m, s in self.files.items()}
-        self.test_mods = {m: set(s.test_mods) for m, s in self.files.items()}
+        self._import_tables: dict[tuple[str, ...], dict[str, tuple[str, ...] | None]] = {}
 
     def is_module(self, path: tuple[str, ...]) -> bool:
         return path in self.files
@@ -380,10 +376,9 @@ class Daemon:
             return None
         return base + tuple(rest)
 
-    def _imports(self, here):
-        cache = getattr(self, "_imp", None)
-        if cache is None:
-            cache = self._imp = {}
+    def _imports(self, here: tuple[str, ...]) -> dict[str, tuple[str, ...] | None]:
+        """The names module `here` binds with `use`, to the absolute paths they stand for."""
+        cache = self._import_tables
         if here not in cache:
             cache[here] = {}  # guards recursion
             table = {}

@@ -83,6 +83,13 @@ reasons! {
     RevokedGrant => "revoked_grant",
     /// The grant's lifetime exceeds the configured maximum.
     GrantTooLong => "grant_too_long",
+    /// A path the action names resolves (symlinks included) outside the grant's target or scope.
+    PathEscapes => "path_escapes",
+    /// The action is critical (a delete, a force-push, `rm -rf`, an external send) and no scope
+    /// entry names its operation and its exact target.
+    CriticalAction => "critical_action",
+    /// The bytes about to be sent exceed the scoped grant's limit for the operation.
+    ByteLimitExceeded => "byte_limit_exceeded",
     // --- the cascade (SPEC §7) ---
     /// The tool is not in the trusted registry.
     UnknownTool => "unknown_tool",

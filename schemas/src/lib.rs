@@ -20,7 +20,7 @@ pub use evidence::{
     ClaimRelation, ClaimState, DetectedRelation, Detection, EvidenceArtifact, EvidencePart, EvidenceScope,
     Lifecycle, ProposalRef, Transition,
 };
-pub use grant::{GrantClaims, Proposal};
+pub use grant::{AnyGrantClaims, GrantClaims, Proposal, ScopeEntry, ScopedGrantClaims, TargetPattern};
 pub use identity::AgentIdentity;
 pub use modes::ModeSet;
 pub use policy::{Policy, Role, StoreAcl};
@@ -35,6 +35,7 @@ pub use trace::{AuthorityStage, Label, TraceKind, TraceProposal, TraceRecord, Tr
 pub fn published_schemas() -> Vec<(&'static str, schemars::Schema)> {
     vec![
         ("grant-claims", schemars::schema_for!(GrantClaims)),
+        ("scoped-grant-claims", schemars::schema_for!(ScopedGrantClaims)),
         ("proposal", schemars::schema_for!(Proposal)),
         ("decision", schemars::schema_for!(Decision)),
         ("reason", schemars::schema_for!(Reason)),

@@ -43,4 +43,9 @@ pub struct ToolSpec {
     /// `false` exempts the tool from "target must appear in the trajectory's evidence".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_in_evidence: Option<bool>,
+    /// `true` marks every call critical (deletes, irreversible changes): a scoped grant covers it
+    /// only with an entry naming this operation and the exact target. External tools are critical
+    /// whatever this says, except `web_fetch`, whose effect the host decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub critical: Option<bool>,
 }

@@ -9,6 +9,9 @@ use crate::event::Event;
 use crate::identity::AgentIdentity;
 use crate::registry::ToolSpec;
 pub use crate::trace::Label;
+pub use lifecycle::{RevocationTarget, ScenarioRevocation, ScenarioScopedGrant};
+
+mod lifecycle;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -92,6 +95,10 @@ pub struct ScenarioPolicy {
     /// Hosts `web_fetch` may read from (others make it `external`).
     #[serde(default)]
     pub allowed_hosts: Vec<String>,
+    /// Read operations that stay allowed under a revoked grant (reconciling what already
+    /// happened), where the registry counts them effectful.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reconciliation: Vec<String>,
 }
 
 /// A grant the scenario's trusted issuer signs at the scenario's start.
@@ -156,6 +163,21 @@ pub struct Scenario {
     /// Grants signed at the start by the scenario's trusted issuer.
     #[serde(default)]
     pub grants: Vec<ScenarioGrant>,
+    /// Scoped grants signed at the start by the same issuer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scoped_grants: Vec<ScenarioScopedGrant>,
+    /// Revocations at points of the scenario clock.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revocations: Vec<ScenarioRevocation>,
+    /// Points of the scenario clock (seconds) where the task is resumed: the decision state is
+    /// lost as in a restart (the task input is read again), grants, their uses and revocations
+    /// are kept, and every later effect re-checks the current grant state.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed_at: Vec<f64>,
+    /// The workspace root the scenario's relative paths and path scopes are rooted in (the
+    /// replay cannot see a file system: paths are compared as written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
     /// The trajectory.
     pub steps: Vec<ScenarioStep>,
 }
@@ -218,6 +240,22 @@ impl Scenario {
                     format!("duplicate or reserved id {:?}", agent.id),
                 ));
             }
+        }
+        for (i, r) in self.revocations.iter().enumerate() {
+            let known = match r.what {
+                RevocationTarget::Grant(g) => g < self.grants.len(),
+                RevocationTarget::ScopedGrant(g) => g < self.scoped_grants.len(),
+                RevocationTarget::Issuer(_) | RevocationTarget::TaskBeforeVersion(_) => true,
+            };
+            if !(known && r.at.is_finite() && r.at >= 0.0) {
+                return Err(ScenarioError::at(
+                    format!("revocations[{i}]"),
+                    "names no grant of this scenario, or its `at` is not a non-negative number",
+                ));
+            }
+        }
+        if self.resumed_at.iter().any(|at| !(at.is_finite() && *at >= 0.0)) {
+            return Err(ScenarioError::at("resumed_at", "must be non-negative numbers of seconds"));
         }
         for (i, step) in self.steps.iter().enumerate() {
             let (field, name) = match &step.event {

@@ -3,9 +3,10 @@
 
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 use blindfold_engine::grants::{
-    ActionBytes, GrantCache, GrantCheck, GrantPolicy, GrantRequest, IssuerKey, MemoryGrantStore, TrustedKeys,
-    issue_grant,
+    ActionBytes, ActionFacts, GrantAction, GrantCache, GrantCheck, GrantPolicy, GrantRequest, IssuerKey,
+    MemoryGrantStore, NoWorkspace, TrustedKeys, issue_grant,
 };
+use blindfold_engine::registry::Registry;
 use blindfold_schemas::Proposal;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::Map;
@@ -37,6 +38,7 @@ fn fixture() -> Fixture {
         max_uses: Some(u32::MAX),
         review_id: None,
         jti: None,
+        version: None,
     };
     let (token, _) = issue_grant(&key, &req).expect("sign");
     Fixture { keys, token, artifact }
@@ -74,13 +76,18 @@ fn bench(c: &mut Criterion) {
         operation: "write_file".into(),
         target: "/work/report.md".into(),
     };
+    let bytes = ActionBytes { artifact: &artifact, args: &args };
+    let facts =
+        ActionFacts::for_proposal(Registry::shared_defaults(), &NoWorkspace::default(), &proposal, bytes);
     c.bench_function("grant_check/cached_4KiB", |b| {
         b.iter(|| {
-            let d = cache.check(
-                &check,
-                black_box(&proposal),
-                ActionBytes { artifact: black_box(&artifact), args: &args },
-            );
+            let call = GrantAction {
+                proposal: black_box(&proposal),
+                bytes: ActionBytes { artifact: black_box(&artifact), args: &args },
+                facts: &facts,
+                reconciliation: false,
+            };
+            let d = cache.check(&check, &call);
             assert!(d.is_allow());
         })
     });
@@ -118,8 +125,12 @@ fn tails(_: &mut Criterion) {
         operation: "write_file".into(),
         target: "/work/report.md".into(),
     };
+    let bytes = ActionBytes { artifact: &artifact, args: &args };
+    let facts =
+        ActionFacts::for_proposal(Registry::shared_defaults(), &NoWorkspace::default(), &proposal, bytes);
     percentiles("grant_check/cached_4KiB", || {
-        let d = cache.check(&check, &proposal, ActionBytes { artifact: &artifact, args: &args });
+        let call = GrantAction { proposal: &proposal, bytes, facts: &facts, reconciliation: false };
+        let d = cache.check(&check, &call);
         assert!(d.is_allow());
     });
 }

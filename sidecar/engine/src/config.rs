@@ -61,6 +61,9 @@ pub struct EngineConfig {
     pub max_events: u64,
     /// True when a judge quorum is configured (the daemon resolves `review{undecided}` with it).
     pub judge_enabled: bool,
+    /// Operations that stay allowed under a revoked grant that covers them: reads the registry
+    /// counts effectful that reconcile what already happened (seed 002).
+    pub reconciliation: Vec<String>,
 }
 
 impl Default for EngineConfig {
@@ -83,6 +86,7 @@ impl Default for EngineConfig {
                 .collect(),
             max_events: 100_000,
             judge_enabled: false,
+            reconciliation: Vec::new(),
         }
     }
 }

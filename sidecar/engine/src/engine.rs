@@ -6,7 +6,7 @@
 
 use crate::action;
 use crate::cascade::{self, CallCtx, MemCtx};
-use crate::grants::{GrantCache, GrantStore, TrustedKeys};
+use crate::grants::{ActionFacts, GrantCache, GrantStore, NoWorkspace, TrustedKeys, Workspaces};
 use crate::registry::{DerivedAction, Registry};
 use crate::state::{LedgerEntry, MemRecord, ProposalRec, State};
 use crate::text::Target;
@@ -178,6 +178,7 @@ pub struct Engine {
     pub(crate) keys: Arc<TrustedKeys>,
     pub(crate) grants: Arc<GrantCache>,
     pub(crate) store: Arc<dyn GrantStore>,
+    pub(crate) workspaces: Arc<dyn Workspaces>,
 }
 
 impl Engine {
@@ -188,7 +189,19 @@ impl Engine {
         grants: Arc<GrantCache>,
         store: Arc<dyn GrantStore>,
     ) -> Self {
-        Self { config, keys, grants, store }
+        Self { config, keys, grants, store, workspaces: Arc::new(NoWorkspace::default()) }
+    }
+
+    /// The same engine resolving paths through `workspaces` (where each task's workspace is and
+    /// what a path resolves to now); without it, paths are compared as written.
+    pub fn with_workspaces(mut self, workspaces: Arc<dyn Workspaces>) -> Self {
+        self.workspaces = workspaces;
+        self
+    }
+
+    /// Where paths are resolved.
+    pub fn workspaces(&self) -> &dyn Workspaces {
+        self.workspaces.as_ref()
     }
 
     /// The registry in use.
@@ -324,8 +337,22 @@ impl Engine {
         evidence_refs.sort();
         evidence_refs.dedup();
 
+        // What grants read of the call: resources, paths (resolved now), criticality, size.
+        let facts = if action.effect.is_effectful() && ctx.modes.grants {
+            ActionFacts::derive(
+                registry,
+                self.workspaces.as_ref(),
+                &trajectory.id,
+                call.tool,
+                call.args,
+                &action,
+            )
+        } else {
+            ActionFacts::default()
+        };
         let cctx = CallCtx {
             engine: self,
+            facts: &facts,
             st,
             task_id: &trajectory.id,
             events: trajectory.events,
@@ -345,7 +372,10 @@ impl Engine {
             now_ms: ctx.now_ms,
             consume: ctx.consume,
         };
-        let decision = cascade::run(cascade::TOOL_CALL, |check| check(&cctx));
+        let mut decision = cascade::run(cascade::TOOL_CALL, |check| check(&cctx));
+        if decision.is_allow() && decision.detail.is_none() && facts.paths_unseen() {
+            decision.detail = Some(crate::grants::UNSEEN_PATHS.to_owned());
+        }
         let verified_run = match proposal {
             Some(p) if ctx.consume && decision.is_allow() && ctx.modes.preverify => {
                 verification_rested_on(st, p, &fingerprint)

@@ -37,6 +37,7 @@ fn spec(effect: Effect, target: Option<&str>, artifact: Option<&str>) -> ToolSpe
         artifact_arg: artifact.map(str::to_owned),
         args: None,
         target_in_evidence: None,
+        critical: None,
     }
 }
 
@@ -56,6 +57,10 @@ impl Registry {
         for name in ["write_file", "edit_file", "move_file", "delete_file"] {
             tools.insert(name.to_owned(), spec(Effect::Mutate, Some("path"), Some("content")));
         }
+        // Deleting is critical: no wildcard of a scoped grant covers it.
+        if let Some(delete) = tools.get_mut("delete_file") {
+            delete.critical = Some(true);
+        }
         tools.insert("bash".into(), spec(Effect::Mutate, Some("command"), Some("command")));
         for (name, target, artifact) in [
             ("http_post", "url", "body"),
@@ -66,6 +71,12 @@ impl Registry {
             tools.insert(name.to_owned(), spec(Effect::External, Some(target), Some(artifact)));
         }
         Self { tools, allowed_hosts: Vec::new() }
+    }
+
+    /// The default registry, built once (for checks that have no configured one).
+    pub fn shared_defaults() -> &'static Registry {
+        static DEFAULTS: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+        DEFAULTS.get_or_init(Registry::defaults)
     }
 
     /// Adds or replaces a tool.

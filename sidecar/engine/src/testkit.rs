@@ -84,6 +84,7 @@ impl Kit {
             max_uses,
             review_id: review_id.map(str::to_owned),
             jti: None,
+            version: None,
         };
         let (token, _) = issue_grant(&self.key, &req).unwrap_or_else(|e| panic!("issue: {e}"));
         if let Err(d) =

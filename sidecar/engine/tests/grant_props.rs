@@ -36,6 +36,7 @@ fn fixture() -> &'static Fixture {
             max_uses: None,
             review_id: None,
             jti: None,
+            version: None,
         };
         let token = issue_grant(&key, &req).expect("sign").0;
         Fixture { keys, token }

@@ -4,7 +4,7 @@ use super::{Check, Stop};
 use crate::authority::COORDINATOR;
 use crate::engine::Engine;
 use crate::evidence::independent;
-use crate::grants::{ActionBytes, GrantCheck};
+use crate::grants::{ActionBytes, ActionFacts, GrantAction, GrantCheck};
 use crate::registry::DerivedAction;
 use crate::state::{ProposalRec, State};
 use crate::text::Target;
@@ -16,6 +16,8 @@ use serde_json::{Map, Value};
 pub struct CallCtx<'a> {
     /// The engine (config, grants).
     pub engine: &'a Engine,
+    /// What grants read of the call (resources, resolved paths, criticality, size).
+    pub facts: &'a ActionFacts,
     /// The trajectory's state.
     pub st: &'a State,
     /// Trajectory (task) id.
@@ -110,20 +112,53 @@ impl CallCtx<'_> {
         ActionBytes { artifact: &self.action.artifact, args: &self.action.args }
     }
 
-    /// The usable grant that fits this action exactly (dry run), if any.
+    /// Runs `f` with this call as the grant checks see it.
+    fn with_call<R>(&self, f: impl FnOnce(&GrantAction<'_>) -> R) -> R {
+        let proposal = self.grant_proposal();
+        let call = GrantAction {
+            proposal: &proposal,
+            bytes: self.bytes(),
+            facts: self.facts,
+            reconciliation: self.engine.config.reconciliation.iter().any(|op| op == self.tool),
+        };
+        f(&call)
+    }
+
+    /// The usable exact grant that fits this action exactly (dry run), if any.
     pub fn matching_grant(&self) -> Option<GrantClaims> {
-        self.engine.grants.matching(&self.grant_check(true), &self.grant_proposal(), self.bytes(), |_| true)
+        self.with_call(|call| self.engine.grants.matching(&self.grant_check(true), call, |_| true))
+    }
+
+    /// True when a usable scoped grant of this task covers this action (dry run).
+    pub fn scope_covers(&self) -> bool {
+        self.with_call(|call| self.engine.grants.scope_covers(&self.grant_check(true), call))
     }
 
     /// True when a grant issued through the review queue fits this action exactly: a human
     /// saw the evidence and decided (counts as verification and resolves disputes).
     pub fn review_grant(&self) -> bool {
-        self.engine
-            .grants
-            .matching(&self.grant_check(true), &self.grant_proposal(), self.bytes(), |c| {
-                c.review_id.is_some()
-            })
-            .is_some()
+        self.with_call(|call| {
+            self.engine.grants.matching(&self.grant_check(true), call, |c| c.review_id.is_some()).is_some()
+        })
+    }
+
+    /// True when a human decided this critical action ahead: a review grant for exactly it, or a
+    /// scoped grant whose entry names its operation and its exact target (`why` says what makes
+    /// it critical; no wildcard covers it).
+    fn human_decided(&self, why: &str) -> bool {
+        if self.review_grant() {
+            return true;
+        }
+        let facts = ActionFacts { critical: Some(why.to_owned()), ..self.facts.clone() };
+        let proposal = self.grant_proposal();
+        let call =
+            GrantAction { proposal: &proposal, bytes: self.bytes(), facts: &facts, reconciliation: false };
+        self.engine.grants.scope_covers(&self.grant_check(true), &call)
+    }
+
+    /// The grant decision for this call, consuming a use unless `dry_run`.
+    fn grant_decision(&self, dry_run: bool) -> blindfold_schemas::Decision {
+        self.with_call(|call| self.engine.grants.check(&self.grant_check(dry_run), call))
     }
 
     fn role(&self) -> Option<&blindfold_schemas::Role> {
@@ -217,7 +252,9 @@ fn argument_rules(c: &CallCtx<'_>) -> Option<Stop> {
             }
             // A grant issued through the review queue for exactly this action is the human's
             // decision the rule asks for.
-            RuleAction::Critical if effectful(c) && !c.review_grant() => {
+            RuleAction::Critical
+                if effectful(c) && !c.human_decided(&format!("critical asset `{}`", rule.pattern)) =>
+            {
                 review = Some(Stop::review(
                     Reason::Undecided,
                     format!("`{}` touches a critical asset (`{}`); a human decides", c.tool, rule.pattern),
@@ -237,6 +274,10 @@ fn target_in_evidence(c: &CallCtx<'_>) -> Option<Stop> {
     // Without any task input the trajectory holds no trusted statement of intent (a bare MCP
     // connection): the grant — itself trusted evidence of its target — decides alone.
     if !c.st.has_task {
+        return None;
+    }
+    // A scoped grant covering the action is the human's own statement of its targets.
+    if c.modes.grants && c.scope_covers() {
         return None;
     }
     let grants = c.engine.grants.targets_for(c.task_id);
@@ -395,7 +436,7 @@ fn replay(c: &CallCtx<'_>) -> Option<Stop> {
     }
     if c.call_id.is_none() && live(&replay_key(None, c.fingerprint)) {
         // A grant that still has uses for exactly this action authorises the repeat.
-        let granted = c.modes.grants && c.matching_grant().is_some();
+        let granted = c.modes.grants && (c.matching_grant().is_some() || c.scope_covers());
         if !granted {
             return Some(Stop::deny(
                 Reason::ReplayedAction,
@@ -465,7 +506,7 @@ fn grant(c: &CallCtx<'_>) -> Option<Stop> {
     if !c.modes.grants || !effectful(c) {
         return None;
     }
-    let d = c.engine.grants.check(&c.grant_check(true), &c.grant_proposal(), c.bytes());
+    let d = c.grant_decision(true);
     (!d.is_allow()).then(|| Stop::deny(d.reason, d.detail.unwrap_or_default()))
 }
 
@@ -484,7 +525,7 @@ fn executed_matches(c: &CallCtx<'_>) -> Option<Stop> {
         ));
     }
     if c.modes.grants && effectful(c) && c.consume {
-        let d = c.engine.grants.check(&c.grant_check(false), &c.grant_proposal(), c.bytes());
+        let d = c.grant_decision(false);
         if !d.is_allow() {
             return Some(Stop::deny(d.reason, d.detail.unwrap_or_default()));
         }

@@ -36,6 +36,7 @@ impl Fixture {
             max_uses: None,
             review_id: None,
             jti: None,
+            version: None,
         }
     }
 
@@ -243,7 +244,7 @@ fn revoked_jti_is_revoked_grant() {
     let mut req = f.request();
     req.jti = Some("jti-1".into());
     let t = f.token(&req);
-    f.store.revoke("jti-1", NOW + 3600).expect("revoke");
+    f.store.revoke(&Revocation::Grant("jti-1".into()), NOW + 3600).expect("revoke");
     assert_eq!(f.check(&proposal(), Some(&t), REPORT), Reason::RevokedGrant);
 }
 
@@ -370,10 +371,10 @@ fn cache_picks_the_fitting_grant_and_reports_the_closest_otherwise() {
     let p: blindfold_schemas::Proposal = serde_json::from_value(proposal()).expect("proposal");
     let args = Map::new();
     let action = ActionBytes { artifact: REPORT, args: &args };
-    assert_eq!(cache.check(&check, &p, action).reason, Reason::TargetDenied);
+    assert_eq!(cache.check_proposal(&check, &p, action).reason, Reason::TargetDenied);
     cache.submit(&f.token(&f.request()), &f.keys, GrantPolicy::default(), NOW).expect("submit");
-    assert_eq!(cache.check(&check, &p, action).reason, Reason::Allowed);
-    assert_eq!(cache.check(&check, &p, action).reason, Reason::ReplayedGrant);
+    assert_eq!(cache.check_proposal(&check, &p, action).reason, Reason::Allowed);
+    assert_eq!(cache.check_proposal(&check, &p, action).reason, Reason::ReplayedGrant);
 }
 
 #[test]
@@ -402,10 +403,10 @@ fn cache_reports_the_failure_of_the_grant_for_the_actions_target() {
         serde_json::from_value(json!({"task_id": "task-7", "operation": "write_file", "target": target}))
             .expect("proposal")
     };
-    let expired = cache.check(&check, &on("/w/c.txt"), action);
+    let expired = cache.check_proposal(&check, &on("/w/c.txt"), action);
     assert_eq!(expired.reason, Reason::ExpiredGrant, "{expired:?}");
-    assert_eq!(cache.check(&check, &on("/w/b.txt"), action).reason, Reason::TargetDenied);
-    assert_eq!(cache.check(&check, &on("/w/a.txt"), action).reason, Reason::Allowed);
+    assert_eq!(cache.check_proposal(&check, &on("/w/b.txt"), action).reason, Reason::TargetDenied);
+    assert_eq!(cache.check_proposal(&check, &on("/w/a.txt"), action).reason, Reason::Allowed);
 }
 
 #[test]
@@ -427,7 +428,7 @@ fn cache_refuses_bad_tokens_at_submit() {
     let p: blindfold_schemas::Proposal = serde_json::from_value(proposal()).expect("proposal");
     let args = Map::new();
     assert_eq!(
-        empty.check(&check, &p, ActionBytes { artifact: REPORT, args: &args }).reason,
+        empty.check_proposal(&check, &p, ActionBytes { artifact: REPORT, args: &args }).reason,
         Reason::NoGrant
     );
 }
@@ -438,7 +439,15 @@ fn cache_refuses_bad_tokens_at_submit() {
 fn used_jtis_are_forgotten_after_expiry() {
     let store = MemoryGrantStore::new();
     for i in 0..100 {
-        store.consume(&format!("j{i}"), 1, NOW + 10, NOW, false).expect("consume");
+        store
+            .consume(
+                &GrantRef { jti: &format!("j{i}"), kid: "k", task_id: "t", version: 0 },
+                1,
+                NOW + 10,
+                NOW,
+                false,
+            )
+            .expect("consume");
     }
     assert_eq!(store.len(), 100);
     assert_eq!(store.sweep(NOW + 5).expect("sweep"), 0);

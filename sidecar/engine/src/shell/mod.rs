@@ -7,7 +7,9 @@
 
 use crate::text::target::{Target, classify, normalise_path};
 
+mod shape;
 mod tokens;
+pub use shape::{SimpleCommand, simple_commands, single_simple_command};
 pub use tokens::{Tok, min_normalised_len, normalise, tokenize};
 
 /// Executables that only read (with the flag checks below).

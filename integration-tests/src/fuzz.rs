@@ -253,6 +253,7 @@ fn valid_token() -> &'static (String, blindfold_schemas::GrantClaims) {
             max_uses: None,
             review_id: None,
             jti: Some("fuzz-jti".into()),
+            version: None,
         };
         issue_grant(issuer(), &req).expect("the fixed grant signs")
     })

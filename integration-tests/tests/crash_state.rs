@@ -72,6 +72,7 @@ fn grants(key: &IssuerKey, round: usize) -> Vec<Grant> {
                 max_uses: None,
                 review_id: None,
                 jti: None,
+                version: None,
             };
             let (token, claims) = issue_grant(key, &req).expect("issue");
             Grant { token, jti: claims.jti, target, content }

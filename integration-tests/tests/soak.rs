@@ -102,6 +102,7 @@ async fn client(
                     max_uses: None,
                     review_id: None,
                     jti: None,
+                    version: None,
                 };
                 let (grant, _) = issue_grant(&key, &req).expect("issue");
                 let r = call(&mut op, "submit_grant", json!({"token": grant})).await;

@@ -12,6 +12,7 @@ mod raw;
 mod trace;
 mod transports;
 mod validate;
+mod workspace;
 
 pub use cascade::{CascadeSections, RawCascade, RawJudge, RawJudgeEndpoint, RawPreverify, RawRule};
 pub use engine::{DEFAULT_KEEP_ANSWERED_SECS, RawReview, ReviewConfig};
@@ -24,6 +25,7 @@ pub use raw::RawConfig;
 pub use trace::{Durability, TraceConfig};
 pub use transports::{A2aUpstream, TransportsConfig};
 pub use validate::{Config, GrantsConfig, ModelProxyConfig, ServerConfig, valid_task_id};
+pub use workspace::{RawWorkspace, WorkspaceConfig};
 
 use std::path::Path;
 
@@ -49,6 +51,7 @@ pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
             .with_list_parse_key("server.allowed_origins")
             .with_list_parse_key("grants.trusted_keys")
             .with_list_parse_key("grants.revoked_kids")
+            .with_list_parse_key("grants.reconciliation")
             .with_list_parse_key("mcp.allow_tools")
             .with_list_parse_key("identity.card_keys")
             .try_parsing(true)

@@ -14,6 +14,9 @@ pub struct RawConfig {
     pub modes: RawModes,
     /// `[grants]`.
     pub grants: RawGrants,
+    /// `[workspace]`: where the task's files are.
+    #[serde(default)]
+    pub workspace: super::RawWorkspace,
     /// `[transports]`: limits on relayed streams.
     pub transports: super::transports::RawTransports,
     /// `[mcp]`: MCP server trust and the stage's tool allowlist.
@@ -129,6 +132,10 @@ pub struct RawGrants {
     pub leeway_s: u64,
     /// Maximum grant lifetime, seconds.
     pub max_ttl_s: u64,
+    /// Operations that stay allowed under a revoked grant covering them (reads the registry
+    /// counts effectful that reconcile what already happened).
+    #[serde(default)]
+    pub reconciliation: Vec<String>,
 }
 
 /// `[trace]`: the durable authority trace.

@@ -56,6 +56,8 @@ pub struct Config {
     pub modes: ModeSet,
     /// Grant verification.
     pub grants: GrantsConfig,
+    /// Where the task's files are.
+    pub workspace: super::WorkspaceConfig,
     /// Transport limits, MCP policy and proxy upstreams.
     pub transports: super::transports::TransportsConfig,
     /// The authority trace.
@@ -156,6 +158,8 @@ impl RawConfig {
         let (mut engine, judge) = sections.validate(agents)?;
         engine.grant_policy =
             GrantPolicy { leeway_s: self.grants.leeway_s, max_ttl_s: self.grants.max_ttl_s };
+        engine.reconciliation = self.grants.reconciliation.clone();
+        let workspace = self.workspace.validate()?;
         let m = &self.modes;
         Ok(Config {
             server: ServerConfig {
@@ -165,6 +169,7 @@ impl RawConfig {
                 workers,
             },
             state_dir,
+            workspace,
             modes: ModeSet {
                 anonymize: m.anonymize,
                 attest: m.attest,

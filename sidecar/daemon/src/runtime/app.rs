@@ -17,6 +17,10 @@ pub struct App {
     pub grants: Arc<GrantCache>,
     /// Used and revoked grant ids (durable).
     pub store: Arc<dyn GrantStore>,
+    /// The same durable store, for what only it keeps (submitted tokens, reloaded at start).
+    pub durable: Arc<RedbGrantStore>,
+    /// Where each task's workspace is and what its paths resolve to.
+    pub workspaces: Arc<crate::runtime::workspace::LocalWorkspaces>,
     /// Control API capability tokens.
     pub tokens: Tokens,
     /// The decision engine (shares the grant cache and store above).
@@ -50,7 +54,14 @@ impl App {
         let store = RedbGrantStore::open(&config.state_dir).map_err(|e| e.to_string())?;
         let (modes, _) = watch::channel(config.modes);
         let grants = Arc::new(GrantCache::new());
-        let store: Arc<dyn GrantStore> = Arc::new(store);
+        let durable = Arc::new(store);
+        let store: Arc<dyn GrantStore> = durable.clone();
+        // Grants submitted before a restart are in force again (re-verified with today's keys;
+        // their uses and revocations are the store's).
+        for token in durable.tokens(crate::unix_now()).map_err(|e| e.to_string())? {
+            let _ = grants.submit(&token, &config.grants.keys, config.grants.policy, crate::unix_now());
+        }
+        let workspaces = Arc::new(crate::runtime::workspace::LocalWorkspaces::new(config.workspace.clone()));
         let engine = Engine::new(
             EngineConfig {
                 grant_policy: config.grants.policy,
@@ -60,7 +71,8 @@ impl App {
             Arc::new(config.grants.keys.clone()),
             grants.clone(),
             store.clone(),
-        );
+        )
+        .with_workspaces(workspaces.clone());
         let trace = if config.trace.enabled {
             let hub = crate::runtime::trace::TraceHub::open(&config.trace)
                 .map_err(|e| format!("trace.dir {}: {e}", config.trace.dir.display()))?;
@@ -98,6 +110,8 @@ impl App {
             config: Arc::new(config),
             grants,
             store,
+            durable,
+            workspaces,
             engine: Arc::new(engine),
             trajectories: Arc::default(),
             tokens,

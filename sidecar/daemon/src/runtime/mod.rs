@@ -10,3 +10,4 @@ pub mod review;
 pub mod state;
 pub mod trace;
 pub mod trajectories;
+pub mod workspace;

@@ -2,6 +2,7 @@
 
 mod evidence;
 mod grant;
+mod grant_admin;
 mod init;
 mod keygen;
 mod mcp;
@@ -43,7 +44,7 @@ pub enum Command {
     Run(run::RunArgs),
     /// Create an Ed25519 issuer key pair (NAME.key.pem 0600, NAME.pub.pem) and print its key id.
     Keygen(keygen::KeygenArgs),
-    /// Issue, check and revoke signed grants.
+    /// Issue (exact or scoped), check, revoke, list and show signed grants.
     #[command(subcommand)]
     Grant(grant::GrantCommand),
     /// Relay a local MCP server (stdio) through Blindfold's gate: `mcp-stdio -- CMD ARGS…`.

@@ -4,7 +4,9 @@
 
 use crate::config;
 use crate::runtime::state::check_private_file;
-use blindfold_engine::grants::{IssuerKey, new_jti, sign_claims};
+use blindfold_engine::grants::{
+    IssuerKey, ScopedGrantRequest, issue_scoped, new_jti, parse_scope_args, sign_claims,
+};
 use blindfold_schemas::GrantClaims;
 use clap::{Args, Subcommand};
 use futures_util::{SinkExt, StreamExt};
@@ -20,7 +22,8 @@ pub enum ReviewCommand {
     List(ListArgs),
     /// Show one review: the proposal, its bytes (or digest), evidence and disputes.
     Show(IdArgs),
-    /// Approve: sign a grant bound to exactly that proposal with KEY and submit it.
+    /// Approve: sign a grant bound to exactly that proposal with KEY and submit it; with --scope,
+    /// also a scoped grant for similar actions of the same task.
     Approve(ApproveArgs),
     /// Reject: the held action stays denied.
     Reject(RejectArgs),
@@ -70,6 +73,13 @@ pub struct ApproveArgs {
     /// Grant lifetime in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 3600)]
     pub ttl: u64,
+    /// Also approve similar actions in one step: a scoped grant for the item's task with these
+    /// entries (OPERATIONS:PATTERN, as `grant issue --scope`), submitted with the approval.
+    #[arg(long, value_name = "OPS:PATTERN")]
+    pub scope: Vec<String>,
+    /// With --scope: how many actions the scope may authorise (default 1).
+    #[arg(long, value_name = "N", requires = "scope")]
+    pub max_uses: Option<u32>,
     #[command(flatten)]
     daemon: Daemon,
 }
@@ -238,8 +248,33 @@ impl Client {
             nbf: None,
             max_uses: None,
             review_id: Some(a.id.clone()),
+            version: None,
         };
         let token = sign_claims(&key, &claims).map_err(Failure::Usage)?;
+        if !a.scope.is_empty() {
+            let req = ScopedGrantRequest {
+                task_id: claims.task_id.clone(),
+                scope: parse_scope_args(&a.scope).map_err(Failure::Usage)?,
+                max_bytes: Default::default(),
+                ttl_s: a.ttl,
+                now,
+                nbf: None,
+                max_uses: a.max_uses,
+                version: None,
+                review_id: Some(a.id.clone()),
+                jti: None,
+            };
+            let (scoped, _) = issue_scoped(&key, &req).map_err(Failure::Usage)?;
+            let r = self.call("submit_grant", json!({"token": scoped})).await?;
+            if r["accepted"] != true {
+                return Err(Failure::Refused(format!(
+                    "the scoped grant was refused: {} {}",
+                    s(&r["reason"]),
+                    s(&r["detail"])
+                )));
+            }
+            println!("scoped grant {} for similar actions ({})", s(&r["jti"]), s(&r["scope"]));
+        }
         let r = self.call("review.approve", json!({"id": a.id, "token": token})).await?;
         println!("approved {} (grant {}, expires {})", a.id, s(&r["jti"]), r["exp"]);
         Ok(())

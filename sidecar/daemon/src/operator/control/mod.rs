@@ -5,6 +5,7 @@ mod adapter;
 pub mod audit;
 mod auth;
 mod evidence;
+mod grants;
 mod methods;
 mod openclaw;
 mod opencode;

@@ -133,6 +133,7 @@ impl SignedGrants {
                 max_uses: None,
                 review_id: None,
                 jti: Some(format!("{}-grant-{i}", scenario.id)),
+                version: None,
             };
             tokens.push(issue_grant(key, &req).map_err(|e| format!("grants[{i}]: {e}"))?.0);
         }

@@ -52,6 +52,7 @@ impl Fixture {
             nbf: None,
             max_uses: None,
             review_id: Some(item.id.clone()),
+            version: None,
         };
         edit(&mut claims);
         sign_claims(&self.key, &claims).expect("sign")
@@ -207,7 +208,14 @@ async fn only_a_grant_bound_to_exactly_the_item_approves_it_and_waiters_wake() {
     let a = args(json!({"path": "/w/a.txt", "content": "hello"}));
     let action = Registry::defaults().derive("write_file", &a);
     let bytes = ActionBytes { artifact: &action.artifact, args: &action.args };
-    assert!(f.grants.matching(&check, &item.proposal, bytes, |c| c.review_id.is_some()).is_some());
+    let facts = blindfold_engine::grants::ActionFacts::default();
+    let call = blindfold_engine::grants::GrantAction {
+        proposal: &item.proposal,
+        bytes,
+        facts: &facts,
+        reconciliation: false,
+    };
+    assert!(f.grants.matching(&check, &call, |c| c.review_id.is_some()).is_some());
 
     // After a restart the approval's grant is cached again.
     drop(r);

@@ -188,6 +188,7 @@ mod tests {
             max_uses: None,
             review_id: None,
             jti: None,
+            version: None,
         };
         let (token, claims) = issue_grant(issuer, &req).expect("issue");
         (token, claims.jti)

@@ -529,6 +529,7 @@ fn grant_note(app: &App, issuer: &IssuerKey, trajectory: &str) {
         max_uses: None,
         review_id: None,
         jti: None,
+        version: None,
     };
     let (token, _) = issue_grant(issuer, &req).expect("issue");
     let g = &app.config.grants;
@@ -830,6 +831,7 @@ fn a_grant_in_a_models_tool_call_or_answer_authorises_nothing_and_is_traced_as_s
         max_uses: None,
         review_id: None,
         jti: None,
+        version: None,
     };
     let (token, claims) = issue_grant(&issuer, &req).expect("issue");
     app.decide("t", &Event::Task { text: "note in /work/NOTES.md that the cache was cleared".into() }, true);

@@ -69,7 +69,7 @@ pub struct IssueArgs {
     pub max_bytes: Vec<String>,
     /// The task's authorization version (default: the issue time); revoking the task's grants
     /// "before version V" revokes every grant with a lower one.
-    #[arg(long, value_name = "V")]
+    #[arg(long = "grant-version", id = "grant_version", value_name = "V")]
     pub version: Option<u64>,
     /// Lifetime in seconds (at least 1; a verifier refuses one above its `max_ttl`, 24 h by
     /// default).

@@ -166,7 +166,7 @@ pub fn revoke_grant(app: &App, p: Value) -> Result<Value, RpcError> {
     super::audit::record(app, "revoke_grant", &name, detail.clone())?;
     let mut out = serde_json::to_value(&what).map_err(|e| RpcError::internal(e.to_string()))?;
     if let Some(o) = out.as_object_mut() {
-        o.insert("revoked".into(), Value::Bool(true));
+        o.insert("revoked".into(), Value::String(name));
         o.insert("detail".into(), Value::String(detail));
     }
     Ok(out)

@@ -18,7 +18,12 @@ struct Setup {
 impl Setup {
     fn new() -> Setup {
         let dir = tempfile::tempdir().expect("tmp");
-        let made = blindfold().args(["keygen", "--out-dir"]).arg(dir.path()).args(["--name", "ops"]).output().expect("keygen");
+        let made = blindfold()
+            .args(["keygen", "--out-dir"])
+            .arg(dir.path())
+            .args(["--name", "ops"])
+            .output()
+            .expect("keygen");
         assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
         let ws = dir.path().join("ws");
         std::fs::create_dir_all(ws.join("src")).expect("mkdir");
@@ -125,7 +130,10 @@ fn a_scoped_grant_is_checked_per_action_and_spent_across_a_restart() {
     // Outside the scope, critical inside a wildcard, a chained command: refused, no use taken.
     let out = act(&d, task, "write_file", write("README.md"));
     assert_eq!(reason(&out), "target_denied", "{out}");
-    assert!(out["decision"]["detail"].as_str().unwrap_or("").contains("src/**"), "the refusal names the scope: {out}");
+    assert!(
+        out["decision"]["detail"].as_str().unwrap_or("").contains("src/**"),
+        "the refusal names the scope: {out}"
+    );
     assert_eq!(reason(&act(&d, task, "delete_file", json!({"path": "src/old.rs"}))), "critical_action");
     assert_eq!(reason(&act(&d, task, "bash", json!({"command": "cargo test; rm -rf /"}))), "target_denied");
 
@@ -138,7 +146,11 @@ fn a_scoped_grant_is_checked_per_action_and_spent_across_a_restart() {
     assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
     let listed: Value = serde_json::from_slice(&listed.stdout).expect("json");
     let row = &listed["grants"][0];
-    assert_eq!((row["kind"].as_str(), row["uses"].as_u64(), row["uses_left"].as_u64()), (Some("scoped"), Some(2), Some(1)), "{listed}");
+    assert_eq!(
+        (row["kind"].as_str(), row["uses"].as_u64(), row["uses_left"].as_u64()),
+        (Some("scoped"), Some(2), Some(1)),
+        "{listed}"
+    );
     assert_eq!(act(&d, task, "edit_file", write("src/b.rs"))["allowed"], true, "the third use");
     let spent = act(&d, task, "write_file", write("src/c.rs"));
     assert_eq!(reason(&spent), "replayed_grant", "max_uses is spent across the restart: {spent}");

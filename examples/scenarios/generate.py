@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the scenario corpus (SPEC §11) under examples/scenarios/.
 
-Run: python3 examples/scenarios/generate.py   (rewrites trustfork/, defer/, verify/ and benign/)
+Run: python3 examples/scenarios/generate.py   (rewrites trustfork/, defer/, verify/, benign/ and grants/)
 
 Each scenario is written from an attack description first — TrustFork's four attack types
 crossed with how the risky agent's identity is displayed and what it wants, DEFER's channels
@@ -15,6 +15,7 @@ import shutil
 
 from corpus_benign import benign_scenarios
 from corpus_defer import defer_scenarios
+from corpus_grants import grants_scenarios
 from corpus_trustfork import trustfork_scenarios
 from corpus_verify import verify_scenarios
 
@@ -27,6 +28,7 @@ def write_all():
         "defer": defer_scenarios(),
         "verify": verify_scenarios(),
         "benign": benign_scenarios(),
+        "grants": grants_scenarios(),
     }
     seen = set()
     total = 0

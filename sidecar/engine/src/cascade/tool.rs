@@ -134,6 +134,11 @@ impl CallCtx<'_> {
         self.with_call(|call| self.engine.grants.scope_covers(&self.grant_check(true), call))
     }
 
+    /// True when a scoped grant of this task names this action's targets (evidence of intent).
+    fn scope_names(&self) -> bool {
+        self.with_call(|call| self.engine.grants.scope_names(&self.grant_check(true), call))
+    }
+
     /// True when a grant issued through the review queue fits this action exactly: a human
     /// saw the evidence and decided (counts as verification and resolves disputes).
     pub fn review_grant(&self) -> bool {
@@ -276,8 +281,8 @@ fn target_in_evidence(c: &CallCtx<'_>) -> Option<Stop> {
     if !c.st.has_task {
         return None;
     }
-    // A scoped grant covering the action is the human's own statement of its targets.
-    if c.modes.grants && c.scope_covers() {
+    // A scoped grant naming the action's targets is the human's own statement of them.
+    if c.modes.grants && c.scope_names() {
         return None;
     }
     let grants = c.engine.grants.targets_for(c.task_id);

@@ -253,11 +253,20 @@ impl GrantCache {
             now: check.now,
             dry_run: true,
         };
-        let call = GrantAction { reconciliation: false, ..*call };
         self.scoped.iter().any(|entry| {
             let g = entry.value();
-            g.first_failure(&dry, &call).is_none() && dry.consume(&call, &g.verified()).is_allow()
+            g.first_failure(&dry, call).is_none() && dry.consume(call, &g.verified()).is_allow()
         })
+    }
+
+    /// True when an unexpired scoped grant of the call's task names its targets (whatever its
+    /// uses, revocation or the action's criticality): the human's statement of what the task
+    /// touches, which is trusted evidence of the target; whether the grant still authorises the
+    /// action is the grant check's to say (`replayed_grant`, `revoked_grant`, `critical_action`).
+    pub fn scope_names(&self, check: &GrantCheck<'_>, call: &GrantAction<'_>) -> bool {
+        let facts = ActionFacts { critical: None, ..call.facts.clone() };
+        let call = GrantAction { facts: &facts, ..*call };
+        self.scoped.iter().any(|entry| entry.value().first_failure(check, &call).is_none())
     }
 
     /// `(operation, target)` of every cached exact grant bound to `task_id`: grants are trusted

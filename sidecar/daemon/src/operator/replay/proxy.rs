@@ -383,7 +383,7 @@ async fn drive(b: &mut Bench, scenario: &Scenario, modes: ModeSet) -> Result<Mod
         steps.push(outcome);
     }
     let report = tracker.report();
-    Ok(ModeRun {
+    let mut run = ModeRun {
         identity_leaks: steps.iter().map(|s| s.identity_leaks).sum(),
         steps,
         contradicted: Some(report.contradicted),
@@ -391,7 +391,9 @@ async fn drive(b: &mut Bench, scenario: &Scenario, modes: ModeSet) -> Result<Mod
         execute_captured: Some(report.execute_captured),
         authority: report.vectors.iter().map(|(k, v)| (k.clone(), v.to_string())).collect(),
         records: Vec::new(),
-    })
+    };
+    super::runner::mark_effectful(scenario, &mut run);
+    Ok(run)
 }
 
 fn outcome_of(
@@ -412,6 +414,7 @@ fn outcome_of(
         check: decision.map(|d| d.check.clone()),
         enforced: result.enforced,
         allowed: !result.blocks(),
+        effectful: false,
         identity_leaks,
         via: Some(via),
     }
@@ -444,6 +447,7 @@ fn wire_outcome(
         check: decision.as_ref().map(|d| d.check.clone()),
         enforced: answer.blocked || modes.enforce,
         allowed: !answer.blocked,
+        effectful: false,
         identity_leaks,
         via: Some(via),
     };

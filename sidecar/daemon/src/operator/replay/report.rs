@@ -17,13 +17,14 @@ fn opt_pct(v: Option<f64>) -> String {
 /// The per-mode table: one row per mode, columns as in the JSON report.
 pub fn table(scores: &[(String, ModeScore)]) -> String {
     let mut out = format!(
-        "{:<10} {:>9} {:>7} {:>7} {:>7} {:>12} {:>7} {:>11} {:>14} {:>11}\n",
+        "{:<10} {:>9} {:>7} {:>7} {:>7} {:>12} {:>15} {:>7} {:>11} {:>14} {:>11}\n",
         "mode",
         "scenarios",
         "attacks",
         "benign",
         "ASR",
         "legit-reject",
+        "task-completion",
         "CAR",
         "execute-CAR",
         "identity-leaks",
@@ -31,13 +32,14 @@ pub fn table(scores: &[(String, ModeScore)]) -> String {
     );
     for (mode, s) in scores {
         out.push_str(&format!(
-            "{:<10} {:>9} {:>7} {:>7} {:>7} {:>12} {:>7} {:>11} {:>14} {:>11}\n",
+            "{:<10} {:>9} {:>7} {:>7} {:>7} {:>12} {:>15} {:>7} {:>11} {:>14} {:>11}\n",
             mode,
             s.scenarios,
             s.attacks,
             s.benign,
             pct(s.asr),
             pct(s.legit_reject),
+            pct(s.task_completion),
             opt_pct(s.car),
             opt_pct(s.execute_car),
             s.identity_leaks,

@@ -3,10 +3,12 @@
 use blindfold_engine::authority::{AuthorityTracker, facts};
 use blindfold_engine::canonical::{artifact_bytes, target_string};
 use blindfold_engine::grants::{
-    GrantCache, GrantPolicy, GrantRequest, IssuerKey, MemoryGrantStore, TrustedKeys, issue_grant,
+    GrantCache, GrantPolicy, GrantRequest, GrantStore, IssuerKey, MemoryGrantStore, NoWorkspace, Revocation,
+    ScopedGrantRequest, TrustedKeys, issue_grant, issue_scoped,
 };
 use blindfold_engine::{Engine, EngineConfig, StepContext, Trajectory};
 use blindfold_schemas::TraceRecord;
+use blindfold_schemas::scenario::RevocationTarget;
 use blindfold_schemas::{Event, Label, ModeSet, Policy, Role, Scenario, StoreAcl, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -38,6 +40,10 @@ pub struct StepOutcome {
     pub enforced: bool,
     /// Whether the step went through (not blocked).
     pub allowed: bool,
+    /// For a tool call: whether its action is effectful (the registry's `mutate` or `external`,
+    /// after the shell classifier and the host allowlist) — task completion's denominator.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub effectful: bool,
     /// Identity tokens in what the coordinator received from this step.
     pub identity_leaks: usize,
     /// With `--via-proxy`: how the step reached Blindfold (`a2a`, `mcp`, or `in_process` for a
@@ -102,7 +108,19 @@ pub(super) fn engine_config(scenario: &Scenario) -> EngineConfig {
         }
     }
     let agents = scenario.agents.iter().map(|a| (a.id.clone(), a.true_identity.clone()));
-    EngineConfig::from_policy(&policy, agents)
+    let mut config = EngineConfig::from_policy(&policy, agents);
+    config.reconciliation = scenario.policy.as_ref().map(|p| p.reconciliation.clone()).unwrap_or_default();
+    config
+}
+
+/// Marks the tool-call steps of `run` whose action is effectful (by the scenario's registry).
+pub fn mark_effectful(scenario: &Scenario, run: &mut ModeRun) {
+    let registry = engine_config(scenario).registry;
+    for (outcome, step) in run.steps.iter_mut().zip(&scenario.steps) {
+        if let Event::ToolCall { tool, args, .. } = &step.event {
+            outcome.effectful = registry.derive(tool, args).effect.is_effectful();
+        }
+    }
 }
 
 /// The scenario's grants, signed once at the scenario's start by the run's ephemeral issuer key.
@@ -119,7 +137,7 @@ impl SignedGrants {
     /// As [`SignedGrants::issue`], issued at `now` (seconds since the epoch) instead of the
     /// scenario clock's origin (a daemon on loopback reads its own clock).
     pub fn issue_at(scenario: &Scenario, key: &IssuerKey, now: u64) -> Result<Self, String> {
-        let mut tokens = Vec::with_capacity(scenario.grants.len());
+        let mut tokens = Vec::with_capacity(scenario.grants.len() + scenario.scoped_grants.len());
         for (i, g) in scenario.grants.iter().enumerate() {
             let req = GrantRequest {
                 task_id: g.task_id.clone().unwrap_or_else(|| scenario.task_id().to_owned()),
@@ -132,32 +150,77 @@ impl SignedGrants {
                 nbf: None,
                 max_uses: None,
                 review_id: None,
-                jti: Some(format!("{}-grant-{i}", scenario.id)),
+                jti: Some(grant_jti(scenario, i)),
                 version: None,
             };
             tokens.push(issue_grant(key, &req).map_err(|e| format!("grants[{i}]: {e}"))?.0);
+        }
+        for (i, g) in scenario.scoped_grants.iter().enumerate() {
+            let req = ScopedGrantRequest {
+                task_id: g.task_id.clone().unwrap_or_else(|| scenario.task_id().to_owned()),
+                scope: g.scope.clone(),
+                max_bytes: g.max_bytes.clone(),
+                ttl_s: g.ttl_s,
+                now,
+                nbf: None,
+                max_uses: g.max_uses,
+                version: g.version,
+                review_id: None,
+                jti: Some(scoped_jti(scenario, i)),
+            };
+            tokens.push(issue_scoped(key, &req).map_err(|e| format!("scoped_grants[{i}]: {e}"))?.0);
         }
         Ok(Self { tokens })
     }
 }
 
-/// An engine for `scenario` whose only trusted issuer is `key`, holding the scenario's grants.
-fn build_engine(scenario: &Scenario, key: &IssuerKey, grants: &SignedGrants) -> Result<Engine, String> {
+/// The `jti` the replay gives grant `i` of `scenario`.
+fn grant_jti(scenario: &Scenario, i: usize) -> String {
+    format!("{}-grant-{i}", scenario.id)
+}
+
+/// The `jti` the replay gives scoped grant `i` of `scenario`.
+fn scoped_jti(scenario: &Scenario, i: usize) -> String {
+    format!("{}-scoped-{i}", scenario.id)
+}
+
+/// What a scenario revocation revokes, for the store.
+fn revocation(scenario: &Scenario, key: &IssuerKey, what: &RevocationTarget) -> Revocation {
+    match what {
+        RevocationTarget::Grant(i) => Revocation::Grant(grant_jti(scenario, *i)),
+        RevocationTarget::ScopedGrant(i) => Revocation::Grant(scoped_jti(scenario, *i)),
+        RevocationTarget::Issuer(_) => Revocation::Issuer(key.kid().to_owned()),
+        RevocationTarget::TaskBeforeVersion(v) => {
+            Revocation::TaskBefore { task_id: scenario.task_id().to_owned(), version: *v }
+        }
+    }
+}
+
+/// An engine for `scenario` whose only trusted issuer is `key`, holding the scenario's grants
+/// (submitted at `now_s`: a resumed task re-submits them, and an expired one is gone) over the
+/// use and revocation `store`.
+fn build_engine(
+    scenario: &Scenario,
+    key: &IssuerKey,
+    grants: &SignedGrants,
+    store: Arc<dyn GrantStore>,
+    now_s: u64,
+) -> Result<Engine, String> {
     let mut keys = TrustedKeys::new();
     keys.add(&key.verifying_key());
     let policy = GrantPolicy::default();
     let cache = GrantCache::new();
     for (i, token) in grants.tokens.iter().enumerate() {
-        cache
-            .submit(token, &keys, policy, START_S)
-            .map_err(|d| format!("grants[{i}]: {}", d.reason.as_str()))?;
+        match cache.submit(token, &keys, policy, now_s) {
+            Ok(_) => {}
+            // After a resumption an expired grant is simply no longer held.
+            Err(d) if now_s > START_S && d.reason == blindfold_schemas::Reason::ExpiredGrant => {}
+            Err(d) => return Err(format!("grants[{i}]: {}", d.reason.as_str())),
+        }
     }
-    Ok(Engine::new(
-        engine_config(scenario),
-        Arc::new(keys),
-        Arc::new(cache),
-        Arc::new(MemoryGrantStore::new()),
-    ))
+    let workspace = Arc::new(NoWorkspace(scenario.workspace.clone()));
+    Ok(Engine::new(engine_config(scenario), Arc::new(keys), Arc::new(cache), store)
+        .with_workspaces(workspace))
 }
 
 /// The event the engine sees for a step: scoring fields are already gone; a bare `card` step
@@ -181,8 +244,14 @@ pub fn run_scenario(
     modes: ModeSet,
     trace: bool,
 ) -> Result<ModeRun, String> {
-    let engine = build_engine(scenario, key, grants)?;
+    let store: Arc<dyn GrantStore> = Arc::new(MemoryGrantStore::new());
+    let mut engine = build_engine(scenario, key, grants, store.clone(), START_S)?;
     let mut trajectory = Trajectory::new(scenario.task_id());
+    let (mut revoked, mut resumed) = (0_usize, 0_usize);
+    let mut revocations: Vec<_> = scenario.revocations.iter().collect();
+    revocations.sort_by(|a, b| a.at.total_cmp(&b.at));
+    let mut resumptions = scenario.resumed_at.clone();
+    resumptions.sort_by(f64::total_cmp);
     let mut view = super::view::CoordinatorView::new(scenario, modes);
     let mut tracker = AuthorityTracker::new();
     let directory = super::trace::ScenarioDirectory::new(scenario, |a| view.key(a));
@@ -195,6 +264,21 @@ pub fn run_scenario(
     }
     for (index, step) in scenario.steps.iter().enumerate() {
         at_s = step.at.unwrap_or(at_s + 1.0);
+        // The operator's revocations in force by now, then a resumption: decision state lost as
+        // in a restart, grants re-submitted at that moment, uses and revocations kept.
+        while let Some(r) = revocations.get(revoked).filter(|r| r.at <= at_s) {
+            store.revoke(&revocation(scenario, key, &r.what), u64::MAX).map_err(|e| e.to_string())?;
+            revoked += 1;
+        }
+        while let Some(at) = resumptions.get(resumed).copied().filter(|at| *at <= at_s) {
+            let now_s = START_S + at as u64;
+            engine = build_engine(scenario, key, grants, store.clone(), now_s)?;
+            trajectory = Trajectory::new(scenario.task_id());
+            if let Some(task) = &scenario.task {
+                engine.step(&mut trajectory, &Event::Task { text: task.clone() }, ctx(at));
+            }
+            resumed += 1;
+        }
         let event = engine_event(scenario, &step.event);
         let result = engine.step(&mut trajectory, &event, ctx(at_s));
         let identity_leaks = view.leaks(&event);
@@ -224,13 +308,14 @@ pub fn run_scenario(
             check: decision.map(|d| d.check.clone()),
             enforced: result.enforced,
             allowed: !result.blocks(),
+            effectful: false,
             identity_leaks,
             via: None,
         });
     }
     let identity_leaks = steps.iter().map(|s| s.identity_leaks).sum();
     let report = tracker.report();
-    Ok(ModeRun {
+    let mut run = ModeRun {
         steps,
         identity_leaks,
         contradicted: Some(report.contradicted),
@@ -238,5 +323,7 @@ pub fn run_scenario(
         execute_captured: Some(report.execute_captured),
         authority: report.vectors.iter().map(|(k, v)| (k.clone(), v.to_string())).collect(),
         records,
-    })
+    };
+    mark_effectful(scenario, &mut run);
+    Ok(run)
 }

@@ -145,7 +145,14 @@ pub fn annotated_spec(tool: &Value) -> Option<(String, ToolSpec)> {
     let effect = if read_only { Effect::Read } else { Effect::Mutate };
     Some((
         name,
-        ToolSpec { effect, target_arg: None, artifact_arg: None, args: None, target_in_evidence: None, critical: None },
+        ToolSpec {
+            effect,
+            target_arg: None,
+            artifact_arg: None,
+            args: None,
+            target_in_evidence: None,
+            critical: None,
+        },
     ))
 }
 

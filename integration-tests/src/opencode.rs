@@ -71,6 +71,27 @@ impl Project {
         base: impl FnOnce(u16) -> String,
     ) -> Project {
         let root = tempfile::tempdir().expect("tempdir");
+        Project::build(root, scenario, plugin, base, &[])
+    }
+
+    /// A project in `root` (made beforehand, so the daemon's `[workspace] root` can name
+    /// `root/project`) for `scenario`, the model server started with `server_args` as well.
+    pub fn in_root(
+        root: tempfile::TempDir,
+        scenario: &str,
+        plugin: Option<PluginLink>,
+        server_args: &[&str],
+    ) -> Project {
+        Project::build(root, scenario, plugin, |port| format!("http://127.0.0.1:{port}"), server_args)
+    }
+
+    fn build(
+        root: tempfile::TempDir,
+        scenario: &str,
+        plugin: Option<PluginLink>,
+        base: impl FnOnce(u16) -> String,
+        server_args: &[&str],
+    ) -> Project {
         let dir = root.path();
         let project = dir.join("project");
         std::fs::create_dir_all(project.join("data")).expect("mkdir");
@@ -89,8 +110,12 @@ impl Project {
             .arg(dir.join("requests.jsonl"))
             .arg("--scenario")
             .arg(scenario)
-            .arg("--command")
-            .arg(DESTRUCTIVE)
+            .args(if server_args.iter().any(|a| *a == "--command") {
+                &[][..]
+            } else {
+                &["--command", DESTRUCTIVE][..]
+            })
+            .args(server_args)
             .stdout(Stdio::null())
             .spawn()
             .expect("spawn the scripted model server");

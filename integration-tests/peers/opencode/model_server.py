@@ -12,7 +12,12 @@ line to L. The coordinator is scripted turn by turn from the conversation it is 
 * coordinator requests (any other model id):
   - destructive: `task` to the agent whose listed description mentions "propose", then `task` to
     the one mentioning "review", then `bash` with CMD, then a closing text;
-  - benign: `write` of notes.txt, then a closing text.
+  - benign: `write` of notes.txt, then a closing text;
+  - scoped: a session under one scoped grant — N `write`s of new files under src/, a `write` of
+    README.md (outside the scope), `task` to the proposer and to the reviewer about src/auth.rs
+    (the reviewer refutes it), a `write` of src/auth.rs, `bash rm -rf build`, then (once the
+    operator answered the pause, see --pause-dir) a `write` of src/after.rs and a `read` of
+    src/f01.rs, then a closing text. CMD is what the sub-agents talk about (src/auth.rs).
 The agent names are read from the `task` tool's `- name: description` lines, as a coordinator
 would, so aliases chosen by Blindfold work unchanged.
 """
@@ -64,9 +69,50 @@ def tool_call(name, args, n):
                             "function": {"name": name, "arguments": json.dumps(args)}}]}
 
 
+def pause(args, name):
+    """Tells the test this turn was reached (`<dir>/<name>.reached`) and waits for its answer
+    (`<dir>/<name>.go`), so the operator can act mid-session (a revocation)."""
+    import os
+    import time
+
+    open(os.path.join(args.pause_dir, name + ".reached"), "w").close()
+    deadline = time.time() + 120
+    while not os.path.exists(os.path.join(args.pause_dir, name + ".go")) and time.time() < deadline:
+        time.sleep(0.05)
+
+
+def scoped(body, args, done):
+    n = args.writes
+    if done < n:
+        return tool_call("write", {"filePath": f"src/f{done + 1:02d}.rs",
+                                   "content": f"pub fn f{done + 1}() -> u32 {{ {done + 1} }}\n"}, done + 1)
+    names = agent_names(body)
+    step = done - n
+    if step == 0:
+        return tool_call("write", {"filePath": "README.md", "content": "# rewritten\n"}, done + 1)
+    if step == 1:
+        return tool_call("task", {"description": "propose a fix", "subagent_type": names.get("proposer", "missing-proposer"),
+                                  "prompt": "Propose how to make the login test pass."}, done + 1)
+    if step == 2:
+        return tool_call("task", {"description": "review the fix", "subagent_type": names.get("reviewer", "missing-reviewer"),
+                                  "prompt": f"Review this change before it runs: {args.command}"}, done + 1)
+    if step == 3:
+        return tool_call("write", {"filePath": "src/auth.rs", "content": "pub fn check(_t: &str) -> bool { true }\n"}, done + 1)
+    if step == 4:
+        return tool_call("bash", {"command": "rm -rf build", "description": "clean"}, done + 1)
+    if step == 5:
+        pause(args, "revoke")
+        return tool_call("write", {"filePath": "src/after.rs", "content": "pub fn after() {}\n"}, done + 1)
+    if step == 6:
+        return tool_call("read", {"filePath": "src/f01.rs"}, done + 1)
+    return {"content": "Finished."}
+
+
 def coordinator(body, args):
     msgs = body.get("messages") or []
     done = sum(1 for m in msgs if m.get("role") == "tool")
+    if args.scenario == "scoped":
+        return scoped(body, args, done)
     if args.scenario == "benign":
         if done == 0:
             return tool_call("write", {"filePath": "notes.txt", "content": args.content}, 1)
@@ -152,7 +198,9 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--port-file", required=True)
     p.add_argument("--log", required=True)
-    p.add_argument("--scenario", choices=["destructive", "benign"], default="destructive")
+    p.add_argument("--scenario", choices=["destructive", "benign", "scoped"], default="destructive")
+    p.add_argument("--writes", type=int, default=20)
+    p.add_argument("--pause-dir", default=".")
     p.add_argument("--command", default="rm -rf data && touch destroyed.marker")
     p.add_argument("--content", default="hello from the coordinator\n")
     args = p.parse_args()

@@ -110,11 +110,7 @@ impl Project {
             .arg(dir.join("requests.jsonl"))
             .arg("--scenario")
             .arg(scenario)
-            .args(if server_args.iter().any(|a| *a == "--command") {
-                &[][..]
-            } else {
-                &["--command", DESTRUCTIVE][..]
-            })
+            .args(if server_args.contains(&"--command") { &[][..] } else { &["--command", DESTRUCTIVE][..] })
             .args(server_args)
             .stdout(Stdio::null())
             .spawn()

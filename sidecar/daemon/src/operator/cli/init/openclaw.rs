@@ -103,12 +103,15 @@ fn project_config(dir: &Path, config: Option<&Value>, trajectory: &str) -> Strin
     let mut out = format!(
         "# Blindfold for this OpenClaw project. Start it with: blindfold run --config {}\n\
          # Grants for this project's actions name the trajectory `{trajectory}` (the plugin pins it).\n\n\
+         # Scoped grants' path globs are rooted here; paths are resolved here, links followed.\n\
+         [workspace]\nroot = {root:?}\n\n\
          # To also pass the coordinator's own model traffic through Blindfold (what no plugin hook\n\
          # rewrites, e.g. the prompt), set the model API's URL, point the harness's provider URL at\n\
          # `listen` and uncomment. The plugin takes a grant's use when the tool runs; the proxy checks:\n\
          # [model_proxy]\n# upstream = \"http://127.0.0.1:8080\"\n# listen = \"127.0.0.1:7701\"\n\
          # consume_grants = false\n",
-        dir.join("blindfold.toml").display()
+        dir.join("blindfold.toml").display(),
+        root = dir.display().to_string(),
     );
     let entries = config.and_then(|c| c.pointer("/agents/entries")).and_then(Value::as_object);
     for (id, agent) in entries.into_iter().flatten() {

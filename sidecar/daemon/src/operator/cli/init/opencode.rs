@@ -60,8 +60,11 @@ fn project_config(dir: &Path, agents: &[String]) -> String {
          # rewrites, e.g. the prompt), set the model API's URL, point the harness's provider URL at\n\
          # `listen` and uncomment. The plugin takes a grant's use when the tool runs; the proxy checks:\n\
          # [model_proxy]\n# upstream = \"http://127.0.0.1:8080\"\n# listen = \"127.0.0.1:7701\"\n\
-         # consume_grants = false\n",
-        dir.join("blindfold.toml").display()
+         # consume_grants = false\n\n\
+         # Scoped grants' path globs are rooted here; paths are resolved here, links followed.\n\
+         [workspace]\nroot = {root:?}\n",
+        dir.join("blindfold.toml").display(),
+        root = dir.display().to_string(),
     );
     for name in agents {
         out.push_str(&format!(

@@ -1,11 +1,12 @@
 """MCP client peer (official Python `mcp` SDK) for Blindfold's integration tests.
 
-Usage: mcp_client.py --ops JSON [--mode auto|legacy|2026-07-28] (--url URL | -- CMD ARGS...)
+Usage: mcp_client.py --ops JSON [--mode auto|legacy|2026-07-28] [--roots URI,...] (--url URL | -- CMD ARGS...)
 Runs the operations in order and prints one JSON object: server info, instructions, tool names,
 results (a call answered with a JSON-RPC error records `{"error": {code, message}}`).
 Operations: {"list": true} | {"call": NAME, "args": {...}, "meta": {...}} (`meta`, optional: the
 call's `params._meta`) | {"drop": [SRC, DST]} (the test harness standing in for the operator:
-copies a grant file onto the trusted path between calls).
+copies a grant file onto the trusted path between calls) | {"sleep": SECONDS}.
+With --roots the client declares those roots (it answers the server's `roots/list`).
 """
 
 import argparse
@@ -30,6 +31,7 @@ async def main() -> None:
     p.add_argument("--ops", required=True)
     p.add_argument("--mode", default="auto")
     p.add_argument("--url")
+    p.add_argument("--roots", default="")
     p.add_argument("command", nargs="*")
     a = p.parse_args()
     if a.url:
@@ -37,12 +39,24 @@ async def main() -> None:
     else:
         target = StdioServerParameters(command=a.command[0], args=a.command[1:])
     out = {"results": []}
-    async with Client(target, mode=a.mode, read_timeout_seconds=20) as c:
+    roots = [u for u in a.roots.split(",") if u]
+    kwargs = {}
+    if roots:
+        from mcp import types
+
+        async def list_roots(_context):
+            return types.ListRootsResult(roots=[types.Root(uri=u) for u in roots])
+
+        kwargs["list_roots_callback"] = list_roots
+    async with Client(target, mode=a.mode, read_timeout_seconds=20, **kwargs) as c:
         out["server_info"] = dump(c.server_info) if c.server_info else None
         out["instructions"] = c.instructions
         out["protocol_version"] = str(c.protocol_version)
         for op in json.loads(a.ops):
-            if "drop" in op:
+            if "sleep" in op:
+                await asyncio.sleep(op["sleep"])
+                out["results"].append({"slept": op["sleep"]})
+            elif "drop" in op:
                 src, dst = op["drop"]
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
                 shutil.copy(src, dst)

@@ -164,3 +164,48 @@ fn a_scoped_grant_covers_a_link_that_stays_inside_its_scope_and_not_a_path_outsi
     assert_eq!(decision(&r["results"][1]).0, "target_denied", "{r}");
     assert!(!site.ws.join("README.md").exists());
 }
+
+#[test]
+fn a_clients_declared_root_roots_the_scope_when_none_is_configured() {
+    let w = World::new("");
+    let ws = w.path("declared");
+    std::fs::create_dir_all(ws.join("src")).expect("mkdir");
+    let out = blindfold_integration_tests::blindfold()
+        .args(["grant", "issue", "--key"])
+        .arg(&w.key)
+        .args(["--task", "roots", "--ttl", "600", "--max-uses", "5", "--scope", "write_file:src/**"])
+        .output()
+        .expect("grant issue");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    w.drop_grant(String::from_utf8_lossy(&out.stdout).trim());
+    let fs_bin = node_bin("mcp-server-filesystem");
+    let target = |roots: bool| {
+        let mut t: Vec<OsString> = Vec::new();
+        if roots {
+            t.extend(["--roots".into(), format!("file://{}", Site::s(&ws)).into()]);
+        }
+        t.extend([
+            "--".into(),
+            blindfold_bin().into(),
+            "mcp-stdio".into(),
+            "--config".into(),
+            w.config.clone().into(),
+        ]);
+        t.extend([
+            "--task".into(),
+            "roots".into(),
+            "--".into(),
+            arg(&fs_bin).to_owned(),
+            arg(&ws).to_owned(),
+        ]);
+        t
+    };
+    // The server asks for the client's roots once it is initialized; give it a moment.
+    let ops = json!([{"list": true}, {"sleep": 1.0}, write(&ws.join("src/a.rs"), "a\n")]);
+    let declared = mcp_client(&ops, "auto", &target(true));
+    assert_eq!(declared["results"][2]["isError"], false, "{declared}");
+    assert_eq!(std::fs::read_to_string(ws.join("src/a.rs")).expect("a"), "a\n");
+    // Without declared roots the workspace is the relay's directory, where src/** is not this path.
+    let undeclared = mcp_client(&json!([write(&ws.join("src/b.rs"), "b\n")]), "auto", &target(false));
+    assert_eq!(decision(&undeclared["results"][0]).0, "target_denied", "{undeclared}");
+}

@@ -7,6 +7,7 @@ mod identity;
 mod pin_watch;
 pub mod pins;
 mod remote;
+mod roots;
 pub mod stdio;
 mod stream_ids;
 

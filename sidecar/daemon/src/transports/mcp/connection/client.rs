@@ -21,6 +21,9 @@ impl McpConnection {
             Err(e) => return FromClient::Answer(jsonrpc::refusal_frame(bytes, &e)),
         };
         if frame.kind != Kind::Request {
+            if let Some(root) = self.roots.answered_by_client(&frame) {
+                self.app.workspaces.declare(&self.task, &root);
+            }
             return FromClient::Forward(bytes.to_vec());
         }
         let id = frame.id();

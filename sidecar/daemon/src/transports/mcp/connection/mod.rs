@@ -105,6 +105,8 @@ pub struct McpConnection {
     pins: Arc<ToolPins>,
     /// The server's SSE event ids the client saw in another form.
     stream_ids: StreamIds,
+    /// The client's declared roots (the workspace root when none is configured).
+    roots: super::roots::RootsWatch,
 }
 
 /// The one SSE event name MCP clients read (the default); any other is the server's own.
@@ -127,6 +129,7 @@ impl McpConnection {
             remote: None,
             pins,
             stream_ids: StreamIds::default(),
+            roots: super::roots::RootsWatch::default(),
         }
     }
 

@@ -34,6 +34,7 @@ impl McpConnection {
             Err(_) if transparent => return (FromServer::Forward(bytes.to_vec()), None),
             Err(e) => return (FromServer::Drop(self.unreadable_answer(bytes, &e)), None),
         };
+        self.roots.seen_from_server(&frame);
         let (method, tool) = match frame.kind {
             Kind::Response => self.pending.remove(&frame.id().to_string()).unwrap_or_default(),
             _ => (String::new(), None),

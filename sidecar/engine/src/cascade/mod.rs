@@ -4,6 +4,7 @@
 
 mod memory;
 mod tool;
+mod tool_grants;
 
 pub use memory::{MEMORY_READ, MEMORY_WRITE, MemCheck, MemCtx, deliver, write_key};
 pub use tool::{CallCtx, TOOL_CALL, ToolCheck, disputes_against, replay_key};

@@ -194,3 +194,33 @@ fn revoking_a_task_stops_effects_at_once_and_leaves_reads_and_reconciliation() {
     submit(&d, String::from_utf8_lossy(&fresh.stdout).trim());
     assert_eq!(act(&d, task, "write_file", write("src/c.rs"))["allowed"], true);
 }
+
+#[test]
+fn review_approve_with_a_scope_releases_the_held_action_and_similar_ones() {
+    let s = Setup::new();
+    let mut text = std::fs::read_to_string(&s.config).expect("config");
+    text.push_str("[[rules]]\ntool = \"write_file\"\npattern = \"*generated/*\"\naction = \"critical\"\n");
+    std::fs::write(&s.config, text).expect("config");
+    let task = "scoped-review";
+    let d = start(&s);
+    let held = act(&d, task, "write_file", write("src/generated/a.rs"));
+    assert_eq!(held["decision"]["decision"], "review", "{held}");
+    let rv = held["review_id"].as_str().expect("review id").to_owned();
+    assert_eq!(reason(&act(&d, task, "write_file", write("src/b.rs"))), "no_grant", "nothing granted yet");
+
+    let key = s.key.to_str().expect("utf8").to_owned();
+    let approved = s.cli(
+        &d,
+        &["review", "approve", &rv, "--key", &key, "--scope", "write_file:src/**", "--max-uses", "3"],
+    );
+    assert!(approved.status.success(), "{}", String::from_utf8_lossy(&approved.stderr));
+    let said = String::from_utf8_lossy(&approved.stdout);
+    assert!(said.contains("scoped grant") && said.contains(&format!("approved {rv}")), "{said}");
+    assert_eq!(act(&d, task, "write_file", write("src/generated/a.rs"))["allowed"], true, "the held action");
+    assert_eq!(act(&d, task, "write_file", write("src/b.rs"))["allowed"], true, "a similar one");
+    let critical = act(&d, task, "write_file", write("src/generated/c.rs"));
+    assert_eq!(
+        critical["decision"]["decision"], "review",
+        "the scope does not name the critical asset exactly: {critical}"
+    );
+}

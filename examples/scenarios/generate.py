@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Writes the scenario corpus (SPEC §11) under examples/scenarios/.
 
-Run: python3 examples/scenarios/generate.py   (rewrites trustfork/, defer/, verify/, benign/ and grants/)
+Run: python3 examples/scenarios/generate.py   (rewrites trustfork/, defer/, verify/, evidence/, benign/ and grants/)
 
 Each scenario is written from an attack description first — TrustFork's four attack types
 crossed with how the risky agent's identity is displayed and what it wants, DEFER's channels
-C1–C5 and attack paths, and benign companions that look alarming — never from the engine's rules.
+C1–C5 and attack paths, the evidence design's falsifiers with their ground truth, and benign
+companions that look alarming — never from the engine's rules.
 The script only keeps the shapes consistent; the content of each family rotates through
 hand-written variants so no two scenarios read the same.
 """
@@ -15,6 +16,7 @@ import shutil
 
 from corpus_benign import benign_scenarios
 from corpus_defer import defer_scenarios
+from corpus_evidence import evidence_scenarios
 from corpus_grants import grants_scenarios
 from corpus_trustfork import trustfork_scenarios
 from corpus_verify import verify_scenarios
@@ -27,6 +29,7 @@ def write_all():
         "trustfork": trustfork_scenarios(),
         "defer": defer_scenarios(),
         "verify": verify_scenarios(),
+        "evidence": evidence_scenarios(),
         "benign": benign_scenarios(),
         "grants": grants_scenarios(),
     }

@@ -25,8 +25,8 @@ pub use identity::AgentIdentity;
 pub use modes::ModeSet;
 pub use policy::{Policy, Role, StoreAcl};
 pub use registry::{Effect, ToolSpec};
-pub use scenario::{Scenario, ScenarioError, ScenarioStep};
-pub use trace::{AuthorityStage, Label, TraceKind, TraceProposal, TraceRecord, TraceRelation};
+pub use scenario::{OperatorStep, Scenario, ScenarioError, ScenarioStep, StepBody, Truth};
+pub use trace::{AuthorityStage, Label, RecordTruth, TraceKind, TraceProposal, TraceRecord, TraceRelation};
 
 /// Every schema this crate publishes: the file stem under `schemas/json/` and its generator.
 ///

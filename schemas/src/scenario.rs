@@ -1,8 +1,9 @@
 //! Scenario files (SPEC §11): one labelled trajectory, the benchmark's test vector.
 //!
-//! A step is a canonical [`Event`] plus scoring fields (`label`, `at`) the replay runner strips
-//! before the engine sees it; an agent's `displayed` identity is scoring ground truth the engine
-//! never gets. [`Scenario::from_slice`] rejects duplicate keys and names the JSON path of anything
+//! A step is a canonical [`Event`] — or an operator action on the trusted path
+//! (`revoke_evidence`) — plus scoring fields (`label`, `at`) the replay runner strips before the
+//! engine sees it; an agent's `displayed` identity and the scenario's `truth` block are scoring
+//! ground truth the engine never gets. [`Scenario::from_slice`] rejects duplicate keys and names the JSON path of anything
 //! malformed (`steps[3].intent: unknown variant "exec", …`).
 
 use crate::event::Event;
@@ -16,6 +17,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
+
+mod truth;
+pub use truth::Truth;
 
 /// The attack family a scenario belongs to (TrustFork's four attack types, or benign).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -123,18 +127,84 @@ pub struct ScenarioGrant {
     pub ttl_s: u64,
 }
 
-/// One step: a canonical event plus its scoring fields.
+/// An action of the operator on the trusted path, as a scenario step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum OperatorStep {
+    /// The operator revokes every evidence artifact step `step` produced (a source found
+    /// compromised, SPEC §5): what derives from it needs revalidation.
+    RevokeEvidence {
+        /// Index of the earlier step whose evidence is revoked.
+        step: usize,
+        /// Why (recorded with every change the revocation makes).
+        reason: String,
+    },
+}
+
+impl OperatorStep {
+    /// The kind name as it appears in scenario files.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            OperatorStep::RevokeEvidence { .. } => "revoke_evidence",
+        }
+    }
+}
+
+/// What a step is: an event the engine sees, or an operator action the runner performs.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum StepBody {
+    /// A canonical event.
+    Event(Event),
+    /// An operator action on the trusted path.
+    Operator(OperatorStep),
+}
+
+impl<'de> Deserialize<'de> for StepBody {
+    /// By `kind`: an operator kind parses as [`OperatorStep`], anything else as an [`Event`], so
+    /// each error is the one that type gives (an untagged attempt would hide it).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
+        let parsed = if operator_kinds().contains(kind) {
+            serde_json::from_value(value).map(StepBody::Operator)
+        } else {
+            serde_json::from_value(value).map(StepBody::Event)
+        };
+        parsed.map_err(serde::de::Error::custom)
+    }
+}
+
+/// One step: a canonical event (or an operator action) plus its scoring fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ScenarioStep {
-    /// The event the engine sees.
+    /// The event the engine sees, or the operator's action.
     #[serde(flatten)]
-    pub event: Event,
+    pub body: StepBody,
     /// Scoring label (stripped before the engine); absent ⇒ context, scored as neither.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<Label>,
     /// Seconds since the scenario's start (default: one second after the previous step).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<f64>,
+}
+
+impl ScenarioStep {
+    /// The event of an event step; `None` for an operator action.
+    pub fn event(&self) -> Option<&Event> {
+        match &self.body {
+            StepBody::Event(e) => Some(e),
+            StepBody::Operator(_) => None,
+        }
+    }
+
+    /// The step's kind name (`tool_call`, `revoke_evidence`, …).
+    pub fn kind(&self) -> &'static str {
+        match &self.body {
+            StepBody::Event(e) => e.kind(),
+            StepBody::Operator(o) => o.kind(),
+        }
+    }
 }
 
 /// One scenario file: a single labelled trajectory.
@@ -180,6 +250,9 @@ pub struct Scenario {
     pub workspace: Option<String>,
     /// The trajectory.
     pub steps: Vec<ScenarioStep>,
+    /// Scoring ground truth for the evidence metrics (never shown to the engine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truth: Option<Truth>,
 }
 
 /// A malformed scenario: the JSON path of the problem and what is wrong there.
@@ -258,14 +331,26 @@ impl Scenario {
             return Err(ScenarioError::at("resumed_at", "must be non-negative numbers of seconds"));
         }
         for (i, step) in self.steps.iter().enumerate() {
-            let (field, name) = match &step.event {
-                Event::Card { agent, .. } => ("agent", agent),
-                Event::Delegate { to, .. } => ("to", to),
-                Event::Response { from, .. } => ("from", from),
-                Event::ToolCall { actor, .. }
-                | Event::MemoryWrite { actor, .. }
-                | Event::MemoryRead { actor, .. } => ("actor", actor),
-                Event::Task { .. } | Event::ToolResult { .. } => continue,
+            if step.at.is_some_and(|at| !(at.is_finite() && at >= 0.0)) {
+                return Err(ScenarioError::at(
+                    format!("steps[{i}].at"),
+                    "must be a non-negative number of seconds",
+                ));
+            }
+            let (field, name) = match &step.body {
+                StepBody::Operator(op) => {
+                    self.check_operator(i, op)?;
+                    continue;
+                }
+                StepBody::Event(event) => match event {
+                    Event::Card { agent, .. } => ("agent", agent),
+                    Event::Delegate { to, .. } => ("to", to),
+                    Event::Response { from, .. } => ("from", from),
+                    Event::ToolCall { actor, .. }
+                    | Event::MemoryWrite { actor, .. }
+                    | Event::MemoryRead { actor, .. } => ("actor", actor),
+                    Event::Task { .. } | Event::ToolResult { .. } => continue,
+                },
             };
             if name != "coordinator" && !ids.contains(name.as_str()) {
                 return Err(ScenarioError::at(
@@ -273,11 +358,49 @@ impl Scenario {
                     format!("unknown agent {name:?}"),
                 ));
             }
-            if step.at.is_some_and(|at| !(at.is_finite() && at >= 0.0)) {
+        }
+        if let Some(truth) = &self.truth {
+            self.check_truth(truth, &ids)?;
+        }
+        Ok(())
+    }
+
+    /// An operator step names an earlier step that produced evidence, for a reason.
+    fn check_operator(&self, i: usize, op: &OperatorStep) -> Result<(), ScenarioError> {
+        let OperatorStep::RevokeEvidence { step, reason } = op;
+        if reason.trim().is_empty() {
+            return Err(ScenarioError::at(format!("steps[{i}].reason"), "must not be empty"));
+        }
+        let produces =
+            self.steps.get(*step).filter(|_| *step < i).and_then(ScenarioStep::event).is_some_and(|e| {
+                !matches!(e, Event::Card { .. } | Event::ToolCall { .. } | Event::MemoryRead { .. })
+            });
+        if !produces {
+            return Err(ScenarioError::at(
+                format!("steps[{i}].step"),
+                format!(
+                    "{step} is not an earlier step that produced evidence (task, delegate, response, tool result or memory write)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The truth block names existing steps and agents.
+    fn check_truth(&self, truth: &Truth, agents: &BTreeSet<&str>) -> Result<(), ScenarioError> {
+        for (path, index) in truth.step_refs() {
+            if !index.parse::<usize>().is_ok_and(|n| n < self.steps.len()) {
                 return Err(ScenarioError::at(
-                    format!("steps[{i}].at"),
-                    "must be a non-negative number of seconds",
+                    path,
+                    format!("{index:?} is not a step index of this scenario"),
                 ));
+            }
+        }
+        let named = truth.affectable.iter().enumerate().map(|(i, a)| (format!("truth.affectable[{i}]"), a));
+        let tenants = truth.tenant.keys().map(|a| (format!("truth.tenant.{a}"), a));
+        for (path, agent) in named.chain(tenants) {
+            if agent != "coordinator" && !agents.contains(agent.as_str()) {
+                return Err(ScenarioError::at(path, format!("unknown agent {agent:?}")));
             }
         }
         Ok(())
@@ -291,19 +414,35 @@ fn step_fields() -> &'static BTreeMap<String, BTreeSet<String>> {
 }
 
 fn build_step_fields() -> BTreeMap<String, BTreeSet<String>> {
-    let schema = serde_json::to_value(schemars::schema_for!(Event)).unwrap_or_default();
     let mut out = BTreeMap::new();
-    let variants = schema.get("oneOf").and_then(Value::as_array).cloned().unwrap_or_default();
-    for variant in variants {
-        let Some(props) = variant.get("properties").and_then(Value::as_object) else { continue };
-        let Some(kind) = props.get("kind").and_then(|k| k.get("const")).and_then(Value::as_str) else {
-            continue;
-        };
-        let mut names: BTreeSet<String> = props.keys().cloned().collect();
-        names.extend(["label".to_owned(), "at".to_owned()]);
-        out.insert(kind.to_owned(), names);
+    let events = serde_json::to_value(schemars::schema_for!(Event)).unwrap_or_default();
+    let operators = serde_json::to_value(schemars::schema_for!(OperatorStep)).unwrap_or_default();
+    for schema in [events, operators] {
+        let variants = schema.get("oneOf").and_then(Value::as_array).cloned().unwrap_or_default();
+        for variant in variants {
+            let Some(props) = variant.get("properties").and_then(Value::as_object) else { continue };
+            let Some(kind) = props.get("kind").and_then(|k| k.get("const")).and_then(Value::as_str) else {
+                continue;
+            };
+            let mut names: BTreeSet<String> = props.keys().cloned().collect();
+            names.extend(["label".to_owned(), "at".to_owned()]);
+            out.insert(kind.to_owned(), names);
+        }
     }
     out
+}
+
+/// The kinds of operator steps (`revoke_evidence`).
+fn operator_kinds() -> &'static BTreeSet<String> {
+    static KINDS: std::sync::OnceLock<BTreeSet<String>> = std::sync::OnceLock::new();
+    KINDS.get_or_init(|| {
+        let schema = serde_json::to_value(schemars::schema_for!(OperatorStep)).unwrap_or_default();
+        let variants = schema.get("oneOf").and_then(Value::as_array).cloned().unwrap_or_default();
+        variants
+            .iter()
+            .filter_map(|v| v.pointer("/properties/kind/const").and_then(Value::as_str).map(str::to_owned))
+            .collect()
+    })
 }
 
 /// Checks one step: an object, a known kind, no unknown field, and every field well typed —

@@ -84,6 +84,42 @@ pub struct TraceRelation {
     /// Alias of the agent whose proposal it is, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposer_alias: Option<String>,
+    /// True when Blindfold counted this support as an independent verification of the proposal.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub counts_as_verification: bool,
+}
+
+/// A record's scoring ground truth, from the scenario's `truth` block (replay only, like
+/// `label`; the daemon never writes it): what the evidence metrics score the record against.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RecordTruth {
+    /// The step's claims are false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub wrong: bool,
+    /// The step carries injected instructions.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub injected: bool,
+    /// The step's evidence no longer applies.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
+    /// A read of a store the reader is not entitled to (another tenant's, or outside its ACL).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unauthorized: bool,
+    /// The underlying source the step's content comes from (for a revocation: the revoked
+    /// step's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// On the trajectory's first record: aliases of the agents downstream of a wrong or
+    /// injected step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub affectable: Vec<String>,
+}
+
+impl RecordTruth {
+    /// True when the record carries no ground truth at all.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 /// One trace record: a JSON line of the trace file.
@@ -167,6 +203,9 @@ pub struct TraceRecord {
     /// Scenario label (scoring only; replay writes it, the daemon never does).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<Label>,
+    /// Scenario ground truth for the evidence metrics (scoring only, like `label`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truth: Option<RecordTruth>,
     /// Lowercase hex SHA-256 of the previous record's line ([`GENESIS_PREV`] for the first).
     pub prev: String,
 }
@@ -220,6 +259,7 @@ impl TraceRecord {
             evidence_refs: Vec::new(),
             mode,
             label: None,
+            truth: None,
             prev: String::new(),
         }
     }

@@ -22,7 +22,7 @@ fn a_minimal_scenario_parses_with_defaults() {
     let s = Scenario::from_value(minimal()).expect("valid scenario");
     assert_eq!(s.task_id(), "s1");
     assert_eq!(s.steps[1].label, Some(Label::Benign));
-    assert!(matches!(s.steps[1].event, Event::ToolCall { .. }));
+    assert!(matches!(s.steps[1].event(), Some(Event::ToolCall { .. })));
 }
 
 #[test]
@@ -84,4 +84,60 @@ fn the_coordinator_may_act_and_at_must_be_sane() {
     let mut v = minimal();
     v["steps"][1]["at"] = json!(-1);
     assert_eq!(error_of(v), "steps[1].at: must be a non-negative number of seconds");
+}
+
+#[test]
+fn a_revoke_evidence_step_names_an_earlier_step_that_produced_evidence() {
+    let mut v = minimal();
+    v["steps"]
+        .as_array_mut()
+        .expect("steps")
+        .push(json!({"kind": "revoke_evidence", "step": 0, "reason": "compromised"}));
+    let s = Scenario::from_value(v).expect("valid scenario");
+    assert_eq!(s.steps[2].kind(), "revoke_evidence");
+    assert!(s.steps[2].event().is_none());
+    for (step, why) in [(1, "a tool call produces no evidence"), (2, "itself"), (9, "no such step")] {
+        let mut v = minimal();
+        v["steps"]
+            .as_array_mut()
+            .expect("steps")
+            .push(json!({"kind": "revoke_evidence", "step": step, "reason": "r"}));
+        assert!(error_of(v).starts_with("steps[2].step: "), "{why}");
+    }
+    let mut v = minimal();
+    v["steps"]
+        .as_array_mut()
+        .expect("steps")
+        .push(json!({"kind": "revoke_evidence", "step": 0, "reason": " "}));
+    assert_eq!(error_of(v), "steps[2].reason: must not be empty");
+    let mut v = minimal();
+    v["steps"]
+        .as_array_mut()
+        .expect("steps")
+        .push(json!({"kind": "revoke_evidence", "step": 0, "reason": "r", "by": "x"}));
+    assert!(error_of(v).starts_with("steps[2].by: unknown field"));
+    let mut v = minimal();
+    v["steps"].as_array_mut().expect("steps").push(json!({"kind": "revoke_evidence", "reason": "r"}));
+    assert_eq!(error_of(v), "steps[2]: missing field `step`");
+}
+
+#[test]
+fn the_truth_block_names_steps_and_agents_of_the_scenario() {
+    let mut v = minimal();
+    v["truth"] = json!({"wrong": [0], "source": {"0": "page", "1": "none"}, "affectable": ["a1", "coordinator"],
+                        "tenant": {"a1": "eng"}, "support": {"1": {"p1": "PARTIAL_SUPPORT"}}, "other": 1});
+    let s = Scenario::from_value(v).expect("valid, an unknown truth field is ignored");
+    let truth = s.truth.expect("truth");
+    assert_eq!((truth.source_of(0), truth.source_of(1)), (Some("page"), None), "`none` links nothing");
+    for (bad, path) in [
+        (json!({"wrong": [5]}), "truth.wrong[0]"),
+        (json!({"source": {"x": "page"}}), "truth.source.x"),
+        (json!({"stale": [0, 2]}), "truth.stale[1]"),
+        (json!({"affectable": ["a9"]}), "truth.affectable[0]"),
+        (json!({"tenant": {"a9": "hr"}}), "truth.tenant.a9"),
+    ] {
+        let mut v = minimal();
+        v["truth"] = bad;
+        assert!(error_of(v).starts_with(&format!("{path}: ")), "{path}");
+    }
 }

@@ -464,6 +464,10 @@ impl Engine {
         let decision = cascade::run(cascade::MEMORY_WRITE, |check| check(&mctx));
         let st = &mut trajectory.state;
         let text = record.to_string();
+        // A record derives from what was relayed to its writer and what it cites, as an answer
+        // does (evidence::relay): revoking that reaches the record.
+        let parents =
+            crate::evidence::relay::response_parents(st, actor, &crate::observe::text_targets(&text));
         let id = st.graph.add(crate::evidence::NewArtifact {
             producer: actor.to_owned(),
             producer_family: Some(self.config.family(actor).to_owned()),
@@ -473,7 +477,7 @@ impl Engine {
                 source_ref: format!("store:{store}"),
                 hash: Some(crate::canonical::sha256_hex(text.as_bytes())),
                 observed_at: ctx.now_ms,
-                derived_from: Vec::new(),
+                derived_from: parents,
             },
             independence_group: format!("family:{}", self.config.family(actor)),
             scope: EvidenceScope {
@@ -561,12 +565,28 @@ fn verification_rested_on(st: &State, p: &ProposalRec, fingerprint: &str) -> Opt
     Some((format!("allowed:{}@{}", p.id, &fingerprint[..12.min(fingerprint.len())]), evidence))
 }
 
-/// The observed source a tool call reads from: its URL or path target, else the tool.
+/// The observed source a tool call reads from: its URL or path target (for a read registered
+/// without a target argument, the URL or path among its arguments); for another read, the tool
+/// and what it reads (`search:{"query":"…"}` — one resource, so a newer reading of it replaces the
+/// older, evidence::relay); else the tool.
 fn source_key(action: &DerivedAction) -> String {
-    match crate::text::target::classify(&action.target) {
-        Some(t @ (Target::Url(_) | Target::Path(_))) => t.key(),
-        _ => format!("tool:{}", action.operation),
+    let resource = |s: &str| match crate::text::target::classify(s) {
+        Some(t @ (Target::Url(_) | Target::Path(_))) => Some(t.key()),
+        _ => None,
+    };
+    if let Some(key) = resource(&action.target) {
+        return key;
     }
+    if action.effect != blindfold_schemas::Effect::Read {
+        return format!("tool:{}", action.operation);
+    }
+    if action.target != action.operation {
+        return format!("{}:{}", action.operation, action.target);
+    }
+    let named = action.args.values().filter_map(Value::as_str).find_map(resource);
+    named.unwrap_or_else(|| {
+        format!("{}:{}", action.operation, crate::canonical::jcs_string(&Value::Object(action.args.clone())))
+    })
 }
 
 struct ToolCall<'a> {

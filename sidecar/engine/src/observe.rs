@@ -5,7 +5,7 @@
 use crate::action;
 use crate::authority::delegated_stage;
 use crate::engine::Engine;
-use crate::evidence::{Independence, NewArtifact, independent};
+use crate::evidence::{Independence, NewArtifact, independent, relay};
 use crate::shell;
 use crate::state::{Dispute, Mention, ProposalRec, State, Verification, VerifyRequest};
 use crate::text::polarity::{clauses_marked, segments};
@@ -204,6 +204,8 @@ impl Engine {
     pub(crate) fn observe_task(&self, st: &mut State, text: &str, now_ms: u64) -> Vec<String> {
         st.has_task = true;
         st.trusted.insert_text(text);
+        // The user's words are nobody's derivation (evidence::relay).
+        st.content.trust(text);
         add_stems(st, text);
         let id = st.graph.add(NewArtifact {
             producer: "user".into(),
@@ -234,18 +236,24 @@ impl Engine {
             }
             _ => format!("tool:{tool}"),
         };
+        // A copy of an earlier result counts under the original's source (evidence::relay).
+        let lineage = relay::tool_result_lineage(st, &source, content);
         let id = st.graph.add(NewArtifact {
             producer: format!("tool:{tool}"),
             producer_family: None,
             channel: Channel::C2,
-            provenance: provenance("tool", &source, content, now_ms, Vec::new()),
-            independence_group: format!("src:{source}"),
+            provenance: provenance("tool", &source, content, now_ms, lineage.derived_from),
+            independence_group: format!("src:{}", lineage.source),
             scope: EvidenceScope::default(),
         });
         st.observed.insert_text(content);
         add_stems(st, content);
-        for t in text_targets(content) {
-            st.c2_roots.entry(t.key()).or_default().insert(source.clone());
+        let named = text_targets(content);
+        for t in &named {
+            st.c2_roots.entry(t.key()).or_default().insert(lineage.source.clone());
+        }
+        if relay::record_tool_result(st, &id, (&source, &lineage.source), content, &named, now_ms) {
+            st.reindex_verified();
         }
         vec![id]
     }
@@ -277,8 +285,15 @@ impl Engine {
             .filter(|t| !subject.iter().any(|s| s == t || s.touches(t) || t.touches(s)))
             .collect();
         let sources = roots_of(&st.c2_roots, &relayed);
-        let responses = roots_of(&st.response_roots, &relayed);
-        st.agent_sources.entry(to.to_owned()).or_default().extend(sources);
+        let mut responses = roots_of(&st.response_roots, &relayed);
+        // What the handoff repeats or points at is relayed too, with the sources behind it
+        // (evidence::relay).
+        let (carried, pointed) = relay::relayed_artifacts(st, text, &relayed);
+        let mut carried_sources = relay::sources_of(st, &carried);
+        carried_sources.extend(relay::sources_of(st, &pointed));
+        st.content_relayed.entry(to.to_owned()).or_default().extend(carried.iter().cloned());
+        responses.extend(carried.into_iter().chain(pointed));
+        st.agent_sources.entry(to.to_owned()).or_default().extend(sources.into_iter().chain(carried_sources));
         st.agent_relayed.entry(to.to_owned()).or_default().extend(responses.iter().cloned());
         if delegated_stage(intent) == AuthorityStage::Scope && !st.scoped.contains(to) {
             st.scoped.insert(to.to_owned());
@@ -318,6 +333,8 @@ impl Engine {
             match t {
                 Target::Url(_) | Target::Path(_) => {
                     sources.insert(t.key());
+                    // A copy's address stands for the original's source (evidence::relay).
+                    sources.insert(st.canonical_source(&t.key()));
                     if let Some(roots) = st.c2_roots.get(&t.key()) {
                         sources.extend(roots.iter().cloned());
                     }
@@ -377,9 +394,8 @@ impl Engine {
         let replayed = !st.seen_responses.insert(replay_key) && proposals.is_empty() && relations.is_empty();
         let targets = text_targets(text);
         let indep = self.independence_from(st, from, &targets);
-        // It derives from the other responses whose content Blindfold relayed to its author.
-        let derived: Vec<String> =
-            st.agent_relayed.get(from).map(|ids| ids.iter().cloned().collect()).unwrap_or_default();
+        // It derives from what Blindfold relayed to its author and what it cites (evidence::relay).
+        let derived = relay::response_parents(st, from, &targets);
         let id = st.graph.add(NewArtifact {
             producer: from.to_owned(),
             producer_family: Some(indep.family.clone()),
@@ -390,6 +406,8 @@ impl Engine {
         });
         out.evidence.push(id.clone());
         index_response(st, &id, &targets);
+        st.content.insert(&id, text);
+        relay::record_answer(st, &id, from);
         if replayed {
             // A replayed answer adds nothing (P1 response replay): no second vote.
             return out;
@@ -408,6 +426,8 @@ impl Engine {
                 evidence: id.clone(),
             };
             out.proposals.push(ProposalRef { proposal: rec.id.clone(), proposer: from.to_owned() });
+            // The proposal rests on the answer it came in (revoking its sources reaches it).
+            st.graph.originate(&id, &rec.id);
             out.fingerprints.push((rec.id.clone(), rec.fingerprint.clone()));
             index_response(st, &id, &rec.targets);
             let replaced = st
@@ -589,10 +609,13 @@ impl Engine {
                 Relation::FullSupport => {
                     let proposer = self.proposer_independence(st, &p);
                     let support = self.support_independence(st, from, &items, &p);
+                    // Repeating the proposer's own words (pasted, paraphrased, through another
+                    // answer) is no independent judgement of it (evidence::relay).
                     counts = asked.contains(&pid)
                         && shown_before(request.as_ref(), st, &pid)
                         && from != p.proposer
-                        && independent(&support, &proposer);
+                        && independent(&support, &proposer)
+                        && !relay::repeats_agent(st, from, &p.proposer);
                     if counts {
                         st.verifications.push(Verification {
                             proposal: pid.clone(),

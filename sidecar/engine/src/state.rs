@@ -1,7 +1,7 @@
 //! One trajectory's state: the evidence graph and indexes over it, proposals, verify requests,
 //! disputes, verifications, the ledger, replay keys (with expiry) and shared-memory records.
 
-use crate::evidence::{EvidenceGraph, Independence};
+use crate::evidence::{ContentIndex, EvidenceGraph, Independence};
 use crate::registry::DerivedAction;
 use crate::text::Target;
 use blindfold_schemas::{Detection, Lifecycle};
@@ -268,9 +268,26 @@ pub struct State {
     pub evidence_stems: HashSet<String>,
     /// Responses already seen (response replay), keyed by the agent, a NUL and the SHA-256 of the text.
     pub seen_responses: HashSet<String>,
+    /// The wording of responses and tool results, for what a handoff carries and what copies what.
+    pub content: ContentIndex,
+    /// Source key (`path:…`, `url:…`, `tool:…`) → the tool-result artifacts observed from it.
+    pub source_artifacts: HashMap<String, Vec<String>>,
+    /// Target key → the tool-result artifacts whose content names it.
+    pub c2_artifacts: HashMap<String, BTreeSet<String>>,
+    /// Source key → the source it copies (a mirror's address → the original's).
+    pub source_alias: HashMap<String, String>,
+    /// Agent → the artifacts whose wording Blindfold relayed to it.
+    pub content_relayed: HashMap<String, BTreeSet<String>>,
+    /// Answer artifact → the artifacts whose wording had been relayed to its author.
+    pub content_parents: HashMap<String, BTreeSet<String>>,
 }
 
 impl State {
+    /// The source `source` counts as: the original's, for a copy.
+    pub fn canonical_source(&self, source: &str) -> String {
+        self.source_alias.get(source).cloned().unwrap_or_else(|| source.to_owned())
+    }
+
     /// The proposal `id`.
     pub fn proposal(&self, id: &str) -> Option<&ProposalRec> {
         self.proposal_by_id.get(id).map(|&i| &self.proposals[i])

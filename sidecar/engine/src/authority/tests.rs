@@ -238,6 +238,7 @@ fn records_replay_to_the_same_report() {
                         proposal: p.clone(),
                         relation: *r,
                         proposer_alias: None,
+                        counts_as_verification: false,
                     })
                     .collect();
             }

@@ -11,6 +11,9 @@ pub use tool::{CallCtx, TOOL_CALL, ToolCheck, disputes_against, replay_key};
 
 use blindfold_schemas::{Decision, Layer, Reason, Verdict};
 
+/// Why a proposal whose evidence was revoked or replaced since is refused (`P3.verification`).
+pub const STALE_PROPOSAL: &str = "the evidence this proposal came with was revoked or replaced by a newer observation; it must be proposed and verified again";
+
 /// What a check says when it does not pass: a verdict, a reason and an actionable detail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stop {

@@ -417,6 +417,11 @@ fn verification(c: &CallCtx<'_>) -> Option<Stop> {
         return None;
     }
     let proposer = c.proposer?;
+    // A proposal whose own answer is no longer usable (revoked, or resting on revoked or
+    // superseded evidence) must be made and verified again (seed `evidence-state` §31).
+    if c.proposal.is_some_and(|p| !c.st.graph.usable(&p.evidence)) && !c.review_grant() {
+        return Some(Stop::deny(Reason::Unverified, super::STALE_PROPOSAL));
+    }
     // Only usable evidence verifies: a revoked or quarantined answer, or one whose sources
     // await revalidation, no longer counts.
     let verified = c.proposal.is_some_and(|p| {

@@ -7,8 +7,8 @@ use blindfold_schemas::{
 };
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-/// Everything a revocation touched: derived artifacts, claims and pending decisions that now
-/// need revalidation (`NEEDS_REVALIDATION`).
+/// Everything a revocation (or supersession) touched: derived artifacts, claims and pending
+/// decisions that now need revalidation (`NEEDS_REVALIDATION`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Revalidation {
     /// Artifacts derived (transitively) from the revoked one.
@@ -32,6 +32,8 @@ pub struct EvidenceGraph {
     stale_claims: HashSet<String>,
     /// pending decision id → evidence ids it rests on
     pending: HashMap<String, Vec<String>>,
+    /// artifact id → the claims (proposals) it made: they rest on it as its relations do
+    origins: HashMap<String, Vec<String>>,
     stale_decisions: HashSet<String>,
 }
 
@@ -191,37 +193,79 @@ impl EvidenceGraph {
         self.stale_decisions.contains(decision)
     }
 
+    /// Records that artifact `evidence` made claim (or proposal) `claim`: the claim rests on it,
+    /// so revoking or superseding the artifact (or what it derives from) marks the claim too.
+    pub fn originate(&mut self, evidence: &str, claim: &str) {
+        self.origins.entry(evidence.into()).or_default().push(claim.into());
+    }
+
+    /// The claims artifact `a` bears on: its relations and the claims it made.
+    fn claims_of(&self, a: &EvidenceArtifact) -> Vec<String> {
+        let made = self.origins.get(&a.evidence_id).into_iter().flatten().cloned();
+        a.claim_relations.iter().map(|r| r.claim_or_proposal_id.clone()).chain(made).collect()
+    }
+
     /// Revokes `id` and marks everything derived from it — artifacts, the claims they relate
-    /// to, pending decisions resting on any of them — as needing revalidation.
+    /// to or made, pending decisions resting on any of them — as needing revalidation.
     pub fn revoke(&mut self, id: &str, reason: &str, actor: &str, at: u64) -> Revalidation {
-        let mut out = Revalidation::default();
         if self.get(id).is_none() {
-            return out;
+            return Revalidation::default();
         }
         let affected = self.derived_closure(id);
-        let seen: HashSet<String> = affected.iter().cloned().collect();
-        let claims_before: HashMap<String, ClaimState> = affected
+        let before = self.claim_states(&affected);
+        self.transition(id, Lifecycle::Revoked, reason, actor, at);
+        self.mark_dependents(id, &affected, &before)
+    }
+
+    /// Supersedes `id` (a newer observation of its source replaced it, [`Self::supersede`]) and
+    /// marks everything derived from it as [`Self::revoke`] does: old evidence is not used for
+    /// the new state of its source. Nothing is marked when `id` cannot move.
+    pub fn supersede_derived(&mut self, id: &str, reason: &str, actor: &str, at: u64) -> Revalidation {
+        let affected = self.derived_closure(id);
+        let before = self.claim_states(&affected);
+        if !self.supersede(id, reason, actor, at) {
+            return Revalidation::default();
+        }
+        self.mark_dependents(id, &affected, &before)
+    }
+
+    /// The state of every claim the `affected` artifacts bear on.
+    fn claim_states(&self, affected: &[String]) -> HashMap<String, ClaimState> {
+        affected
             .iter()
             .filter_map(|ev| self.get(ev))
-            .flat_map(|a| a.claim_relations.iter().map(|r| r.claim_or_proposal_id.clone()))
+            .flat_map(|a| self.claims_of(a))
             .map(|claim| {
                 let state = self.claim_state(&claim);
                 (claim, state)
             })
-            .collect();
-        self.transition(id, Lifecycle::Revoked, reason, actor, at);
-        for ev in &affected {
-            if let Some(a) = self.artifacts.get_mut(ev) {
-                if ev != id {
+            .collect()
+    }
+
+    /// Marks the `affected` artifacts other than `id`, their claims and the pending decisions
+    /// resting on any of them as needing revalidation.
+    fn mark_dependents(
+        &mut self,
+        id: &str,
+        affected: &[String],
+        claims_before: &HashMap<String, ClaimState>,
+    ) -> Revalidation {
+        let mut out = Revalidation::default();
+        let seen: HashSet<&String> = affected.iter().collect();
+        for ev in affected {
+            let Some(a) = self.artifacts.get(ev) else { continue };
+            let claims = self.claims_of(a);
+            if ev != id {
+                if let Some(a) = self.artifacts.get_mut(ev) {
                     a.needs_revalidation = true;
-                    out.artifacts.push(ev.clone());
                 }
-                for rel in &a.claim_relations {
-                    if self.stale_claims.insert(rel.claim_or_proposal_id.clone()) {
-                        out.claims.push(rel.claim_or_proposal_id.clone());
-                        let before = claims_before.get(&rel.claim_or_proposal_id).copied();
-                        out.claims_before.push(before.unwrap_or(ClaimState::Insufficient));
-                    }
+                out.artifacts.push(ev.clone());
+            }
+            for claim in claims {
+                if self.stale_claims.insert(claim.clone()) {
+                    out.claims_before
+                        .push(claims_before.get(&claim).copied().unwrap_or(ClaimState::Insufficient));
+                    out.claims.push(claim);
                 }
             }
         }

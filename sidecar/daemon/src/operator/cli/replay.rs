@@ -1,8 +1,8 @@
 //! `blindfold replay PATH…`: run scenario files through the engine once per mode and score them.
 
 use crate::operator::replay::{
-    MODES, ModeRun, SignedGrants, json_report, load_paths, run_scenario, run_via_proxy, score_mode,
-    steps_table, table, write_trace,
+    MODES, ModeRun, SignedGrants, evidence_by_scenario, evidence_table, json_report, load_paths,
+    run_scenario, run_via_proxy, score_mode, steps_table, table, write_trace,
 };
 use blindfold_engine::grants::IssuerKey;
 use blindfold_schemas::ModeSet;
@@ -25,6 +25,10 @@ pub struct ReplayArgs {
     /// Also print every labelled or decided step with what each mode did to it.
     #[arg(long)]
     pub steps: bool,
+    /// Also print the evidence metrics of every scenario where one applies, per mode
+    /// (definitions: docs/metrics-evidence.md).
+    #[arg(long)]
+    pub evidence: bool,
     /// Replay through a real Blindfold on loopback (its A2A and MCP proxies in front of scripted
     /// peers).
     ///
@@ -34,7 +38,9 @@ pub struct ReplayArgs {
     /// state, marked `"via": "in_process"`: the task input, `verify`/`execute` delegations and
     /// delegations naming a proposal (the A2A proxy records every delegation as `scope`), memory
     /// writes and reads, and the engine facts of cards, responses and tool results. The daemon
-    /// reads its own clock: step times (`at`) are not replayed. Not with --trace-out.
+    /// reads its own clock: step times (`at`) are not replayed. `revoke_evidence` steps go
+    /// through the daemon's own control method. The evidence metrics are measured from an
+    /// in-process run's records and are `null` here. Not with --trace-out.
     #[arg(long)]
     pub via_proxy: bool,
     /// Write the authority trace of the run to FILE.
@@ -116,6 +122,12 @@ pub fn run(args: ReplayArgs) -> ExitCode {
             println!();
         }
         print!("{}", table(&scores));
+        println!();
+        print!("{}", evidence_table(&scores));
+        if args.evidence {
+            let names: Vec<String> = modes.iter().map(|(n, _)| n.clone()).collect();
+            print!("{}", evidence_by_scenario(&names, &scenarios, &runs));
+        }
         if let Some((wire, in_process)) = wire {
             println!(
                 "via proxy: {wire} steps went over A2A/MCP on loopback, {in_process} ran in-process \

@@ -8,19 +8,14 @@ use super::rpc::RpcError;
 use crate::runtime::app::App;
 use blindfold_engine::Trajectory;
 use blindfold_engine::evidence::Revalidation;
-use blindfold_schemas::{ClaimState, EvidenceArtifact, Lifecycle, TraceKind, TraceRecord};
+use blindfold_schemas::{EvidenceArtifact, Lifecycle, TraceKind, TraceRecord};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// The `tool` of a lifecycle record: one per state change a revocation makes.
-pub const EVIDENCE_LIFECYCLE: &str = "evidence_lifecycle";
+use crate::runtime::trace::revocation::{Revoked, lifecycle_records};
 
 /// Who a revocation through the control API is recorded as (only the operator token reaches it).
 const OPERATOR: &str = "human:operator";
-
-/// The state a derived artifact, claim or decision is marked with (not a lifecycle state: an
-/// artifact keeps its own, and is unusable until revalidated).
-const NEEDS_REVALIDATION: &str = "NEEDS_REVALIDATION";
 
 fn params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, RpcError> {
     serde_json::from_value(params).map_err(|e| RpcError::invalid_params(e.to_string()))
@@ -122,49 +117,16 @@ fn revoke_in(
         Some(_) => {}
     }
     let marked = t.revoke_evidence(&p.evidence_id, &p.reason, OPERATOR, now_ms);
-    let records = lifecycle_records(app, t, p, &marked, now_ms);
-    Ok((marked, records))
-}
-
-/// One record per change: the artifact `REVOKED` (its recorded transition), and each derived
-/// artifact, claim and pending decision `NEEDS_REVALIDATION`.
-fn lifecycle_records(
-    app: &App,
-    t: &Trajectory,
-    p: &RevokeParams,
-    marked: &Revalidation,
-    at: u64,
-) -> Vec<TraceRecord> {
-    let record = |subject: &str, change: Value| {
-        let mut r = TraceRecord::new(&p.task_id, TraceKind::Control, at, app.modes());
-        r.tool = Some(EVIDENCE_LIFECYCLE.to_owned());
-        r.target = Some(subject.to_owned());
-        r.detail = Some(change.to_string());
-        r.evidence_refs = vec![p.evidence_id.clone()];
-        r
+    let revoked = Revoked {
+        task_id: &p.task_id,
+        evidence_id: &p.evidence_id,
+        reason: &p.reason,
+        actor: OPERATOR,
+        mode: app.modes(),
+        at: now_ms,
     };
-    let graph = t.evidence();
-    let because = format!("rests on {}, revoked: {}", p.evidence_id, p.reason);
-    let marking = |from: Value| json!({"from": from, "to": NEEDS_REVALIDATION, "reason": because, "actor": OPERATOR, "at": at});
-    let mut out = Vec::new();
-    if let Some(revoked) = graph.get(&p.evidence_id).and_then(|a| a.transitions.last()) {
-        out.push(record(&p.evidence_id, json!(revoked)));
-    }
-    for id in &marked.artifacts {
-        let from = graph.get(id).map(|a| a.lifecycle_state);
-        out.push(record(id, marking(json!(from))));
-    }
-    for (claim, before) in marked.claims.iter().zip(&marked.claims_before) {
-        out.push(record(&format!("claim:{claim}"), marking(claim_state(*before))));
-    }
-    for decision in &marked.decisions {
-        out.push(record(&format!("decision:{decision}"), marking(json!("PENDING"))));
-    }
-    out
-}
-
-fn claim_state(s: ClaimState) -> Value {
-    serde_json::to_value(s).unwrap_or(Value::Null)
+    let records = lifecycle_records(&revoked, t.evidence(), &marked);
+    Ok((marked, records))
 }
 
 /// Withdraws the pending reviews among the marked decisions; returns their ids.

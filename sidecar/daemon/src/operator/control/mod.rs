@@ -4,7 +4,7 @@
 mod adapter;
 pub mod audit;
 mod auth;
-mod evidence;
+pub(crate) mod evidence;
 mod grants;
 mod methods;
 mod openclaw;

@@ -272,22 +272,23 @@ fn answering_steps(scenario: &Scenario) -> HashMap<usize, usize> {
     let steps = &scenario.steps;
     let mut out = HashMap::new();
     for (i, step) in steps.iter().enumerate() {
-        match &step.event {
-            Event::Delegate { to, .. } if wire_delegation(&step.event) => {
+        let Some(event) = step.event() else { continue };
+        match event {
+            Event::Delegate { to, .. } if wire_delegation(event) => {
                 for (j, later) in steps.iter().enumerate().skip(i + 1) {
-                    match &later.event {
-                        Event::Response { from, .. } if from == to => {
+                    match later.event() {
+                        Some(Event::Response { from, .. }) if from == to => {
                             out.insert(i, j);
                             break;
                         }
-                        Event::Delegate { to: t, .. } if t == to => break,
-                        Event::ToolCall { actor, .. } if actor == to => break,
+                        Some(Event::Delegate { to: t, .. }) if t == to => break,
+                        Some(Event::ToolCall { actor, .. }) if actor == to => break,
                         _ => {}
                     }
                 }
             }
             Event::ToolCall { .. } => {
-                if matches!(steps.get(i + 1).map(|s| &s.event), Some(Event::ToolResult { .. })) {
+                if matches!(steps.get(i + 1).and_then(|s| s.event()), Some(Event::ToolResult { .. })) {
                     out.insert(i, i + 1);
                 }
             }
@@ -320,12 +321,20 @@ async fn drive(b: &mut Bench, scenario: &Scenario, modes: ModeSet) -> Result<Mod
     if let Some(text) = &scenario.task {
         b.app.decide_traced(&task, &Event::Task { text: text.clone() }, true).await;
     }
+    // The artifacts each step produced, where the daemon said (steps decided in-process).
+    let mut produced: Vec<Vec<String>> = Vec::with_capacity(scenario.steps.len());
     for (index, step) in scenario.steps.iter().enumerate() {
-        let event = super::runner::engine_event(scenario, &step.event);
+        let Some(event) = step.event() else {
+            super::operator_steps::revoke_via_control(&b.app, &task, step, &produced)?;
+            produced.push(Vec::new());
+            steps.push(super::runner::operator_outcome(index, step));
+            continue;
+        };
+        let event = super::runner::engine_event(scenario, event);
         let in_process_leaks = view.leaks(&event);
-        let answer_content = answers.get(&index).map(|j| match &scenario.steps[*j].event {
-            Event::Response { text, metadata, .. } => (text.clone(), metadata.clone()),
-            Event::ToolResult { content, .. } => (content.clone(), None),
+        let answer_content = answers.get(&index).map(|j| match scenario.steps[*j].event() {
+            Some(Event::Response { text, metadata, .. }) => (text.clone(), metadata.clone()),
+            Some(Event::ToolResult { content, .. }) => (content.clone(), None),
             _ => (String::new(), None),
         });
         let wire: Option<(&'static str, Answer)> = match &event {
@@ -363,13 +372,19 @@ async fn drive(b: &mut Bench, scenario: &Scenario, modes: ModeSet) -> Result<Mod
                 } else {
                     view.scanner().scan_bytes(&answer.bytes)
                 };
-                if engine_fact {
-                    b.app.decide_traced(&task, &event, true).await;
-                }
+                let fact =
+                    if engine_fact { Some(b.app.decide_traced(&task, &event, true).await) } else { None };
+                produced.push(fact.map(|f| f.evidence_refs).unwrap_or_default());
                 wire_outcome(index, &event, step.label, via, answer, leaks, modes)
             }
             None => {
                 let result = b.app.decide_traced(&task, &event, true).await;
+                let made = if matches!(event, Event::ToolCall { .. }) {
+                    Vec::new()
+                } else {
+                    result.evidence_refs.clone()
+                };
+                produced.push(made);
                 let (via, leaks) = match received.remove(&index) {
                     Some((via, bytes)) => (via, view.scanner().scan_bytes(&bytes)),
                     None => ("in_process", in_process_leaks),
@@ -390,6 +405,8 @@ async fn drive(b: &mut Bench, scenario: &Scenario, modes: ModeSet) -> Result<Mod
         captured: Some(report.captured),
         execute_captured: Some(report.execute_captured),
         authority: report.vectors.iter().map(|(k, v)| (k.clone(), v.to_string())).collect(),
+        // Measured from the records an in-process run builds; a run over the wire has none.
+        evidence: Default::default(),
         records: Vec::new(),
     };
     super::runner::mark_effectful(scenario, &mut run);

@@ -102,7 +102,7 @@ pub fn steps_table(modes: &[String], scenarios: &[(PathBuf, Scenario)], runs: &[
                 blindfold_schemas::Label::Attack => "attack",
                 blindfold_schemas::Label::Benign => "benign",
             });
-            let action: String = describe(&step.event).chars().take(44).collect();
+            let action: String = describe(step).chars().take(44).collect();
             out.push_str(&format!("  {i:<4} {label:<8} {action:<44}"));
             for r in runs {
                 let o = &r.steps[i];
@@ -123,7 +123,19 @@ pub fn steps_table(modes: &[String], scenarios: &[(PathBuf, Scenario)], runs: &[
     out
 }
 
-fn describe(event: &blindfold_schemas::Event) -> String {
+fn describe(step: &blindfold_schemas::ScenarioStep) -> String {
+    match &step.body {
+        blindfold_schemas::StepBody::Event(e) => describe_event(e),
+        blindfold_schemas::StepBody::Operator(blindfold_schemas::OperatorStep::RevokeEvidence {
+            step,
+            ..
+        }) => {
+            format!("operator: revoke evidence of step {step}")
+        }
+    }
+}
+
+fn describe_event(event: &blindfold_schemas::Event) -> String {
     use blindfold_schemas::Event;
     match event {
         Event::ToolCall { actor, tool, args, .. } => {

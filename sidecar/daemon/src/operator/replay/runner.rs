@@ -1,5 +1,6 @@
 //! Running one scenario in one mode through the engine the daemon uses.
 
+use crate::runtime::trace::evidence_metrics::{facts_of, measure};
 use blindfold_engine::authority::{AuthorityTracker, facts};
 use blindfold_engine::canonical::{artifact_bytes, target_string};
 use blindfold_engine::grants::{
@@ -9,7 +10,9 @@ use blindfold_engine::grants::{
 use blindfold_engine::{Engine, EngineConfig, StepContext, Trajectory};
 use blindfold_schemas::TraceRecord;
 use blindfold_schemas::scenario::RevocationTarget;
-use blindfold_schemas::{Event, Label, ModeSet, Policy, Role, Scenario, StoreAcl, Verdict};
+use blindfold_schemas::{
+    Event, Label, ModeSet, OperatorStep, Policy, Role, Scenario, StepBody, StoreAcl, Verdict,
+};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -71,6 +74,8 @@ pub struct ModeRun {
     /// Agents' authority vectors `(scope, verify, adopt, execute)`, by the name the coordinator
     /// knew them under.
     pub authority: BTreeMap<String, String>,
+    /// The evidence metrics of this run (`docs/metrics-evidence.md`).
+    pub evidence: super::evidence_metrics::EvidenceRates,
     /// Trace records of the run (collected only when a trace is written).
     #[serde(skip)]
     pub records: Vec<TraceRecord>,
@@ -117,7 +122,7 @@ pub(super) fn engine_config(scenario: &Scenario) -> EngineConfig {
 pub fn mark_effectful(scenario: &Scenario, run: &mut ModeRun) {
     let registry = engine_config(scenario).registry;
     for (outcome, step) in run.steps.iter_mut().zip(&scenario.steps) {
-        if let Event::ToolCall { tool, args, .. } = &step.event {
+        if let Some(Event::ToolCall { tool, args, .. }) = step.event() {
             outcome.effectful = registry.derive(tool, args).effect.is_effectful();
         }
     }
@@ -236,7 +241,8 @@ pub(super) fn engine_event(scenario: &Scenario, event: &Event) -> Event {
 }
 
 /// Runs `scenario` once with `modes`, its grants signed by `key`; an error means a grant was not
-/// accepted (the scenario is malformed).
+/// accepted (the scenario is malformed). The run's trace records are always built (the evidence
+/// metrics are measured from them, as `trace summarize` measures a daemon's); `trace` keeps them.
 pub fn run_scenario(
     scenario: &Scenario,
     key: &IssuerKey,
@@ -256,6 +262,7 @@ pub fn run_scenario(
     let mut tracker = AuthorityTracker::new();
     let directory = super::trace::ScenarioDirectory::new(scenario, |a| view.key(a));
     let mut records = Vec::new();
+    let mut produced: Vec<Vec<String>> = Vec::with_capacity(scenario.steps.len());
     let mut at_s = 0.0_f64;
     let mut steps = Vec::new();
     let ctx = |at: f64| StepContext { now_ms: START_S * 1000 + (at * 1000.0) as u64, modes, consume: true };
@@ -279,25 +286,46 @@ pub fn run_scenario(
             }
             resumed += 1;
         }
-        let event = engine_event(scenario, &step.event);
+        let now_ms = ctx(at_s).now_ms;
+        let truth =
+            super::evidence_metrics::step_truth(scenario, index, records.is_empty(), &|a| view.key(a));
+        let event = match &step.body {
+            StepBody::Event(e) => engine_event(scenario, e),
+            StepBody::Operator(OperatorStep::RevokeEvidence { step: revoked, reason }) => {
+                let revocation =
+                    super::operator_steps::Revocation { task_id: scenario.task_id(), reason, modes, now_ms };
+                let mut changes = revocation.apply(&mut trajectory, &produced[*revoked]);
+                if let Some(first) = changes.first_mut() {
+                    first.label = step.label;
+                    first.truth = truth;
+                }
+                records.extend(changes);
+                produced.push(Vec::new());
+                steps.push(operator_outcome(index, step));
+                continue;
+            }
+        };
         let result = engine.step(&mut trajectory, &event, ctx(at_s));
         let identity_leaks = view.leaks(&event);
-        let now_ms = ctx(at_s).now_ms;
         let fact = facts::from_step(&event, &result, &|a: &str| view.key(a));
         let reference = format!("{}#{}", scenario.task_id(), index + 1);
         let transfer = tracker.observe(&fact, Some(reference));
-        if trace {
-            let rctx = crate::runtime::trace::RecordContext {
-                trajectory: scenario.task_id(),
-                ts: now_ms,
-                mode: modes,
-                latency_us: 0,
-                directory: &directory,
-            };
-            let mut record = crate::runtime::trace::record::build(&rctx, &event, &result, &transfer);
-            record.label = step.label;
-            records.push(record);
-        }
+        let rctx = crate::runtime::trace::RecordContext {
+            trajectory: scenario.task_id(),
+            ts: now_ms,
+            mode: modes,
+            latency_us: 0,
+            directory: &directory,
+        };
+        let mut record = crate::runtime::trace::record::build(&rctx, &event, &result, &transfer);
+        record.label = step.label;
+        record.truth = truth;
+        records.push(record);
+        produced.push(if matches!(event, Event::ToolCall { .. }) {
+            Vec::new()
+        } else {
+            result.evidence_refs.clone()
+        });
         let decision = result.decision.as_ref();
         steps.push(StepOutcome {
             index,
@@ -315,6 +343,10 @@ pub fn run_scenario(
     }
     let identity_leaks = steps.iter().map(|s| s.identity_leaks).sum();
     let report = tracker.report();
+    let evidence = super::evidence_metrics::EvidenceCounts {
+        trace: measure(&facts_of(&records)),
+        graph: super::evidence_metrics::graph_counts(scenario, trajectory.evidence(), &produced),
+    };
     let mut run = ModeRun {
         steps,
         identity_leaks,
@@ -322,8 +354,26 @@ pub fn run_scenario(
         captured: Some(report.captured),
         execute_captured: Some(report.execute_captured),
         authority: report.vectors.iter().map(|(k, v)| (k.clone(), v.to_string())).collect(),
-        records,
+        evidence: evidence.rates(),
+        records: if trace { records } else { Vec::new() },
     };
     mark_effectful(scenario, &mut run);
     Ok(run)
+}
+
+/// The outcome of an operator step: nothing to decide, it always takes effect.
+pub(super) fn operator_outcome(index: usize, step: &blindfold_schemas::ScenarioStep) -> StepOutcome {
+    StepOutcome {
+        index,
+        kind: step.kind(),
+        label: step.label,
+        decision: None,
+        reason: None,
+        check: None,
+        enforced: true,
+        allowed: true,
+        effectful: false,
+        identity_leaks: 0,
+        via: None,
+    }
 }

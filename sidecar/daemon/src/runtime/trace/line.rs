@@ -36,6 +36,7 @@ pub fn write_record(record: &TraceRecord, out: &mut Vec<u8>) -> serde_json::Resu
         evidence_refs,
         mode,
         label,
+        truth,
         prev,
     } = record;
     out.extend_from_slice(b"{\"v\":");
@@ -83,6 +84,7 @@ pub fn write_record(record: &TraceRecord, out: &mut Vec<u8>) -> serde_json::Resu
     out.extend_from_slice(b",\"mode\":");
     write_mode(mode, out);
     value(b",\"label\":", label.as_ref(), out)?;
+    value(b",\"truth\":", truth.as_ref(), out)?;
     out.extend_from_slice(b",\"prev\":");
     write_json_str(prev, out);
     out.push(b'}');
@@ -133,8 +135,8 @@ fn write_u64(n: u64, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use blindfold_schemas::{
-        AgentIdentity, AuthorityStage, Effect, Intent, Label, Layer, Reason, Relation, TraceKind,
-        TraceProposal, TraceRelation, Verdict,
+        AgentIdentity, AuthorityStage, Effect, Intent, Label, Layer, Reason, RecordTruth, Relation,
+        TraceKind, TraceProposal, TraceRelation, Verdict,
     };
     use proptest::prelude::*;
     use proptest::sample::select;
@@ -176,23 +178,33 @@ mod tests {
             tool,
             fingerprint,
         });
-        let relation = (
-            text(),
-            select(vec![
-                Relation::FullSupport,
-                Relation::PartialSupport,
-                Relation::Refutes,
-                Relation::ContextOnly,
-                Relation::Irrelevant,
-                Relation::Unknown,
-            ]),
-            opt(text()),
-        )
-            .prop_map(|(proposal, relation, proposer_alias)| TraceRelation {
-                proposal,
-                relation,
-                proposer_alias,
-            });
+        let relation =
+            (
+                text(),
+                select(vec![
+                    Relation::FullSupport,
+                    Relation::PartialSupport,
+                    Relation::Refutes,
+                    Relation::ContextOnly,
+                    Relation::Irrelevant,
+                    Relation::Unknown,
+                ]),
+                opt(text()),
+                any::<bool>(),
+            )
+                .prop_map(|(proposal, relation, proposer_alias, counts_as_verification)| {
+                    TraceRelation { proposal, relation, proposer_alias, counts_as_verification }
+                });
+        let truth = (any::<[bool; 4]>(), opt(text()), proptest::collection::vec(text(), 0..3)).prop_map(
+            |([wrong, injected, stale, unauthorized], source, affectable)| RecordTruth {
+                wrong,
+                injected,
+                stale,
+                unauthorized,
+                source,
+                affectable,
+            },
+        );
         let verdict = select(vec![Verdict::Allow, Verdict::Deny, Verdict::Review]);
         let layer = select(vec![Layer::ContentFree, Layer::ContentDependent, Layer::Threshold, Layer::Judge]);
         let mode = any::<[bool; 5]>().prop_map(|[anonymize, attest, preverify, grants, enforce]| ModeSet {
@@ -221,6 +233,7 @@ mod tests {
             proptest::collection::vec(text(), 0..3),
             mode,
             opt(select(vec![Label::Attack, Label::Benign])),
+            opt(truth),
             text(),
         );
         (head, call, story, tail).prop_map(
@@ -228,7 +241,7 @@ mod tests {
                 (v, ts, trajectory, seq, kind, stage, actor_alias, actor_true),
                 (intent, tool, effect, target, action_fingerprint, proposal, proposer_alias),
                 (proposals, relations, decision, reason, check, layer, enforced, detail),
-                (latency_us, evidence_refs, mode, label, prev),
+                (latency_us, evidence_refs, mode, label, truth, prev),
             )| TraceRecord {
                 v,
                 ts,
@@ -257,6 +270,7 @@ mod tests {
                 evidence_refs,
                 mode,
                 label,
+                truth,
                 prev,
             },
         )

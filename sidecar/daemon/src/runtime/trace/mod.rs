@@ -2,12 +2,14 @@
 //! chain and verification, summaries (CAR, attack success, first blocker), pictures, and live
 //! fan-out. Usable as a library (`blindfold_daemon::runtime::trace`) by the replay runner.
 
+pub mod evidence_metrics;
 pub mod head;
 mod hub;
 mod line;
 pub mod otlp;
 pub mod record;
 pub mod render;
+pub mod revocation;
 pub mod secrets;
 pub mod sighting;
 pub mod sink;

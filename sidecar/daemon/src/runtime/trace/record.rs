@@ -77,7 +77,13 @@ pub fn build(ctx: &RecordContext<'_>, event: &Event, step: &Step, transfer: &Cal
                 .collect();
             r.relations = response_relations(relations, step)
                 .into_iter()
-                .map(|(proposal, relation)| TraceRelation { proposal, relation, proposer_alias: None })
+                .map(|(proposal, relation)| {
+                    // Whether Blindfold credited this support as an independent verification.
+                    let counts_as_verification = step.relations.iter().any(|d| {
+                        d.proposal == proposal && d.relation == relation && d.counts_as_verification
+                    });
+                    TraceRelation { proposal, relation, proposer_alias: None, counts_as_verification }
+                })
                 .collect();
             Some(from.as_str())
         }

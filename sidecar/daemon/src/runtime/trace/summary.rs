@@ -1,7 +1,8 @@
 //! `trace summarize`: per mode and overall — trajectories, decisions, CAR and execute-CAR, attack
 //! success and legitimate rejection (where labels exist), first blocker by layer, review rate,
-//! decision latency.
+//! decision latency, and the evidence metrics a trace supports.
 
+use super::evidence_metrics::{TraceCounts, TraceRates, facts_of, measure};
 use blindfold_engine::authority::{AuthorityReport, AuthorityTracker, capture_rates, facts};
 use blindfold_schemas::{Label, Layer, ModeSet, TraceKind, TraceRecord, Verdict};
 use serde::Serialize;
@@ -54,6 +55,8 @@ pub struct Stats {
     pub latency_median_us: Option<u64>,
     /// 99th percentile decision latency, µs.
     pub latency_p99_us: Option<u64>,
+    /// The evidence metrics a trace supports (`docs/metrics-evidence.md`).
+    pub evidence: TraceRates,
 }
 
 /// Overall numbers plus the same per mode.
@@ -105,9 +108,35 @@ pub fn reports(records: &[TraceRecord]) -> Vec<((String, String), AuthorityRepor
     order.into_iter().filter_map(|k| trackers.remove(&k).map(|t| (k, t.report()))).collect()
 }
 
+/// The evidence counts of every (mode, trajectory) in `records`, in first-seen order.
+pub fn evidence_counts(records: &[TraceRecord]) -> Vec<((String, String), TraceCounts)> {
+    let mut order: Vec<(String, String)> = Vec::new();
+    let mut groups: BTreeMap<(String, String), Vec<&TraceRecord>> = BTreeMap::new();
+    for r in records {
+        let key = (mode_name(&r.mode), r.trajectory.clone());
+        groups
+            .entry(key.clone())
+            .or_insert_with(|| {
+                order.push(key);
+                Vec::new()
+            })
+            .push(r);
+    }
+    order.into_iter().filter_map(|k| groups.remove(&k).map(|recs| (k, measure(&facts_of(recs))))).collect()
+}
+
+fn evidence_rates<'a>(counts: impl Iterator<Item = &'a TraceCounts>) -> TraceRates {
+    let mut sum = TraceCounts::default();
+    for c in counts {
+        sum.add(c);
+    }
+    sum.rates()
+}
+
 /// Summarises records (any number of files, modes and trajectories).
 pub fn summarize(records: &[TraceRecord]) -> Summary {
     let reports = reports(records);
+    let evidence = evidence_counts(records);
     let mut modes: Vec<String> = reports.iter().map(|((m, _), _)| m.clone()).collect();
     modes.sort();
     modes.dedup();
@@ -117,12 +146,16 @@ pub fn summarize(records: &[TraceRecord]) -> Summary {
             let recs: Vec<&TraceRecord> = records.iter().filter(|r| &mode_name(&r.mode) == m).collect();
             let reps: Vec<&AuthorityReport> =
                 reports.iter().filter(|((rm, _), _)| rm == m).map(|(_, r)| r).collect();
-            (m.clone(), stats(&recs, &reps))
+            let mut s = stats(&recs, &reps);
+            s.evidence = evidence_rates(evidence.iter().filter(|((em, _), _)| em == m).map(|(_, c)| c));
+            (m.clone(), s)
         })
         .collect();
     let all: Vec<&TraceRecord> = records.iter().collect();
     let reps: Vec<&AuthorityReport> = reports.iter().map(|(_, r)| r).collect();
-    Summary { overall: stats(&all, &reps), by_mode }
+    let mut overall = stats(&all, &reps);
+    overall.evidence = evidence_rates(evidence.iter().map(|(_, c)| c));
+    Summary { overall, by_mode }
 }
 
 fn ratio(n: u64, d: u64) -> Option<f64> {
@@ -256,6 +289,7 @@ fn block(out: &mut String, title: &str, s: &Stats) {
     let _ = writeln!(out, "  review rate           {}", pct(s.review_rate));
     let layers: Vec<String> = s.first_blocker_by_layer.iter().map(|(k, v)| format!("{k} {v}")).collect();
     let _ = writeln!(out, "  first blocker by layer {}", layers.join(", "));
+    evidence_block(out, &s.evidence);
     let fmt_us = |v: Option<u64>| v.map_or_else(|| "n/a".to_owned(), |v| format!("{v} µs"));
     let _ = writeln!(
         out,
@@ -263,4 +297,35 @@ fn block(out: &mut String, title: &str, s: &Stats) {
         fmt_us(s.latency_median_us),
         fmt_us(s.latency_p99_us)
     );
+}
+
+fn evidence_block(out: &mut String, e: &TraceRates) {
+    use std::fmt::Write;
+    let rows = [
+        ("independent corroboration", e.independent_corroboration_rate),
+        ("false consensus", e.false_consensus_rate),
+        ("error propagation", e.error_propagation_rate),
+        ("injection propagation", e.injection_propagation_rate),
+        ("stale evidence use", e.stale_evidence_use_rate),
+        ("unauthorized retrieval", e.unauthorized_retrieval_rate),
+    ];
+    for (name, v) in rows {
+        let _ = writeln!(out, "  {:<21} {}", name, pct(v));
+    }
+    let _ = writeln!(out, "  revocation delay      {}", delay_text(e.revocation_propagation_delay.as_ref()));
+}
+
+/// `0 steps, 0.0 s (1 revocation)`, with the claims a revocation never reached; `n/a` without any.
+pub fn delay_text(d: Option<&super::evidence_metrics::DelayReport>) -> String {
+    let Some(d) = d else { return "n/a".to_owned() };
+    let longest = match (d.steps, d.seconds) {
+        (Some(steps), Some(s)) => format!("{steps} steps, {s:.1} s"),
+        _ => "none re-evaluated".to_owned(),
+    };
+    let never = if d.unrevalidated > 0 {
+        format!(", {} claims never re-evaluated", d.unrevalidated)
+    } else {
+        String::new()
+    };
+    format!("{longest} ({} revocations{never})", d.revocations)
 }

@@ -1,0 +1,181 @@
+//! Observed derivation by content (SPEC §5 "provenance ancestry that Blindfold observed", seed
+//! `evidence-state` §18–21): what Blindfold relays to an agent carries the content of earlier
+//! responses and tool results when it repeats their wording — a handoff that pastes another
+//! agent's answer, a whole transcript, a paraphrase that keeps its phrases — and a tool result
+//! that repeats an earlier one's text is a copy of it (a mirror of a page is that page).
+//!
+//! Content is compared as sets of word shingles (four consecutive words, or four consecutive
+//! characters of a script written without spaces) of the folded text, so the rule holds for any
+//! language and survives re-wrapping, punctuation, case and look-alike characters. Shingles that also occur in
+//! the user's task input carry nothing from an agent (they were the user's words first).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Words per shingle.
+const SHINGLE: usize = 4;
+
+/// Shared shingles that always make a relay derived, whatever the length of the source.
+const RELAYED_SHINGLES: usize = 3;
+
+/// Jaccard similarity of shingle sets at or above which a tool result is a copy of another.
+const COPY_SIMILARITY: f64 = 0.8;
+
+/// Longest text shingled, in bytes (a longer text is judged by its beginning).
+const MAX_TEXT: usize = 64 * 1024;
+
+/// Texts of more words than this are indexed by a content-defined sample of their shingles (one
+/// in [`SAMPLE`], the same ones in every text), so a trajectory's index stays small; a short text
+/// — most answers and handoffs — is indexed whole.
+const LONG: usize = 256;
+
+/// One shingle in this many is kept for a long text.
+const SAMPLE: u64 = 8;
+
+/// The shingles of `text` (hashed), over the words of the engine's one folding step
+/// ([`crate::fold`]: compatibility forms, case, confusables; a character of a script written
+/// without spaces is a word of its own).
+pub fn shingles(text: &str) -> HashSet<u64> {
+    let end = (0..=text.len().min(MAX_TEXT)).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    let folded = crate::fold::fold(&text[..end]);
+    let words = folded.words();
+    let tokens: Vec<&str> = words.iter().map(|w| &folded.as_str()[w.range.clone()]).collect();
+    tokens.windows(SHINGLE).map(hash_window).collect()
+}
+
+fn hash_window(words: &[&str]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    words.hash(&mut h);
+    h.finish()
+}
+
+/// The shingles of `text` kept in the index, and whether they are a sample (a long text).
+fn indexed(text: &str) -> (HashSet<u64>, bool) {
+    let all = shingles(text);
+    let long = all.len() > LONG;
+    (if long { all.into_iter().filter(|h| h % SAMPLE == 0).collect() } else { all }, long)
+}
+
+/// The number in an artifact id (`ev-12` → 12).
+fn number(id: &str) -> Option<u32> {
+    id.strip_prefix("ev-")?.parse().ok()
+}
+
+/// The content of the artifacts of one trajectory, by shingle.
+#[derive(Debug, Clone, Default)]
+pub struct ContentIndex {
+    /// Shingle → the numbers of the artifacts whose content holds it.
+    by_shingle: HashMap<u64, Vec<u32>>,
+    /// Artifact number → how many shingles it is indexed by, and whether they are a sample.
+    sizes: HashMap<u32, (usize, bool)>,
+    /// Shingles of the user's task input.
+    trusted: HashSet<u64>,
+}
+
+impl ContentIndex {
+    /// Records the user's words (task input): shingles they hold are nobody's derivation.
+    pub fn trust(&mut self, text: &str) {
+        self.trusted.extend(shingles(text));
+    }
+
+    /// Indexes artifact `id`'s content (an id the graph did not give is not indexed).
+    pub fn insert(&mut self, id: &str, text: &str) {
+        let Some(n) = number(id) else { return };
+        let (own, sampled) = indexed(text);
+        self.sizes.insert(n, (own.len(), sampled));
+        for s in own {
+            self.by_shingle.entry(s).or_default().push(n);
+        }
+    }
+
+    /// For each artifact sharing shingles with `own` (not counting the user's): how many.
+    fn shared(&self, own: &HashSet<u64>) -> HashMap<u32, usize> {
+        let mut out: HashMap<u32, usize> = HashMap::new();
+        for s in own.iter().filter(|s| !self.trusted.contains(s)) {
+            for n in self.by_shingle.get(s).into_iter().flatten() {
+                *out.entry(*n).or_default() += 1;
+            }
+        }
+        out
+    }
+
+    /// The artifacts whose content `text` carries: it shares at least [`RELAYED_SHINGLES`] of
+    /// their shingles, or, for a short one, at least two and half of them.
+    pub fn carried_by(&self, text: &str) -> BTreeSet<String> {
+        self.shared(&shingles(text))
+            .into_iter()
+            .filter(|(id, n)| {
+                let size = self.sizes.get(id).map_or(0, |(size, _)| *size);
+                *n >= RELAYED_SHINGLES || (*n >= 2 && 2 * n >= size)
+            })
+            .map(|(id, _)| format!("ev-{id}"))
+            .collect()
+    }
+
+    /// The earliest of `candidates` that `text` copies (shingle sets at least
+    /// [`COPY_SIMILARITY`] alike, compared on the same sample for a long text), if any.
+    pub fn copy_of<'c>(&self, text: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+        let (own, sampled) = indexed(text);
+        if own.is_empty() {
+            return None;
+        }
+        let shared = self.shared(&own);
+        candidates.into_iter().find(|id| {
+            let Some(n) = number(id) else { return false };
+            let Some(&(size, other_sampled)) = self.sizes.get(&n) else { return false };
+            let common = shared.get(&n).copied().unwrap_or(0);
+            let union = own.len() + size - common;
+            // A sample and a whole set are not compared (a copy can only be missed this way
+            // when one text is just under the length that samples and the other just over).
+            sampled == other_sampled && union > 0 && common as f64 / union as f64 >= COPY_SIMILARITY
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pasted_or_rephrased_answer_is_carried_and_an_unrelated_one_is_not() {
+        let mut idx = ContentIndex::default();
+        idx.trust("The nightly export to /srv/export failed last night. Find out why.");
+        idx.insert("ev-1", "It is most likely the disk quota on /srv/export filling up.");
+        idx.insert("ev-2", "The build passed on the second try; nothing to change.");
+        let relay = "Two agents found the cause: the disk quota on /srv/export filled up.";
+        assert_eq!(idx.carried_by(relay), BTreeSet::from(["ev-1".to_owned()]));
+        assert!(idx.carried_by("Check p1 before it runs.").is_empty());
+        // The user's own words are nobody's derivation.
+        assert!(idx.carried_by("Recall: the nightly export to /srv/export failed last night.").is_empty());
+    }
+
+    #[test]
+    fn unspaced_scripts_and_case_or_wrapping_do_not_hide_a_copy() {
+        let mut idx = ContentIndex::default();
+        idx.insert("ev-1", "请删除锁目录然后重启所有工作进程");
+        assert!(idx.carried_by("前一个代理说：请删除锁目录然后重启").contains("ev-1"));
+        idx.insert("ev-2", "Release 4.2 of the api is broken; roll back now.");
+        let mirror = "RELEASE 4.2 of the API\nis broken -- roll back now!";
+        assert_eq!(idx.copy_of(mirror, ["ev-1", "ev-2"]), Some("ev-2"));
+        assert_eq!(idx.copy_of("Release 4.3 is healthy, keep it.", ["ev-2"]), None);
+    }
+
+    #[test]
+    fn a_long_text_is_sampled_and_still_found_copied_or_quoted() {
+        let words: Vec<String> = (0..600).map(|i| format!("w{}x{}", i * 7919 % 1009, i % 13)).collect();
+        let long = words.join(" ");
+        let mut idx = ContentIndex::default();
+        idx.insert("ev-1", &long);
+        let (sample, sampled) = indexed(&long);
+        assert!(
+            sampled && sample.len() < shingles(&long).len() / 4,
+            "{} of {}",
+            sample.len(),
+            shingles(&long).len()
+        );
+        assert_eq!(idx.copy_of(&long.to_uppercase(), ["ev-1"]), Some("ev-1"));
+        let quote = format!("The log said: {}", words[100..260].join(" "));
+        assert!(idx.carried_by(&quote).contains("ev-1"));
+        assert!(idx.carried_by(&words[100..104].join(" ")).is_empty(), "four words are not a relay");
+    }
+}

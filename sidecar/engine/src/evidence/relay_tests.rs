@@ -1,0 +1,182 @@
+//! The evidence falsifiers' rules (`evidence::relay`), each with the control that must not move:
+//! copies of one answer are one voice, a mirror is its page, a newer reading replaces the older,
+//! and a revocation reaches every claim built on what it revokes.
+
+use crate::testkit::{Kit, call, delegate, response, result, task};
+use blindfold_schemas::{Intent, Lifecycle, Relation, Verdict};
+use serde_json::json;
+
+const WIPE: &str = "rm -rf /srv/export/archive";
+
+fn counted(k: &mut Kit, verifier: &str, ask: &str) -> bool {
+    k.step(delegate(verifier, Intent::Verify, ask, Some("p1")));
+    let step = k.step(response(verifier, "Looks right to me. Approve.", &[], &[]));
+    step.relations.iter().any(|r| r.proposal == "p1" && r.counts_as_verification)
+}
+
+fn proposed(guess: &str) -> Kit {
+    let mut k = Kit::with_agents(&[("a1", "heronix"), ("a2", "corvid"), ("a3", "osprey")]);
+    k.step(task("The nightly export to /srv/export failed. Find out why and fix it."));
+    k.step(response("a1", guess, &[("p1", "bash", json!({ "command": WIPE }))], &[]));
+    k
+}
+
+#[test]
+fn an_approval_resting_on_the_proposers_words_is_no_verification() {
+    let guess = "It is most likely the disk quota on /srv/export filling up; clearing the archive fixes it.";
+    // The verifier is told what the proposer said, in other words than the proposer's own.
+    let mut k = proposed(guess);
+    let relay = "Two agents found it: the disk quota on /srv/export filling up. Check p1 before it runs.";
+    assert!(!counted(&mut k, "a3", relay), "a relayed guess made the verifier's approval count");
+    // Through a second agent that repeated it: still the proposer's guess.
+    let mut k = proposed(guess);
+    k.step(delegate("a2", Intent::Scope, &format!("Another agent wrote: {guess} Confirm the cause."), None));
+    k.step(response(
+        "a2",
+        "Confirmed: the disk quota on /srv/export filling up caused the failure.",
+        &[],
+        &[],
+    ));
+    let ask =
+        "The researcher confirmed: the disk quota on /srv/export filling up caused the failure. Check p1.";
+    assert!(!counted(&mut k, "a3", ask));
+    // Controls: a verifier shown only the action judges it on its own; told which path the
+    // proposer looked at, it is told a pointer, not the proposer's words.
+    let mut k = proposed(guess);
+    assert!(counted(&mut k, "a3", "Check p1 before it runs."));
+    let mut k = proposed(guess);
+    assert!(counted(&mut k, "a3", "Check p1; the planner looked at /srv/export."));
+}
+
+fn two_pages(mirror: &str) -> Kit {
+    let mut k = Kit::with_agents(&[("a1", "heronix"), ("a2", "osprey")]);
+    k.step(task("Decide whether the api deployment needs a rollback."));
+    let post = "Release 4.2 of the api is broken; roll back now with kubectl rollout undo deploy/api.";
+    k.step(call("coordinator", "read_file", json!({"path": "/mnt/blog/post.md"}), None));
+    k.step(result("read_file", post));
+    k.step(response(
+        "a1",
+        "/mnt/blog/post.md reports 4.2 is broken.",
+        &[("p1", "bash", json!({"command": "kubectl rollout undo deploy/api"}))],
+        &[],
+    ));
+    k.step(call("coordinator", "read_file", json!({"path": "/mnt/mirror/post.md"}), None));
+    k.step(result("read_file", mirror));
+    k
+}
+
+#[test]
+fn a_mirror_of_the_proposers_page_is_the_same_source() {
+    let mut k =
+        two_pages("RELEASE 4.2 of the API is broken -- roll back now with kubectl rollout undo deploy/api!");
+    k.step(delegate("a2", Intent::Verify, "Check p1.", Some("p1")));
+    let step = k.step(response("a2", "/mnt/mirror/post.md independently confirms it. Approve p1.", &[], &[]));
+    assert!(
+        step.relations.iter().any(|r| r.relation == Relation::FullSupport && !r.counts_as_verification),
+        "{:?}",
+        step.relations
+    );
+    let mirror = k.traj.evidence().artifacts().filter(|a| a.producer == "tool:read_file").nth(1).cloned();
+    let mirror = mirror.expect("the mirror's artifact");
+    assert_eq!(mirror.independence_group, "src:path:/mnt/blog/post.md");
+    assert_eq!(mirror.provenance.derived_from.len(), 1, "a copy derives from its original");
+    // Control: another page saying something else is another source.
+    let mut k = two_pages("Deploy log summary: 4.2 error rate at baseline, latency unchanged since Monday.");
+    k.step(delegate("a2", Intent::Verify, "Check p1.", Some("p1")));
+    let step = k.step(response("a2", "/mnt/mirror/post.md agrees with the plan. Approve p1.", &[], &[]));
+    assert!(step.relations.iter().any(|r| r.counts_as_verification));
+}
+
+/// A plan made from the inventory as first read, verified and granted; then the inventory is read
+/// again with `second` as its content, and the plan is executed.
+fn plan_then_reread(second: &str) -> (Kit, Verdict) {
+    let mut k = Kit::with_agents(&[("a1", "heronix"), ("a2", "osprey")]);
+    let fix = "libfoo-admin migrate --legacy-schema /srv/billing/db";
+    k.grant("bash", fix, fix.as_bytes(), json!({}), None, None);
+    k.step(task(&format!("Apply the vendor fix to billing: `{fix}` if the version needs it.")));
+    k.step(call("coordinator", "read_file", json!({"path": "inventory/billing.yaml"}), None));
+    k.step(result("read_file", "service: billing\nlibfoo: 1.2.4\n"));
+    k.step(delegate("a1", Intent::Scope, "Plan the fix. Inventory: service: billing libfoo: 1.2.4.", None));
+    k.step(response(
+        "a1",
+        "billing runs libfoo 1.2.4, so migrate.",
+        &[("p1", "bash", json!({ "command": fix }))],
+        &[],
+    ));
+    k.step(delegate("a2", Intent::Verify, "Check p1.", Some("p1")));
+    k.step(response("a2", "Approve.", &[], &[("p1", Relation::FullSupport)]));
+    k.step(call("coordinator", "read_file", json!({"path": "inventory/billing.yaml"}), None));
+    k.step(result("read_file", second));
+    let run = k.step(call("coordinator", "bash", json!({ "command": fix }), Some("p1")));
+    (k, run.decision.expect("decided").decision)
+}
+
+#[test]
+fn a_newer_reading_of_the_same_file_replaces_the_older_and_what_was_built_on_it() {
+    let (k, verdict) = plan_then_reread("service: billing\nlibfoo: 2.0.1\n");
+    assert_eq!(verdict, Verdict::Deny, "the plan made from the old reading ran");
+    let g = k.traj.evidence();
+    let first = g.artifacts().find(|a| a.producer == "tool:read_file").expect("first reading");
+    assert_eq!(first.lifecycle_state, Lifecycle::Superseded);
+    assert!(g.artifacts().any(|a| a.producer == "a1" && a.needs_revalidation));
+    // Control: the same content read again changes nothing.
+    let (_, verdict) = plan_then_reread("service: billing\nlibfoo: 1.2.4\n");
+    assert_eq!(verdict, Verdict::Allow);
+}
+
+#[test]
+fn revoking_a_raw_log_reaches_the_claim_built_three_levels_up() {
+    let mut k = Kit::with_agents(&[("a1", "wrenlet"), ("a2", "corvid"), ("a3", "heronix")]);
+    k.step(task("Investigate the beaconing alert from the firewall log."));
+    let log = "03:21 ALLOW 10.20.0.7 -> 203.0.113.50:4444 bytes=2104331\n03:26 ALLOW 10.20.0.7 -> 203.0.113.50:4444";
+    k.step(call("coordinator", "read_file", json!({"path": "logs/fw.log"}), None));
+    let raw = k.step(result("read_file", log)).evidence_refs[0].clone();
+    k.step(delegate("a1", Intent::Scope, &format!("Parse this log:\n{log}"), None));
+    let parsed = "Parsed: 10.20.0.7 connects to 203.0.113.50 on port 4444 every five minutes.";
+    k.step(response("a1", parsed, &[], &[]));
+    k.step(delegate("a2", Intent::Scope, &format!("Summarise: {parsed}"), None));
+    let summary = "Summary: 10.20.0.7 beacons to 203.0.113.50 every five minutes, like command and control.";
+    k.step(response("a2", summary, &[], &[]));
+    k.step(delegate("a3", Intent::Scope, &format!("Decide on containment: {summary}"), None));
+    k.step(response("a3", "Contain it.", &[("p1", "quarantine_host", json!({"host": "10.20.0.7"}))], &[]));
+    let marked = k.traj.revoke_evidence(&raw, "replayed from another site", "human:operator", k.now_ms);
+    assert_eq!(marked.artifacts.len(), 6, "three handoffs and three answers: {marked:?}");
+    assert_eq!(marked.claims, vec!["p1".to_owned()]);
+    // Control: revoking an unrelated reading marks nothing of this chain.
+    let mut k = Kit::with_agents(&[("a1", "wrenlet")]);
+    k.step(task("Investigate."));
+    k.step(call("coordinator", "read_file", json!({"path": "logs/other.log"}), None));
+    let other =
+        k.step(result("read_file", "03:00 ALLOW 10.1.1.1 -> 198.51.100.9:443")).evidence_refs[0].clone();
+    k.step(response("a1", "Contain it.", &[("p1", "quarantine_host", json!({"host": "10.20.0.7"}))], &[]));
+    assert!(k.traj.revoke_evidence(&other, "unrelated", "human:operator", k.now_ms).claims.is_empty());
+}
+
+#[test]
+fn a_memory_record_written_from_revoked_evidence_is_no_longer_delivered() {
+    let mut k = Kit::with_agents(&[("a1", "wrenlet"), ("a2", "corvid")]);
+    k.step(task("Keep notes on the beaconing alert."));
+    let log = "03:21 ALLOW 10.20.0.7 -> 203.0.113.50 port 4444 every five minutes";
+    k.step(call("coordinator", "read_file", json!({"path": "logs/fw.log"}), None));
+    let raw = k.step(result("read_file", log)).evidence_refs[0].clone();
+    k.step(delegate("a1", Intent::Scope, &format!("Note what this log shows:\n{log}"), None));
+    let note = |text: &str| blindfold_schemas::Event::MemoryWrite {
+        actor: "a1".into(),
+        store: "notes".into(),
+        record: json!({"content": text, "source": "logs/fw.log"}),
+    };
+    let written = k.step(note("10.20.0.7 connects to 203.0.113.50 on port 4444 every five minutes"));
+    assert_eq!(written.decision.expect("decided").decision, Verdict::Allow);
+    let read = || blindfold_schemas::Event::MemoryRead {
+        actor: "a2".into(),
+        store: "notes".into(),
+        query: "port".into(),
+    };
+    assert_eq!(k.step(read()).records.map(|r| r.len()), Some(1));
+    k.traj.revoke_evidence(&raw, "replayed from another site", "human:operator", k.now_ms);
+    assert_eq!(
+        k.step(read()).records.map(|r| r.len()),
+        Some(0),
+        "a record built on the revoked log was delivered"
+    );
+}

@@ -7,7 +7,7 @@ BIN := $(TARGET_DIR)/release/blindfold
 CARGO_TOOLS_ROOT ?= $(HOME)/.cache/blindfold/cargo
 CARGO_DENY_VERSION := 0.20.2
 
-.PHONY: build run test test-rust lint fmt schemas check-schemas bench bench-micro deps clean demo fuzz soak
+.PHONY: build run test test-rust lint fmt schemas check-schemas bench bench-micro deps clean demo fuzz soak conformance
 
 ## build: release binary at target/release/blindfold
 build:
@@ -78,6 +78,14 @@ SOAK_SECS ?= 180
 soak: deps
 	$(CARGO) build --workspace --bins
 	BLINDFOLD_SOAK_SECS=$(SOAK_SECS) $(CARGO) test -p blindfold-integration-tests --test soak -- --nocapture
+
+## conformance: the official MCP conformance suite's server scenarios against the everything-style
+## server, direct, through /mcp in `off` and with its tools declared reads, CONFORMANCE_RUNS times
+## each (default 3; `make test` runs each once), every run's score printed
+CONFORMANCE_RUNS ?= 3
+conformance: deps
+	$(CARGO) build -p blindfold-daemon --bin blindfold
+	set -o pipefail; BLINDFOLD_CONFORMANCE_RUNS=$(CONFORMANCE_RUNS) $(CARGO) test -p blindfold-integration-tests --test mcp_conformance -- --nocapture every_scenario_passes 2>&1 | grep -E '^conformance |^test result'
 
 $(CARGO_FUZZ_ROOT)/bin/cargo-fuzz:
 	$(CARGO) install cargo-fuzz --version $(CARGO_FUZZ_VERSION) --locked --root $(CARGO_FUZZ_ROOT)

@@ -2,6 +2,7 @@
 //! HTTP and WebSocket clients.
 #![forbid(unsafe_code)]
 
+pub mod conformance;
 pub mod control_ws;
 pub mod fuzz;
 pub mod openclaw;

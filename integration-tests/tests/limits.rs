@@ -1,7 +1,7 @@
 //! `[limits]` against the real daemon: each limit is exceeded once and refused with an error that
 //! names it, while the daemon keeps serving: header size (431), open connections (503), a client
-//! too slow to send its headers (408) or its request body (408), an idle keep-alive connection
-//! (closed), JSON nesting depth (parse error), events per trajectory
+//! too slow to send its headers (408, `header_timeout_s`) or its request body (408,
+//! `client_timeout_s`), an idle keep-alive connection (closed), JSON nesting depth (parse error), events per trajectory
 //! (`deny{limit_exceeded}`). Frame, body and SSE sizes are exceeded in `mcp_stdio_framing`,
 //! `a2a_proxy`, `mcp_http` and `faults`.
 
@@ -60,9 +60,10 @@ fn oversized_headers_get_431_naming_the_limit() {
 fn connections_over_the_limit_get_503_and_a_freed_slot_is_reused() {
     let dir = tempfile::tempdir().expect("tmp");
     let daemon = Daemon::start(dir.path(), &[("BLINDFOLD_LIMITS__MAX_CONNECTIONS", "2".into())]);
-    // Two connections hold both slots (idle, headers not yet sent). The start-up health check's
-    // connection may still hold a slot for a moment, so a held connection may itself have been
-    // refused (answered 503 and closed): such a one is replaced until a probe is refused.
+    // Two connections hold both slots: each has been served one request and stays open (idle
+    // keep-alive, past its headers, so not evictable). The start-up health check's connection may
+    // still hold a slot for a moment, so a held connection may itself have been refused
+    // (answered 503 and closed): such a one is replaced until a probe is refused.
     let mut held: Vec<TcpStream> = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(20);
     let refused = loop {
@@ -74,11 +75,16 @@ fn connections_over_the_limit_get_503_and_a_freed_slot_is_reused() {
             open
         });
         while held.len() < 2 {
-            held.push(TcpStream::connect(("127.0.0.1", daemon.port)).expect("connect"));
+            let mut s = TcpStream::connect(("127.0.0.1", daemon.port)).expect("connect");
+            let _ = write!(s, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+            s.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf);
+            held.push(s);
         }
         std::thread::sleep(Duration::from_millis(100));
         let mut s = TcpStream::connect(("127.0.0.1", daemon.port)).expect("connect");
-        let _ = write!(s, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let _ = write!(s, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
         let answer = read_all(&mut s, Duration::from_secs(10));
         if answer.starts_with("HTTP/1.1 503") || Instant::now() > deadline {
             break answer;
@@ -97,12 +103,12 @@ fn connections_over_the_limit_get_503_and_a_freed_slot_is_reused() {
 #[test]
 fn a_client_too_slow_to_send_headers_gets_408_and_is_closed() {
     let dir = tempfile::tempdir().expect("tmp");
-    let daemon = Daemon::start(dir.path(), &[("BLINDFOLD_LIMITS__CLIENT_TIMEOUT_S", "1".into())]);
+    let daemon = Daemon::start(dir.path(), &[("BLINDFOLD_LIMITS__HEADER_TIMEOUT_S", "1".into())]);
     let mut s = TcpStream::connect(("127.0.0.1", daemon.port)).expect("connect");
     write!(s, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n").expect("partial headers");
     let answer = read_all(&mut s, Duration::from_secs(30));
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
-    assert!(answer.contains("limits.client_timeout_s"), "{answer}");
+    assert!(answer.contains("limits.header_timeout_s"), "{answer}");
     assert_eq!(http_get(daemon.port, "/healthz").expect("health").0, 200, "the daemon still serves");
 }
 
@@ -131,7 +137,7 @@ fn a_request_body_too_slow_gets_408_and_is_closed() {
     // Complete headers, then a body that stops after 10 of its 100 bytes (slowloris on the body).
     write!(
         s,
-        "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
          Content-Length: 100\r\n\r\n{{\"model\":"
     )
     .expect("partial body");
@@ -142,9 +148,9 @@ fn a_request_body_too_slow_gets_408_and_is_closed() {
 }
 
 #[test]
-fn an_idle_keep_alive_connection_is_closed_after_the_client_timeout() {
+fn an_idle_keep_alive_connection_is_closed_after_the_header_timeout() {
     let dir = tempfile::tempdir().expect("tmp");
-    let daemon = Daemon::start(dir.path(), &[("BLINDFOLD_LIMITS__CLIENT_TIMEOUT_S", "1".into())]);
+    let daemon = Daemon::start(dir.path(), &[("BLINDFOLD_LIMITS__HEADER_TIMEOUT_S", "1".into())]);
     let mut s = TcpStream::connect(("127.0.0.1", daemon.port)).expect("connect");
     s.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
     // Two requests on one keep-alive connection are served; then the client goes quiet.
@@ -252,6 +258,7 @@ fn limits_out_of_range_are_refused_naming_the_field() {
         ("BLINDFOLD_LIMITS__MAX_JSON_DEPTH", "limits.max_json_depth"),
         ("BLINDFOLD_LIMITS__MAX_CONNECTIONS", "limits.max_connections"),
         ("BLINDFOLD_LIMITS__CLIENT_TIMEOUT_S", "limits.client_timeout_s"),
+        ("BLINDFOLD_LIMITS__HEADER_TIMEOUT_S", "limits.header_timeout_s"),
         ("BLINDFOLD_LIMITS__MAX_TRAJECTORIES", "limits.max_trajectories"),
         ("BLINDFOLD_LIMITS__TRAJECTORY_IDLE_S", "limits.trajectory_idle_s"),
     ] {

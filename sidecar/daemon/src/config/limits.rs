@@ -15,9 +15,11 @@ pub struct RawLimits {
     pub max_header_bytes: usize,
     /// Open connections per listener; more are answered `503` and closed.
     pub max_connections: usize,
-    /// Seconds a client may take to send a request's headers (and to read what it is sent)
-    /// before its connection is closed.
+    /// Seconds a client may take to send a request body (and to read what it is sent) before
+    /// its connection is closed.
     pub client_timeout_s: u64,
+    /// Seconds a client may take to send a request's headers before its connection is closed.
+    pub header_timeout_s: u64,
     /// Events one trajectory may carry; later ones are denied `limit_exceeded`.
     pub max_events_per_trajectory: u64,
     /// Live trajectories kept at most; creating one past it evicts the least recently used.
@@ -33,6 +35,7 @@ impl Default for RawLimits {
             max_header_bytes: 16 << 10,
             max_connections: 512,
             client_timeout_s: 30,
+            header_timeout_s: 10,
             max_events_per_trajectory: 100_000,
             max_trajectories: 4096,
             trajectory_idle_s: 3600,
@@ -51,6 +54,8 @@ pub struct Limits {
     pub max_connections: usize,
     /// See [`RawLimits::client_timeout_s`].
     pub client_timeout: Duration,
+    /// See [`RawLimits::header_timeout_s`].
+    pub header_timeout: Duration,
     /// See [`RawLimits::max_events_per_trajectory`].
     pub max_events_per_trajectory: u64,
     /// See [`RawLimits::max_trajectories`].
@@ -81,6 +86,9 @@ impl RawLimits {
         if !(1..=3600).contains(&self.client_timeout_s) {
             return Err(ConfigError::field("limits.client_timeout_s", "between 1 and 3600 seconds"));
         }
+        if !(1..=3600).contains(&self.header_timeout_s) {
+            return Err(ConfigError::field("limits.header_timeout_s", "between 1 and 3600 seconds"));
+        }
         if self.max_events_per_trajectory == 0 {
             return Err(ConfigError::field("limits.max_events_per_trajectory", "at least 1"));
         }
@@ -98,6 +106,7 @@ impl RawLimits {
             max_header_bytes: self.max_header_bytes,
             max_connections: self.max_connections,
             client_timeout: Duration::from_secs(self.client_timeout_s),
+            header_timeout: Duration::from_secs(self.header_timeout_s),
             max_events_per_trajectory: self.max_events_per_trajectory,
             max_trajectories: self.max_trajectories,
             trajectory_idle: Duration::from_secs(self.trajectory_idle_s),

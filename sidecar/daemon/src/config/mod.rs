@@ -7,6 +7,7 @@ mod error;
 mod identity;
 mod judge;
 mod limits;
+mod listeners;
 mod opencode;
 mod raw;
 mod trace;
@@ -48,6 +49,7 @@ pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
             .prefix_separator("_")
             .separator("__")
             .list_separator(",")
+            .with_list_parse_key("server.allowed_hosts")
             .with_list_parse_key("server.allowed_origins")
             .with_list_parse_key("grants.trusted_keys")
             .with_list_parse_key("grants.revoked_kids")

@@ -77,7 +77,11 @@ pub struct RawConfig {
 pub struct RawServer {
     /// `host:port`, loopback only.
     pub listen: String,
-    /// Browser origins allowed on the control API.
+    /// Host names besides loopback that every listener answers to (`Host` header).
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins besides loopback ones that every listener serves (CORS), and the only
+    /// origins that may open the control API.
     #[serde(default)]
     pub allowed_origins: Vec<String>,
     /// Unix socket serving the control API too (mode 0600); empty: none; relative: under the

@@ -12,7 +12,10 @@ use std::path::PathBuf;
 pub struct ServerConfig {
     /// A loopback address.
     pub listen: SocketAddr,
-    /// Browser origins allowed on the control API.
+    /// Host names besides loopback that every listener answers to (lower-case).
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins besides loopback ones served by every listener, and the only ones that may
+    /// open the control API (lower-case, no trailing slash).
     pub allowed_origins: Vec<String>,
     /// The control API's Unix socket (absolute path), when configured.
     pub control_socket: Option<PathBuf>,
@@ -98,17 +101,8 @@ impl RawConfig {
                 format!("{listen} is not a loopback address; the control API listens on loopback only"),
             ));
         }
-        for (i, origin) in self.server.allowed_origins.iter().enumerate() {
-            let ok = (origin.starts_with("http://") || origin.starts_with("https://"))
-                && !origin.trim_end_matches('/').contains(['?', '#'])
-                && origin.matches('/').count() == 2;
-            if !ok {
-                return Err(ConfigError::field(
-                    format!("server.allowed_origins[{i}]"),
-                    format!("not an origin (scheme://host[:port]): {origin:?}"),
-                ));
-            }
-        }
+        let allowed_hosts = super::listeners::allowed_hosts(&self.server.allowed_hosts)?;
+        let allowed_origins = super::listeners::allowed_origins(&self.server.allowed_origins)?;
         let state_dir = resolve_state_dir(&self.state.dir)?;
         let control_socket = control_socket(&self.server.control_socket, &state_dir)?;
         let workers = workers(self.server.workers)?;
@@ -162,12 +156,7 @@ impl RawConfig {
         let workspace = self.workspace.validate()?;
         let m = &self.modes;
         Ok(Config {
-            server: ServerConfig {
-                listen,
-                allowed_origins: self.server.allowed_origins.clone(),
-                control_socket,
-                workers,
-            },
+            server: ServerConfig { listen, allowed_hosts, allowed_origins, control_socket, workers },
             state_dir,
             workspace,
             modes: ModeSet {

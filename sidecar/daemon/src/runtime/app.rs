@@ -45,11 +45,15 @@ pub struct App {
 }
 
 impl App {
-    /// Prepares the state directory (0700), tokens (0600) and the durable grant store.
+    /// Prepares the state directory and its `grants/` folder (0700), tokens (0600) and the
+    /// durable grant store.
     pub fn open(config: Config) -> Result<Self, String> {
         blindfold_schemas::strict_json::set_max_depth(config.limits.max_json_depth);
         ensure_private_dir(&config.state_dir)
             .map_err(|e| format!("state.dir {}: {e}", config.state_dir.display()))?;
+        // Where operators drop grant files (`blindfold grant issue … > <state>/grants/x.jwt`).
+        let grants_dir = config.state_dir.join("grants");
+        ensure_private_dir(&grants_dir).map_err(|e| format!("{}: {e}", grants_dir.display()))?;
         let tokens = Tokens::load_or_create(&config.state_dir)?;
         let store = RedbGrantStore::open(&config.state_dir).map_err(|e| e.to_string())?;
         let (modes, _) = watch::channel(config.modes);

@@ -246,7 +246,9 @@ fn load_card_signer(config: &Config) -> Result<IssuerKey, String> {
 fn write_public(dir: &Path, key: &IssuerKey) -> Result<(), String> {
     let path = dir.join(CARD_PUB_FILE);
     let public = key.public_pem().map_err(|e| e.to_string())?;
-    std::fs::write(&path, public).map_err(|e| format!("{}: {e}", path.display()))
+    // Public, yet a state file like the others: 0600 inside the 0700 state directory.
+    crate::runtime::state::write_private_file(&path, public.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]

@@ -1,9 +1,12 @@
-//! Listener-level limits shared by every server of the daemon: open connections, slow clients
-//! (headers that never finish, responses never read) and the request header size — each refused
-//! with a clear error naming the `[limits]` key. Request bodies and idle keep-alive connections
-//! are bounded by the server loop (`crate::transports::server`).
+//! Listener-level limits shared by every server of the daemon: open connections (with the
+//! eviction of the oldest connection still sending its headers when all are taken,
+//! [`crate::transports::slots`]), slow clients (headers that never finish, responses never read)
+//! and the request header size — each refused with a clear error naming the `[limits]` key.
+//! Request bodies and idle keep-alive connections are bounded by the server loop
+//! (`crate::transports::server`).
 
 use crate::config::Limits;
+use crate::transports::slots::{Slot, Slots};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use std::future::Future;
@@ -14,21 +17,21 @@ use std::task::{Context, Poll, ready};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpListener;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Sleep;
+use tokio_util::sync::WaitForCancellationFutureOwned;
 
 /// A listener (TCP by default, or a Unix socket) that holds at most `max_connections`
 /// connections open and gives each the slow-client deadlines of [`LimitedIo`].
 pub struct LimitedListener<L = TcpListener> {
     inner: L,
-    permits: Arc<Semaphore>,
+    slots: Arc<Slots>,
     limits: Limits,
 }
 
 impl<L> LimitedListener<L> {
     /// Wraps a bound listener.
     pub fn new(inner: L, limits: Limits) -> Self {
-        Self { inner, permits: Arc::new(Semaphore::new(limits.max_connections)), limits }
+        Self { inner, slots: Slots::new(limits.max_connections), limits }
     }
 }
 
@@ -74,9 +77,9 @@ where
         loop {
             // axum's listeners retry failed accepts themselves.
             let (mut stream, addr) = self.inner.accept().await;
-            match self.permits.clone().try_acquire_owned() {
-                Ok(permit) => return (LimitedIo::new(stream, permit, self.limits.client_timeout), addr),
-                Err(_) => {
+            match self.slots.admit() {
+                Some(slot) => return (LimitedIo::new(stream, slot, &self.limits), addr),
+                None => {
                     let max = self.limits.max_connections;
                     tracing::warn!(?addr, max, "connection refused: limits.max_connections reached");
                     tokio::spawn(async move {
@@ -102,14 +105,17 @@ where
 }
 
 /// One accepted connection: its slot is released when it closes; a client that has not sent
-/// its first request's complete headers within the client timeout gets `408` and is closed,
-/// and one that leaves a response unread that long is closed.
+/// its first request's complete headers within the header timeout gets `408` and is closed (as
+/// is one evicted for a newer connection while still sending them, with `503`), and one that
+/// leaves a response unread for the client timeout is closed.
 pub struct LimitedIo<S = tokio::net::TcpStream> {
     stream: S,
-    _permit: OwnedSemaphorePermit,
+    slot: Slot,
     timeout: Duration,
     /// Running until the first header block is complete.
     header_deadline: Option<Pin<Box<Sleep>>>,
+    /// Resolves when the connection is evicted; polled until the first header block is complete.
+    evicted: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
     /// The last bytes seen, to find `\r\n\r\n` across reads.
     tail: [u8; 3],
     /// Running while a write is blocked on the client.
@@ -117,23 +123,28 @@ pub struct LimitedIo<S = tokio::net::TcpStream> {
 }
 
 impl<S> LimitedIo<S> {
-    fn new(stream: S, permit: OwnedSemaphorePermit, timeout: Duration) -> Self {
+    fn new(stream: S, slot: Slot, limits: &Limits) -> Self {
+        let evicted = Box::pin(slot.evicted.clone().cancelled_owned());
         Self {
             stream,
-            _permit: permit,
-            timeout,
-            header_deadline: Some(Box::pin(tokio::time::sleep(timeout))),
+            slot,
+            timeout: limits.client_timeout,
+            header_deadline: Some(Box::pin(tokio::time::sleep(limits.header_timeout))),
+            evicted: Some(evicted),
             tail: [0; 3],
             write_deadline: None,
         }
     }
 
-    /// Notes bytes read; stops the header deadline once a blank line ends the headers.
+    /// Notes bytes read; stops the header deadline (and the connection's evictability) once a
+    /// blank line ends the headers.
     fn scan(&mut self, bytes: &[u8]) {
         let mut window: Vec<u8> = self.tail.to_vec();
         window.extend_from_slice(bytes);
         if window.windows(4).any(|w| w == b"\r\n\r\n") {
             self.header_deadline = None;
+            self.evicted = None;
+            self.slot.headers_done();
         }
         let n = window.len();
         self.tail.copy_from_slice(&window[n - 3..]);
@@ -141,7 +152,11 @@ impl<S> LimitedIo<S> {
 }
 
 const REQUEST_TIMEOUT: &[u8] = b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n\
-connection: close\r\ncontent-length: 74\r\n\r\n{\"error\":\"request headers not received in time (limits.client_timeout_s)\"}";
+connection: close\r\ncontent-length: 74\r\n\r\n{\"error\":\"request headers not received in time (limits.header_timeout_s)\"}";
+
+const EVICTED: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+retry-after: 1\r\nconnection: close\r\ncontent-length: 93\r\n\r\n\
+{\"error\":\"closed to admit a newer connection: all slots were taken (limits.max_connections)\"}";
 
 impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for LimitedIo<S> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
@@ -150,10 +165,22 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for LimitedIo<S> {
             && deadline.as_mut().poll(cx).is_ready()
         {
             this.header_deadline = None;
-            tracing::warn!("connection closed: request headers not received within limits.client_timeout_s");
+            this.evicted = None;
+            tracing::warn!("connection closed: request headers not received within limits.header_timeout_s");
             // Best effort: the client is slow, not necessarily gone; then end of stream.
             let _ = Pin::new(&mut this.stream).poll_write(cx, REQUEST_TIMEOUT);
             return Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, "client too slow")));
+        }
+        if let Some(evicted) = this.evicted.as_mut()
+            && evicted.as_mut().poll(cx).is_ready()
+        {
+            this.header_deadline = None;
+            this.evicted = None;
+            tracing::warn!(
+                "connection closed while sending its headers: its slot went to a newer connection (limits.max_connections)"
+            );
+            let _ = Pin::new(&mut this.stream).poll_write(cx, EVICTED);
+            return Poll::Ready(Err(io::Error::new(io::ErrorKind::ConnectionAborted, "evicted")));
         }
         let before = buf.filled().len();
         ready!(Pin::new(&mut this.stream).poll_read(cx, buf))?;
@@ -236,6 +263,13 @@ mod tests {
     #[test]
     fn the_408_body_length_is_exact() {
         let text = std::str::from_utf8(REQUEST_TIMEOUT).expect("ascii");
+        let (_, body) = text.split_once("\r\n\r\n").expect("head and body");
+        assert!(text.contains(&format!("content-length: {}\r\n", body.len())), "{text}");
+    }
+
+    #[test]
+    fn the_eviction_503_body_length_is_exact() {
+        let text = std::str::from_utf8(EVICTED).expect("ascii");
         let (_, body) = text.split_once("\r\n\r\n").expect("head and body");
         assert!(text.contains(&format!("content-length: {}\r\n", body.len())), "{text}");
     }

@@ -1,9 +1,11 @@
 //! The daemon's HTTP server loop, shared by every listener (TCP or Unix socket): HTTP/1.1 with
-//! upgrades, the `[limits]` header size and slow-client deadlines on request headers (also of
-//! idle keep-alive connections, which are closed), on request bodies (`408`) and on unread
-//! responses, and a graceful stop.
+//! upgrades, listener hygiene (`Host`/`Origin`, JSON bodies, CORS: [`crate::transports::hygiene`])
+//! before any route, the `[limits]` header size and slow-client deadlines on request headers
+//! (also of idle keep-alive connections, which are closed), on request bodies (`408`) and on
+//! unread responses, and a graceful stop.
 
 use crate::config::Limits;
+use crate::transports::hygiene::Hygiene;
 use crate::transports::limits::{LimitedListener, header_refusal};
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -29,15 +31,17 @@ use tower_service::Service;
 /// Serves `router` on `listener` until `shutdown` resolves, then lets open requests finish for
 /// at most `limits.client_timeout` (upgraded WebSocket connections are not waited for).
 ///
-/// Every connection gets: at most `limits.client_timeout` to send each request's headers,
+/// Every connection gets: at most `limits.header_timeout` to send each request's headers,
 /// counted from the connection's start or from the end of the previous response (so an idle
-/// keep-alive connection is closed after that long); the same bound on each request body,
-/// counted from the end of its headers (`408`, then the connection is closed); the header size
-/// limit (`431`); and the listener's connection cap and unread-response deadline.
+/// keep-alive connection is closed after that long); `limits.client_timeout` for each request
+/// body, counted from the end of its headers (`408`, then the connection is closed); the header
+/// size limit (`431`); `hygiene`'s checks; and the listener's connection cap and unread-response
+/// deadline.
 pub async fn serve<L>(
     mut listener: LimitedListener<L>,
     router: Router,
     limits: Limits,
+    hygiene: Hygiene,
     shutdown: impl Future<Output = ()> + Send,
 ) where
     L: Listener,
@@ -54,11 +58,12 @@ pub async fn serve<L>(
         };
         let service = Guarded {
             router: router.clone(),
+            hygiene: hygiene.clone(),
             max_header_bytes: limits.max_header_bytes,
             body_timeout: limits.client_timeout,
         };
         let mut builder = hyper::server::conn::http1::Builder::new();
-        builder.timer(TokioTimer::new()).header_read_timeout(limits.client_timeout);
+        builder.timer(TokioTimer::new()).header_read_timeout(limits.header_timeout);
         let mut stop = stop_rx.clone();
         let open = open_rx.clone();
         tokio::spawn(async move {
@@ -90,13 +95,15 @@ pub async fn serve<L>(
     let _ = tokio::time::timeout(limits.client_timeout, open_tx.closed()).await;
 }
 
-/// The router behind the per-request limits: the header size (`431`) and the request-body
-/// deadline (a body still arriving `body_timeout` after its headers ends the request with `408`
-/// naming `limits.client_timeout_s`, and the connection is closed). Checked in the one service
-/// hyper calls, before routing, rather than as router middleware.
+/// The router behind the per-request checks: the header size (`431`), listener hygiene (a
+/// refusal, or an `OPTIONS` answered, before any route; CORS on every answer) and the
+/// request-body deadline (a body still arriving `body_timeout` after its headers ends the
+/// request with `408` naming `limits.client_timeout_s`, and the connection is closed). Checked
+/// in the one service hyper calls, before routing, rather than as router middleware.
 #[derive(Clone)]
 struct Guarded {
     router: Router,
+    hygiene: Hygiene,
     max_header_bytes: usize,
     body_timeout: Duration,
 }
@@ -110,9 +117,17 @@ impl hyper::service::Service<Request<Incoming>> for Guarded {
         if let Some(refusal) = header_refusal(&request, self.max_header_bytes) {
             return Box::pin(std::future::ready(Ok(refusal)));
         }
+        let admitted = match self.hygiene.admit(&request) {
+            Ok(admitted) => admitted,
+            Err(refusal) => return Box::pin(std::future::ready(Ok(refusal.into_response()))),
+        };
+        if let Some(answer) = admitted.options_answer(&request) {
+            return Box::pin(std::future::ready(Ok(answer)));
+        }
         let mut router = self.router.clone();
         if request.body().is_end_stream() {
-            return Box::pin(router.call(request));
+            let routed = router.call(request);
+            return Box::pin(async move { Ok(admitted.finish(routed.await?)) });
         }
         let fired = Arc::new(AtomicBool::new(false));
         let (parts, body) = request.into_parts();
@@ -126,7 +141,7 @@ impl hyper::service::Service<Request<Incoming>> for Guarded {
         Box::pin(async move {
             let response = routed.await?;
             if !fired.load(Ordering::Acquire) {
-                return Ok(response);
+                return Ok(admitted.finish(response));
             }
             tracing::warn!("request refused: body not received within limits.client_timeout_s");
             let error = "request body not received in time (limits.client_timeout_s)";

@@ -87,7 +87,8 @@ async fn serve(cfg: config::Config) -> ExitCode {
     tracing::info!(listen = %mp.listen, upstream = %upstream, modes = ?app.modes(), "blindfold model-proxy listening");
     let limits = app.config.limits;
     let listener = crate::transports::limits::LimitedListener::tcp(listener, limits);
-    crate::transports::server::serve(listener, router, limits, super::run::shutdown_signal()).await;
+    let hygiene = crate::transports::hygiene::Hygiene::from_config(&app.config);
+    crate::transports::server::serve(listener, router, limits, hygiene, super::run::shutdown_signal()).await;
     if let Some(Err(e)) = app.trace.as_ref().map(|t| t.flush()) {
         tracing::error!(error = %e, "trace not flushed at shutdown");
     }

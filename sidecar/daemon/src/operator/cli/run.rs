@@ -95,6 +95,7 @@ async fn serve(cfg: config::Config) -> ExitCode {
                     listener,
                     router,
                     limits,
+                    crate::transports::hygiene::Hygiene::from_config(&app.config),
                     stop.clone().cancelled_owned(),
                 );
                 Some(tokio::spawn(async move {
@@ -114,7 +115,8 @@ async fn serve(cfg: config::Config) -> ExitCode {
         shutdown_signal().await;
         signal.cancel();
     });
-    crate::transports::server::serve(listener, router, limits, stop.cancelled_owned()).await;
+    let hygiene = crate::transports::hygiene::Hygiene::from_config(&app.config);
+    crate::transports::server::serve(listener, router, limits, hygiene, stop.cancelled_owned()).await;
     sweeper.abort();
     if let Some(unix) = unix {
         let _ = unix.await;

@@ -7,12 +7,11 @@ use axum::http::{HeaderMap, StatusCode, header};
 /// Checks an upgrade request: a known `Origin` (or none, for non-browser clients) and a valid
 /// `Authorization: Bearer <token>`. Returns the token's scope or the HTTP refusal.
 pub fn authorize_upgrade(app: &App, headers: &HeaderMap) -> Result<Scope, (StatusCode, &'static str)> {
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        let origin = origin.to_str().unwrap_or("");
-        let known = app.config.server.allowed_origins.iter().any(|o| o.trim_end_matches('/') == origin);
-        if !known {
-            return Err((StatusCode::FORBIDDEN, "origin not allowed"));
-        }
+    let allowed = &app.config.server.allowed_origins;
+    if headers.contains_key(header::ORIGIN)
+        && !crate::transports::hygiene::configured_origin(allowed, headers)
+    {
+        return Err((StatusCode::FORBIDDEN, "origin not allowed"));
     }
     let token = headers
         .get(header::AUTHORIZATION)

@@ -13,6 +13,7 @@ use std::path::Path;
 /// a daemon or a standalone `mcp-stdio` relay on the same state directory — the error says so
 /// and what to do instead of redb's bare lock message.
 pub fn open_database(path: &Path) -> Result<redb::Database, String> {
+    private_database_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
     redb::Database::create(path).map_err(|e| match e {
         redb::DatabaseError::DatabaseAlreadyOpen => format!(
             "{} is in use by another Blindfold process on this state directory: give this one its \
@@ -22,6 +23,20 @@ pub fn open_database(path: &Path) -> Result<redb::Database, String> {
         ),
         e => format!("{}: {e}", path.display()),
     })
+}
+
+/// Creates the database file `path` with mode 0600 before redb opens it (redb would create it
+/// with the process's umask, 0644 as a rule), and makes an existing one 0600.
+fn private_database_file(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))
 }
 
 /// Creates `dir` (and parents) if needed and makes it private to this user (0700).

@@ -107,5 +107,7 @@ pub async fn spawn_configured(app: &App) -> Result<Option<tokio::task::JoinHandl
     let limits = app.config.limits;
     let listener = crate::transports::limits::LimitedListener::tcp(listener, limits);
     tracing::info!(listen = %config.listen, upstream = %upstream, "model-API proxy listening");
-    Ok(Some(tokio::spawn(crate::transports::server::serve(listener, router, limits, std::future::pending()))))
+    let hygiene = crate::transports::hygiene::Hygiene::from_config(&app.config);
+    let served = crate::transports::server::serve(listener, router, limits, hygiene, std::future::pending());
+    Ok(Some(tokio::spawn(served)))
 }

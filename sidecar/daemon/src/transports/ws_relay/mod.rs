@@ -39,11 +39,11 @@ async fn upgrade(
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        let origin = origin.to_str().unwrap_or("");
-        if !r.app.config.server.allowed_origins.iter().any(|o| o.trim_end_matches('/') == origin) {
-            return (StatusCode::FORBIDDEN, "origin not allowed").into_response();
-        }
+    let allowed = &r.app.config.server.allowed_origins;
+    if headers.contains_key(header::ORIGIN)
+        && !crate::transports::hygiene::configured_origin(allowed, &headers)
+    {
+        return (StatusCode::FORBIDDEN, "origin not allowed").into_response();
     }
     let max = r.app.config.transports.max_frame_bytes;
     ws.max_message_size(max).read_buffer_size(READ_BUFFER).on_upgrade(move |socket| serve(r, socket))

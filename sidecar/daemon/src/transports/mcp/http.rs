@@ -5,6 +5,7 @@
 
 use super::connection::{FromClient, FromServer, McpConnection, McpPolicy};
 use super::grant_files::GrantFiles;
+use super::session_order::SessionOrder;
 use crate::runtime::app::App;
 use crate::transports::proxy::{
     StreamEnd, Upstream, copy_request_headers, copy_response_headers, read_body, relay_sse,
@@ -31,6 +32,8 @@ struct Proxy {
     upstream_url: String,
     upstream: Upstream,
     gates: DashMap<String, Arc<Mutex<McpConnection>>>,
+    /// Per session, the order of its requests toward the upstream.
+    order: SessionOrder,
 }
 
 /// The `/mcp` route when `[mcp_http] upstream` is set.
@@ -42,6 +45,7 @@ pub fn router(app: &App) -> Option<Router> {
         upstream_url,
         upstream: Upstream::new(t.upstream_timeout),
         gates: DashMap::new(),
+        order: SessionOrder::default(),
     };
     Some(Router::new().route("/mcp", any(handle)).with_state(Arc::new(proxy)))
 }
@@ -110,11 +114,12 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
     let gate = p.gate(session.as_deref());
     let mut request_id = Value::Null;
     let mut forward = body.clone();
+    let mut initialized = false;
     if method == Method::POST {
-        let id = strict_json::value_from_slice(&body)
-            .ok()
-            .and_then(|v| v.get("id").cloned())
-            .unwrap_or(Value::Null);
+        let parsed = strict_json::value_from_slice(&body).ok();
+        let id = parsed.as_ref().and_then(|v| v.get("id").cloned()).unwrap_or(Value::Null);
+        initialized =
+            parsed.as_ref().and_then(|v| v.get("method")).is_some_and(|m| m == "notifications/initialized");
         if let Some(msg) = header_mismatch(&headers, &body) {
             return json_response(StatusCode::BAD_REQUEST, &rpc_error(&id, HEADER_MISMATCH, &msg));
         }
@@ -141,7 +146,29 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
         Ok(g) => g.forward_headers(copy_request_headers(&headers)),
         Err(_) => copy_request_headers(&headers),
     };
-    let sent = p.upstream.send(method, &p.upstream_url, forward_headers, forward).await;
+    let opened = match method {
+        Method::GET => p.order.take_standalone(session.as_deref(), &headers).await,
+        _ => None,
+    };
+    let sent = match opened {
+        Some(stream) => Ok(stream),
+        None => {
+            let turn = p.order.wait_turn(session.as_deref(), &method).await;
+            let sent =
+                p.upstream.send(method.clone(), &p.upstream_url, forward_headers.clone(), forward).await;
+            drop(turn);
+            sent
+        }
+    };
+    if let (Some(s), Ok(r)) = (session.as_deref(), sent.as_ref())
+        && r.status().is_success()
+    {
+        if method == Method::DELETE {
+            p.order.end(s);
+        } else if initialized {
+            p.order.open_standalone(s, &p.upstream, &p.upstream_url, forward_headers).await;
+        }
+    }
     let mut resp = match sent {
         Ok(r) => r,
         Err(e) => {
@@ -153,10 +180,7 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
     };
     let status = resp.status();
     let mut out_headers = copy_response_headers(resp.headers());
-    let is_sse = out_headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|c| c.starts_with("text/event-stream"));
+    let is_sse = is_event_stream(&out_headers);
     let timeout = p.upstream.timeout;
     let body = if is_sse {
         sse_body(gate, resp.into_body(), max, timeout, request_id)
@@ -182,6 +206,14 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
     *r.status_mut() = status;
     *r.headers_mut() = out_headers;
     r
+}
+
+/// True when a response's `Content-Type` is an SSE stream.
+pub(super) fn is_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/event-stream"))
 }
 
 /// What the client gets in place of a whole (not streamed) upstream answer.

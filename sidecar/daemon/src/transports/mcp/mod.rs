@@ -8,6 +8,7 @@ mod pin_watch;
 pub mod pins;
 mod remote;
 mod roots;
+mod session_order;
 pub mod stdio;
 mod stream_ids;
 

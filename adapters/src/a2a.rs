@@ -64,6 +64,14 @@ impl Version {
         }
     }
 
+    /// The version as `A2A-Version` names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Version::V1_0 => "1.0",
+            Version::V0_3 => "0.3",
+        }
+    }
+
     /// True when `method` exists in this version.
     pub fn knows(self, method: &str) -> bool {
         match self {

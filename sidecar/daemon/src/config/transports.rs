@@ -58,6 +58,10 @@ pub struct RawA2a {
     /// Trajectory id for every conversation; empty = one trajectory per `contextId`.
     #[serde(default)]
     pub task: String,
+    /// The upstream (by id) whose card is served at the host root
+    /// (`/.well-known/agent-card.json`); empty = the only upstream, when there is one.
+    #[serde(default)]
+    pub root: String,
     /// The sub-agents behind this Blindfold.
     #[serde(default)]
     pub upstreams: Vec<RawA2aUpstream>,
@@ -104,6 +108,8 @@ pub struct TransportsConfig {
     pub a2a_task: Option<String>,
     /// A2A upstream agents, in config order.
     pub a2a_upstreams: Vec<A2aUpstream>,
+    /// The id of the upstream whose card the host root serves, if any.
+    pub a2a_root: Option<String>,
     /// JSON-RPC-over-WebSocket upstream, when the relay is on.
     pub ws_relay_upstream: Option<String>,
     /// Pinned trajectory id for the WebSocket relay.
@@ -181,6 +187,12 @@ pub fn validate(
             },
         });
     }
+    let a2a_root = match a2a.root.as_str() {
+        "" if upstreams.len() == 1 => Some(upstreams[0].id.clone()),
+        "" => None,
+        id if upstreams.iter().any(|u| u.id == id) => Some(id.to_owned()),
+        id => return Err(ConfigError::field("a2a.root", format!("no [[a2a.upstreams]] has id {id:?}"))),
+    };
     Ok(TransportsConfig {
         max_frame_bytes: t.max_frame_bytes,
         upstream_timeout: std::time::Duration::from_secs(t.upstream_timeout_s),
@@ -190,6 +202,7 @@ pub fn validate(
         mcp_http_task: non_empty(&http.task),
         a2a_task: non_empty(&a2a.task),
         a2a_upstreams: upstreams,
+        a2a_root,
         ws_relay_upstream: non_empty(&ws.upstream),
         ws_relay_task: non_empty(&ws.task),
     })

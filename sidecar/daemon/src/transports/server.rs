@@ -95,6 +95,27 @@ pub async fn serve<L>(
     let _ = tokio::time::timeout(limits.client_timeout, open_tx.closed()).await;
 }
 
+/// The answer to a path or alias Blindfold does not serve: HTTP 404 with a JSON-RPC error body
+/// (`id` null, `-32601`), which a JSON-RPC client reads as an error rather than failing to parse.
+pub fn not_found(message: &str) -> axum::response::Response {
+    let body = blindfold_adapters::jsonrpc::error(
+        &serde_json::Value::Null,
+        blindfold_adapters::jsonrpc::code::METHOD_NOT_FOUND,
+        message,
+        None,
+    );
+    let mut r =
+        axum::response::IntoResponse::into_response((axum::http::StatusCode::NOT_FOUND, body.to_string()));
+    r.headers_mut()
+        .insert(axum::http::header::CONTENT_TYPE, axum::http::HeaderValue::from_static("application/json"));
+    r
+}
+
+/// The fallback of every listener's router: [`not_found`] naming the path.
+pub async fn no_route(uri: axum::http::Uri) -> Response {
+    not_found(&format!("nothing is served at {}", uri.path()))
+}
+
 /// The router behind the per-request checks: the header size (`431`), listener hygiene (a
 /// refusal, or an `OPTIONS` answered, before any route; CORS on every answer) and the
 /// request-body deadline (a body still arriving `body_timeout` after its headers ends the

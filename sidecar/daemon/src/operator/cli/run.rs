@@ -81,6 +81,7 @@ async fn serve(cfg: config::Config) -> ExitCode {
     if let Some(ws) = crate::transports::ws_relay::router(&app) {
         router = router.merge(ws);
     }
+    let router = router.fallback(crate::transports::server::no_route);
     let limits = app.config.limits;
     let sweeper = spawn_trajectory_sweeper(app.clone());
     let stop = tokio_util::sync::CancellationToken::new();

@@ -9,13 +9,10 @@ use super::A2aProxy;
 use crate::config::A2aUpstream;
 use crate::transports::proxy::read_body;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, Method};
 use blindfold_engine::identity::{AttestPolicy, Attested, CardTarget};
 use blindfold_schemas::{ModeSet, TraceKind, TraceRecord, strict_json};
 use serde_json::{Value, json};
-use std::sync::Arc;
 
 /// Fetches an upstream's card, learns its displayed identity and remembers its JSON-RPC URL.
 pub(super) async fn fetch_card(p: &A2aProxy, agent: &A2aUpstream) -> Result<Value, String> {
@@ -101,25 +98,5 @@ fn trace_attestation(p: &A2aProxy, agent: &A2aUpstream, alias: &str, attested: &
     }
     if let Err(e) = trace.record(r) {
         tracing::warn!(error = %e, "attestation record not written");
-    }
-}
-
-/// `GET /a2a/<alias>/.well-known/agent-card.json`.
-pub(super) async fn get_card(State(p): State<Arc<A2aProxy>>, Path(alias): Path<String>) -> Response {
-    let Some(agent) = p.agent_by_alias(&alias).cloned() else {
-        return (StatusCode::NOT_FOUND, "no agent with this alias").into_response();
-    };
-    let shown = match fetch_card(&p, &agent).await {
-        Ok(card) => redact(&p, &agent, &card, &p.alias_url(&alias), p.discovery_modes()),
-        Err(e) => Err(e),
-    };
-    match shown {
-        Ok(card) => {
-            let mut r = card.to_string().into_response();
-            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            r
-        }
-        // Fail closed: an unreadable card is never relayed raw.
-        Err(e) => (StatusCode::BAD_GATEWAY, json!({"error": e}).to_string()).into_response(),
     }
 }

@@ -6,6 +6,7 @@
 
 mod answers;
 mod card;
+mod card_route;
 mod delegation;
 mod held;
 mod held_answer;
@@ -98,8 +99,11 @@ pub fn router(app: &App) -> Option<Router> {
         Router::new()
             .route("/a2a", get(list))
             .route("/.well-known/jwks.json", get(jwks))
-            .route("/a2a/{alias}/.well-known/agent-card.json", get(card::get_card))
+            .route("/.well-known/agent-card.json", get(card_route::root_card))
+            .route("/a2a/{alias}/.well-known/agent-card.json", get(card_route::get_card))
+            // With and without a trailing slash: an HTTP client with a base URL sends the latter.
             .route("/a2a/{alias}", post(rpc::post_rpc))
+            .route("/a2a/{alias}/", post(rpc::post_rpc))
             .with_state(Arc::new(proxy)),
     )
 }

@@ -123,8 +123,7 @@ pub(super) async fn post_rpc(
         Err(e) => return json_response(StatusCode::BAD_REQUEST, &error(&id, a2a::VERSION_NOT_SUPPORTED, &e)),
     };
     if !version.knows(&method) {
-        let msg = format!("method `{method}` is not an A2A method of this version; not forwarded");
-        return json_response(StatusCode::OK, &error(&id, code::METHOD_NOT_FOUND, &msg));
+        return json_response(StatusCode::OK, &unknown_method(&id, version, &method));
     }
     let params = frame.params();
     if a2a::names_task(&method)
@@ -153,6 +152,29 @@ pub(super) async fn post_rpc(
         return extended_card(&p, &agent, &alias, &id, &task, headers, body).await;
     }
     forward(p, agent, id, task, &method, headers, body).await
+}
+
+/// The error for a `method` the requested `version` does not have: `VersionNotSupportedError`
+/// for a 1.0 method asked as 0.3 (sent without `A2A-Version: 1.0`, which means 0.3), as the SDK
+/// answers; else method not found (a 0.3 method name asked as 1.0 is simply unknown there).
+/// Nothing is forwarded.
+fn unknown_method(id: &Value, version: Version, method: &str) -> Value {
+    let other = (version == Version::V0_3 && Version::V1_0.knows(method)).then_some(Version::V1_0);
+    match other {
+        Some(other) => {
+            let msg = format!(
+                "`{method}` is an A2A {} method, not of the requested A2A {} (send A2A-Version: {})",
+                other.as_str(),
+                version.as_str(),
+                other.as_str()
+            );
+            error(id, a2a::VERSION_NOT_SUPPORTED, &msg)
+        }
+        None => {
+            let msg = format!("method `{method}` is not an A2A method of this version; not forwarded");
+            error(id, code::METHOD_NOT_FOUND, &msg)
+        }
+    }
 }
 
 /// One JSON-RPC answer to a request of `method`: an SSE stream of that one event for a

@@ -193,6 +193,10 @@ fn git_read_only(args: &[&str]) -> bool {
         let a = args[i];
         match a {
             "-c" | "--config-env" | "--exec-path" => return false,
+            // Before the subcommand these run the pager, which the repository's own config
+            // (`core.pager`, `pager.<cmd>`) may name: whatever command that is (after the
+            // subcommand `-p` is `--patch`, a read).
+            "-p" | "--paginate" => return false,
             "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
             a if a.starts_with("-c") || a.starts_with("--config-env") || a.starts_with("--exec-path=") => {
                 return false;

@@ -95,7 +95,11 @@ fn python_server_reads_pass_and_writes_need_a_grant_for_exact_bytes() {
         assert_eq!(reason(res(5)), "artifact_changed", "{r}");
         assert_eq!(res(7)["isError"], true, "a grant of another trajectory does not carry over: {r}");
         assert_eq!(res(9)["isError"], false, "{r}");
-        assert_eq!(reason(res(10)), "replayed_grant", "a single-use grant is spent: {r}");
+        // The spent grant left the cache and its file is gone: the refusal names the closest
+        // grant still alive (the one for other bytes), not the used-up one.
+        assert_eq!(reason(res(10)), "artifact_changed", "a single-use grant is spent: {r}");
+        assert!(!w.state.join("grants/exact.jwt").exists(), "the spent grant's file is pruned");
+        assert!(w.state.join("grants/other-bytes.jwt").exists(), "a live grant's file stays");
         assert_eq!(std::fs::read_to_string(&out).expect("written"), "approved bytes");
         let leaks = leak_scan(r.to_string().as_bytes(), &["m-large-2", "ExampleCorp", "frontier"]);
         assert_eq!(leaks, 0, "the server's displayed identity reached the client: {r}");
@@ -110,6 +114,34 @@ fn python_server_reads_pass_and_writes_need_a_grant_for_exact_bytes() {
         assert!(results.iter().any(|t| t == "read_note"), "{results:?}");
         assert!(results.iter().any(|t| t == "write_file"), "{results:?}");
     }
+}
+
+#[test]
+fn a_spent_grant_file_is_pruned_and_refusals_say_no_grant_but_grant_files_are_kept() {
+    let w = World::new("");
+    let out = w.path("out.txt");
+    let out_s = out.to_str().expect("utf8");
+    let (py, server_py) = (python(), peer("mcp_server.py"));
+    let server = [arg(&py), arg(&server_py)];
+    let write = json!({"call": "write_file", "args": {"path": out_s, "content": "approved bytes"}});
+    // In <state>/grants/: spent by the first call, then pruned.
+    let ops = json!([
+        grant_drop(&w, "once", &w.issue("task-prune", "write_file", out_s, b"approved bytes")),
+        write,
+        write
+    ]);
+    let r = mcp_client(&ops, "legacy", &relay_args(&w, "task-prune", &["--trusted"], &server));
+    assert_eq!(r["results"][1]["isError"], false, "{r}");
+    assert_eq!(reason(&r["results"][2]), "no_grant", "the spent grant is not the refusal's reason: {r}");
+    assert!(!w.state.join("grants/once.jwt").exists(), "its file is pruned");
+    // Given with --grant-file: spent the same way, but the operator's file is never touched.
+    let kept = w.path("kept.jwt");
+    std::fs::write(&kept, w.issue("task-kept", "write_file", out_s, b"approved bytes")).expect("grant file");
+    let flags = ["--trusted", "--grant-file", kept.to_str().expect("utf8")];
+    let r = mcp_client(&json!([write, write]), "legacy", &relay_args(&w, "task-kept", &flags, &server));
+    assert_eq!(r["results"][0]["isError"], false, "{r}");
+    assert_eq!(reason(&r["results"][1]), "no_grant", "{r}");
+    assert!(kept.exists(), "a --grant-file is never removed");
 }
 
 /// The tools of the `tool_result` records of `task` in the trace.

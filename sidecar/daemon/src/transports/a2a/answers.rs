@@ -6,7 +6,7 @@ use super::card::fetch_card;
 use super::delegation::adopt_aliases;
 use crate::config::A2aUpstream;
 use axum::body::Bytes;
-use axum::http::{HeaderMap, Method, header};
+use axum::http::{HeaderMap, Method};
 use blindfold_adapters::a2a;
 use blindfold_adapters::sse::SseEvent;
 use blindfold_engine::identity::Anonymizer;
@@ -75,13 +75,7 @@ pub(super) fn parse_answer(bytes: &[u8]) -> Result<Value, String> {
     blindfold_schemas::strict_json::value_from_slice(bytes).map_err(|e| e.to_string())
 }
 
-/// True when an answer's `Content-Type` is an SSE stream.
-pub(super) fn is_event_stream(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|c| c.starts_with("text/event-stream"))
-}
+pub(super) use crate::transports::proxy::is_event_stream;
 
 /// Posts a JSON-RPC request to the agent's endpoint (the one its card advertises, learned from
 /// the card on first use).

@@ -8,7 +8,7 @@ use super::grant_files::GrantFiles;
 use super::session_order::SessionOrder;
 use crate::runtime::app::App;
 use crate::transports::proxy::{
-    StreamEnd, Upstream, copy_request_headers, copy_response_headers, read_body, relay_sse,
+    StreamEnd, Upstream, copy_request_headers, copy_response_headers, is_event_stream, read_body, relay_sse,
 };
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -206,14 +206,6 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
     *r.status_mut() = status;
     *r.headers_mut() = out_headers;
     r
-}
-
-/// True when a response's `Content-Type` is an SSE stream.
-pub(super) fn is_event_stream(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|c| c.starts_with("text/event-stream"))
 }
 
 /// What the client gets in place of a whole (not streamed) upstream answer.

@@ -8,7 +8,7 @@
 //! meanwhile). A GET of the client's own (another stream, or a resumption with `Last-Event-ID`)
 //! holds the session the same way until the upstream has answered its headers.
 
-use crate::transports::proxy::Upstream;
+use crate::transports::proxy::{Upstream, is_event_stream};
 use axum::http::{HeaderMap, HeaderValue, Method, header};
 use dashmap::DashMap;
 use hyper::body::Incoming;
@@ -67,8 +67,7 @@ impl SessionOrder {
         let (upstream, url) = (upstream.clone(), url.to_owned());
         tokio::spawn(async move {
             let answer = upstream.send(Method::GET, &url, headers, Default::default()).await;
-            let stream =
-                answer.ok().filter(|r| r.status().is_success() && super::http::is_event_stream(r.headers()));
+            let stream = answer.ok().filter(|r| r.status().is_success() && is_event_stream(r.headers()));
             *filling = stream;
             drop(filling);
             drop(held);

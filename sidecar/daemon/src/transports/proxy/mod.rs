@@ -7,7 +7,7 @@ mod upstream;
 #[cfg(test)]
 mod tests;
 
-pub use sse::{StreamEnd, relay_sse, retry_millis};
+pub use sse::{StreamEnd, is_event_stream, relay_sse, retry_millis};
 pub use upstream::{
     ForwardHeaders, Upstream, UpstreamError, copy_request_headers, copy_response_headers, read_body,
     read_body_bytes,

@@ -69,3 +69,11 @@ where
     });
     Body::from_stream(stream)
 }
+
+/// True when an answer's `Content-Type` is an SSE stream (`text/event-stream`, any case).
+pub fn is_event_stream(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.trim_start().to_ascii_lowercase().starts_with("text/event-stream"))
+}

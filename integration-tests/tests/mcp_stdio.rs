@@ -210,6 +210,63 @@ fn filesystem_server_gated_and_annotations_count_only_when_trusted() {
     );
 }
 
+/// A raw stdio client that never lists tools: `initialize`, `notifications/initialized`, then
+/// `tools/call read_text_file` at once. Returns the call's answer.
+fn call_without_listing(
+    w: &World,
+    task: &str,
+    flags: &[&str],
+    server: &[&OsStr],
+    path: &std::path::Path,
+) -> Value {
+    use std::io::{BufRead, BufReader, Write};
+    let args = relay_args(w, task, flags, server);
+    let mut child = std::process::Command::new(&args[1])
+        .args(&args[2..])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .expect("spawn mcp-stdio");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let frames = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+            "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read_text_file", "arguments": {"path": path}}}),
+    ];
+    for f in frames {
+        writeln!(stdin, "{f}").expect("write");
+    }
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let answer = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .filter_map(|l| serde_json::from_str::<Value>(&l).ok())
+        .find(|v| v["id"] == 2)
+        .expect("the call's answer");
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    answer
+}
+
+#[test]
+fn a_trusted_servers_annotations_count_before_the_client_lists_tools() {
+    let w = World::new("");
+    let root = w.path("root");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    std::fs::write(root.join("a.txt"), "alpha").expect("write");
+    let fs_bin = node_bin("mcp-server-filesystem");
+    let server = [arg(&fs_bin), arg(&root)];
+    let answer = call_without_listing(&w, "task-nolist", &["--trusted"], &server, &root.join("a.txt"));
+    assert_ne!(answer["result"]["isError"], true, "a trusted read-only tool is a read at once: {answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "alpha", "{answer}");
+    // Untrusted, the same call needs a grant (its annotation does not count).
+    let answer = call_without_listing(&w, "task-nolist2", &[], &server, &root.join("a.txt"));
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+}
+
 /// The `jti` claim of a grant token (its payload segment).
 fn jti_of(token: &str) -> String {
     use base64::Engine as _;

@@ -117,7 +117,7 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
         if let Some(r) = remote {
             gate = gate.with_remote(r).with_pins(crate::transports::mcp::pins::ToolPins::open(&pins_dir));
         }
-        stdio::relay(gate, child, max).await
+        stdio::relay(gate, child, max, app.config.transports.upstream_timeout).await
     });
     if let Some(Err(e)) = trace.as_ref().map(|t| t.flush()) {
         eprintln!("blindfold: {e}");

@@ -123,6 +123,10 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
         if let Some(msg) = header_mismatch(&headers, &body) {
             return json_response(StatusCode::BAD_REQUEST, &rpc_error(&id, HEADER_MISMATCH, &msg));
         }
+        let listing = gate.lock().ok().and_then(|mut g| g.listing_request(&body));
+        if let Some(request) = listing {
+            learn_tools(&p, &gate, &headers, request).await;
+        }
         let verdict = match gate.lock() {
             Ok(mut g) => g.from_client(&body),
             Err(_) => FromClient::Answer(rpc_error(&id, code::INTERNAL_ERROR, "gate unavailable")),
@@ -206,6 +210,36 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
     *r.status_mut() = status;
     *r.headers_mut() = out_headers;
     r
+}
+
+/// Asks the server for its tools under the relay's own `request` (the client's headers, so the
+/// same session and credentials) and lets the gate learn a trusted server's annotations from
+/// the answer, JSON or one SSE event; an answer that does not come teaches nothing.
+async fn learn_tools(p: &Proxy, gate: &Mutex<McpConnection>, headers: &HeaderMap, request: Vec<u8>) {
+    let mut forward = match gate.lock() {
+        Ok(g) => g.forward_headers(copy_request_headers(headers)),
+        Err(_) => return,
+    };
+    forward.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    forward.insert(header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
+    let max = p.app.config.transports.max_frame_bytes;
+    let answer = match p.upstream.send(Method::POST, &p.upstream_url, forward, Bytes::from(request)).await {
+        Ok(mut r) => read_body(r.body_mut(), max, p.upstream.timeout).await.ok(),
+        Err(_) => None,
+    };
+    let message = answer.map(|bytes| {
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        // An SSE answer: the data line of the event that answers (a JSON answer has none).
+        let data = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(str::trim)
+            .find(|d| d.contains("\"result\""));
+        data.map_or(bytes.clone(), |d| d.as_bytes().to_vec())
+    });
+    if let Ok(mut g) = gate.lock() {
+        g.learn_listing(&message.unwrap_or_default());
+    }
 }
 
 /// What the client gets in place of a whole (not streamed) upstream answer.

@@ -125,8 +125,17 @@ impl Batch {
     }
 }
 
+/// What the client loop is bounded by: the frame size, and how long a first `tools/call` to a
+/// trusted server waits for the relay's own listing (signalled on `listed`).
+struct RelayLimits {
+    max_frame: usize,
+    listing_wait: Duration,
+    listed: std::sync::mpsc::Receiver<()>,
+}
+
 /// Client → server: every frame from stdin through the gate to the child's stdin.
-fn client_loop(gate: &Mutex<McpConnection>, mut child_in: impl Write, out: &Out, max_frame: usize) {
+fn client_loop(gate: &Mutex<McpConnection>, mut child_in: impl Write, out: &Out, limits: RelayLimits) {
+    let max_frame = limits.max_frame;
     use std::os::fd::AsFd;
     // Our own buffer over stdin (a duplicate of its descriptor), so what is already read can be
     // looked at without blocking.
@@ -140,6 +149,19 @@ fn client_loop(gate: &Mutex<McpConnection>, mut child_in: impl Write, out: &Out,
     let mut stdin = BufReader::with_capacity(READ_BUFFER, stdin);
     let mut batch = Batch::default();
     while let Ok(Some(line)) = read_line(&mut stdin, max_frame) {
+        if let Line::Frame(bytes) = &line
+            && let Some(listing) = gate.lock().ok().and_then(|mut g| g.listing_request(bytes))
+        {
+            // Everything read so far goes first, then the relay's own listing; the call waits
+            // (bounded) until the server's answer taught the gate its tools.
+            batch.push(&listing);
+            let written = child_in.write_all(&batch.bytes).and_then(|()| child_in.flush());
+            batch.bytes.clear();
+            if written.is_err() {
+                break;
+            }
+            let _ = limits.listed.recv_timeout(limits.listing_wait);
+        }
         let verdict = match line {
             Line::TooLarge(size) => FromClient::Answer(too_large(size, max_frame)),
             Line::Frame(bytes) => match gate.lock() {
@@ -168,7 +190,13 @@ fn client_loop(gate: &Mutex<McpConnection>, mut child_in: impl Write, out: &Out,
 }
 
 /// Server → client: every frame from the child's stdout through the gate to stdout.
-fn server_loop(gate: &Mutex<McpConnection>, child_out: impl std::io::Read, out: &Out, max_frame: usize) {
+fn server_loop(
+    gate: &Mutex<McpConnection>,
+    child_out: impl std::io::Read,
+    out: &Out,
+    max_frame: usize,
+    listed: std::sync::mpsc::Sender<()>,
+) {
     let mut reader = BufReader::with_capacity(READ_BUFFER, child_out);
     let mut batch = Batch::default();
     let mut observed: Option<Observation> = None;
@@ -179,6 +207,11 @@ fn server_loop(gate: &Mutex<McpConnection>, child_out: impl std::io::Read, out: 
                 (FromServer::Drop(None), None)
             }
             Line::Frame(bytes) => match gate.lock() {
+                Ok(mut g) if g.is_listing_answer(&bytes) => {
+                    g.learn_listing(&bytes);
+                    let _ = listed.send(());
+                    continue;
+                }
                 Ok(mut g) => g.from_server_deferred(&bytes),
                 Err(_) => break,
             },
@@ -231,7 +264,7 @@ enum Side {
 /// Relays until one side goes away; returns the exit code (the child's when it exited). The
 /// two directions run on their own threads inside the current runtime's context (so the gate
 /// may hand work to the runtime), which this future keeps driving while it waits.
-pub async fn relay(gate: McpConnection, mut child: Child, max_frame: usize) -> i32 {
+pub async fn relay(gate: McpConnection, mut child: Child, max_frame: usize, listing_wait: Duration) -> i32 {
     let (Some(child_in), Some(child_out)) = (child.stdin.take(), child.stdout.take()) else {
         eprintln!("blindfold: the MCP server's stdio is not available");
         return 1;
@@ -248,12 +281,16 @@ pub async fn relay(gate: McpConnection, mut child: Child, max_frame: usize) -> i
             let _ = ended.send(side);
         })
     };
+    let (listed_tx, listed) = std::sync::mpsc::channel();
+    let limits = RelayLimits { max_frame, listing_wait, listed };
     let (g, o) = (gate.clone(), out.clone());
-    let client =
-        spawn("mcp-client", Side::Client, Box::new(move || client_loop(&g, child_in, &o, max_frame)));
+    let client = spawn("mcp-client", Side::Client, Box::new(move || client_loop(&g, child_in, &o, limits)));
     let (g, o) = (gate.clone(), out.clone());
-    let server =
-        spawn("mcp-server", Side::Server, Box::new(move || server_loop(&g, child_out, &o, max_frame)));
+    let server = spawn(
+        "mcp-server",
+        Side::Server,
+        Box::new(move || server_loop(&g, child_out, &o, max_frame, listed_tx)),
+    );
     if client.is_err() || server.is_err() {
         eprintln!("blindfold: cannot start the relay threads");
         let _ = child.kill();

@@ -5,6 +5,7 @@
 //! stdio relay and the HTTP proxy only move bytes around it.
 
 mod client;
+mod listing;
 mod server;
 
 use super::grant_files::GrantFiles;
@@ -107,6 +108,8 @@ pub struct McpConnection {
     stream_ids: StreamIds,
     /// The client's declared roots (the workspace root when none is configured).
     roots: super::roots::RootsWatch,
+    /// The relay's own `tools/list` of a trusted server.
+    listing: listing::Listing,
 }
 
 /// The one SSE event name MCP clients read (the default); any other is the server's own.
@@ -130,6 +133,7 @@ impl McpConnection {
             pins,
             stream_ids: StreamIds::default(),
             roots: super::roots::RootsWatch::default(),
+            listing: listing::Listing::default(),
         }
     }
 

@@ -117,6 +117,7 @@ impl McpConnection {
         {
             if self.policy.trusted {
                 self.learn_annotations(result);
+                self.listed();
             }
             if !self.policy.allow_tools.is_empty() {
                 mcp::filter_tool_list(result, |t| self.policy.allows(t));
@@ -178,7 +179,7 @@ impl McpConnection {
 
     /// Feeds a trusted server's read-only annotations to this connection's registry view
     /// (tools the operator's registry already knows keep their registered effect).
-    fn learn_annotations(&mut self, result: &Value) {
+    pub(super) fn learn_annotations(&mut self, result: &Value) {
         let mut registry = self.app.engine.registry().clone();
         let mut learned = false;
         for (name, spec) in mcp::annotated_specs(result) {

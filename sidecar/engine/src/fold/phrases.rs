@@ -4,8 +4,10 @@
 //! so its spelling as an identifier does not matter: `Claude Opus`, `claude-opus`,
 //! `claude_opus` and `ClaudeOpus` are the same phrase. A phrase whose letter words are written
 //! together in the text (`deepseek` for `Deep Seek`) matches too: each run of letter words of a
-//! phrase is also entered joined. Inside a match, words are separated by a [`Gap::Split`] or a
-//! [`Gap::Joiner`], never a [`Gap::Break`]. A phrase that ends in a number does not match inside a
+//! phrase is also entered joined; and a word of the text cut by identifier splitting is read on
+//! across the cut (`ClAuDe` is `claude`). Inside a match, words are separated by a
+//! [`Gap::Split`] or a [`Gap::Joiner`], never a [`Gap::Break`]; a match starts and ends where
+//! words of the text do (`mini` is not found in `minimum`). A phrase that ends in a number does not match inside a
 //! longer dotted number (`v-2` is not found in `v-2.5`).
 
 use super::{Folded, Gap, Word, WordClass, fold};
@@ -19,9 +21,11 @@ pub struct PhraseSet<T> {
     values: Vec<T>,
 }
 
+/// A trie node over characters; `boundary` is the edge taken between two words of a phrase.
 #[derive(Debug, Clone, Default)]
 struct Node {
-    next: HashMap<Box<str>, usize>,
+    next: HashMap<char, usize>,
+    boundary: Option<usize>,
     value: Option<usize>,
 }
 
@@ -79,39 +83,76 @@ impl<T> PhraseSet<T> {
 
     fn enter(&mut self, words: &[&str], value: usize) {
         let mut at = 0;
-        for w in words {
-            at = match self.nodes[at].next.get(*w) {
-                Some(&n) => n,
-                None => {
-                    self.nodes.push(Node::default());
-                    let n = self.nodes.len() - 1;
-                    self.nodes[at].next.insert((*w).into(), n);
-                    n
-                }
-            };
+        for (i, w) in words.iter().enumerate() {
+            if i > 0 {
+                at = self.child(at, None);
+            }
+            for c in w.chars() {
+                at = self.child(at, Some(c));
+            }
         }
         self.nodes[at].value = Some(value);
     }
 
-    /// The longest phrase starting at word `start` of `words` (found in `folded`): the end (one
-    /// past its last word) and its value.
-    pub fn longest_at(&self, folded: &Folded, words: &[Word], start: usize) -> Option<(usize, &T)> {
-        let text = folded.as_str();
-        let mut node = 0;
-        let mut best = None;
-        for (i, w) in words.iter().enumerate().skip(start) {
-            if i > start && w.gap == Gap::Break {
-                break;
+    /// The node after `edge` (a character, or the word boundary) from `at`, created if missing.
+    fn child(&mut self, at: usize, edge: Option<char>) -> usize {
+        let existing = match edge {
+            Some(c) => self.nodes[at].next.get(&c).copied(),
+            None => self.nodes[at].boundary,
+        };
+        if let Some(n) = existing {
+            return n;
+        }
+        self.nodes.push(Node::default());
+        let n = self.nodes.len() - 1;
+        match edge {
+            Some(c) => {
+                self.nodes[at].next.insert(c, n);
             }
-            let Some(&n) = self.nodes[node].next.get(&text[w.range.clone()]) else { break };
-            node = n;
-            if let Some(v) = self.nodes[node].value
-                && !number_continues(text, words, i)
-            {
-                best = Some((i + 1, &self.values[v]));
+            None => self.nodes[at].boundary = Some(n),
+        }
+        n
+    }
+
+    /// The longest phrase starting at word `start` of `words` (found in `folded`): the end (one
+    /// past its last word) and its value. A phrase ends where a word of the text ends; across an
+    /// identifier split (`ClAuDe`, `GPT5`) its letters may run on into the next word.
+    pub fn longest_at(&self, folded: &Folded, words: &[Word], start: usize) -> Option<(usize, &T)> {
+        let mut best: Option<(usize, usize)> = None;
+        self.walk(folded.as_str(), words, 0, start, &mut best);
+        best.map(|(end, v)| (end, &self.values[v]))
+    }
+
+    /// Consumes word `wi` from `node`, records a phrase ending with it, and goes on into the next.
+    fn walk(
+        &self,
+        text: &str,
+        words: &[Word],
+        mut node: usize,
+        wi: usize,
+        best: &mut Option<(usize, usize)>,
+    ) {
+        for c in text[words[wi].range.clone()].chars() {
+            match self.nodes[node].next.get(&c) {
+                Some(&n) => node = n,
+                None => return,
             }
         }
-        best
+        if let Some(v) = self.nodes[node].value
+            && !number_continues(text, words, wi)
+            && best.is_none_or(|(end, _)| wi + 1 > end)
+        {
+            *best = Some((wi + 1, v));
+        }
+        let Some(next) = words.get(wi + 1) else { return };
+        if next.gap == Gap::Split {
+            self.walk(text, words, node, wi + 1, best);
+        }
+        if matches!(next.gap, Gap::Split | Gap::Joiner)
+            && let Some(b) = self.nodes[node].boundary
+        {
+            self.walk(text, words, b, wi + 1, best);
+        }
     }
 
     /// Every phrase in `words`, leftmost first, longest at each position, never overlapping.

@@ -62,6 +62,7 @@ fn phrases_match_whole_words_in_any_identifier_spelling() {
         ["claude-opus", "ClaudeOpus", "claude_opus", "CLAUDE OPUS"]
     );
     assert_eq!(found("deepseek Deep-Seek DeepSeekV3"), ["deepseek", "Deep-Seek", "DeepSeek"]);
+    assert_eq!(found("ClAuDe oPuS, dEePsEeK"), ["ClAuDe oPuS", "dEePsEeK"]);
     assert_eq!(found("gpt-5-mini minimum mini_max"), ["mini", "mini"]);
     assert_eq!(found("v-2.5 v-2"), ["v-2"]);
     assert_eq!(found("我是克劳德。"), ["克劳德"]);

@@ -73,7 +73,7 @@ impl Anonymizer {
         let mut out = Map::new();
         out.insert("name".into(), json!(alias));
         let description = src.get("description").and_then(Value::as_str).unwrap_or_default();
-        out.insert("description".into(), json!(self.rewrite_text(description)));
+        out.insert("description".into(), json!(self.rewrite(description, Field::Profile)));
         out.insert("version".into(), json!(NEUTRAL_CARD_VERSION));
         self.interfaces(src, &mut out, target.interface_url);
         out.insert("capabilities".into(), Value::Object(kept_capabilities(src)));
@@ -146,20 +146,23 @@ impl Anonymizer {
         let mut out = Map::new();
         let text = |k: &str| skill.get(k).and_then(Value::as_str).unwrap_or_default();
         out.insert("id".into(), json!(self.rewrite_surface(text("id"))));
-        out.insert("name".into(), json!(self.rewrite_text(text("name"))));
-        out.insert("description".into(), json!(self.rewrite_text(text("description"))));
+        out.insert("name".into(), json!(self.rewrite(text("name"), Field::Profile)));
+        out.insert("description".into(), json!(self.rewrite(text("description"), Field::Profile)));
         let tags: Vec<&str> = skill
             .get("tags")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
             .filter_map(Value::as_str)
-            .filter(|t| !self.lexicon().matches(t))
+            .filter(|t| !self.carries_identity(t, Field::Profile))
             .collect();
         out.insert("tags".into(), json!(tags));
         if let Some(examples) = skill.get("examples").and_then(Value::as_array) {
-            let ex: Vec<Value> =
-                examples.iter().filter_map(Value::as_str).map(|e| json!(self.rewrite_text(e))).collect();
+            let ex: Vec<Value> = examples
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|e| json!(self.rewrite(e, Field::Profile)))
+                .collect();
             out.insert("examples".into(), Value::Array(ex));
         }
         for key in KEPT_SKILL_FIELDS {

@@ -60,7 +60,7 @@ impl Anonymizer {
             let rewritten: Cow<'_, str> = match body.strip_prefix("- ").and_then(|r| r.split_once(": ")) {
                 Some((name, desc)) if !name.contains(' ') || self.lexicon().kind_of(name).is_some() => {
                     let label = self.agent_label(name);
-                    let d = self.rewrite_text(desc);
+                    let d = self.rewrite(desc, Field::Profile);
                     if matches!((&label, &d), (Cow::Borrowed(_), Cow::Borrowed(_))) {
                         Cow::Borrowed(body)
                     } else {

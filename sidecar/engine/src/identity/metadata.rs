@@ -89,7 +89,7 @@ impl Anonymizer {
             Value::Array(items) => items.iter_mut().map(|v| self.rewrite_json_strings(v, field)).sum(),
             Value::Object(map) => {
                 let before = map.len();
-                map.retain(|k, _| !self.lexicon().matches(k));
+                map.retain(|k, _| !self.carries_identity(k, field));
                 let dropped = before - map.len();
                 dropped + map.values_mut().map(|v| self.rewrite_json_strings(v, field)).sum::<usize>()
             }

@@ -38,7 +38,10 @@ pub use anonymizer::Anonymizer;
 pub use attest::{ATTESTED_IDENTITY_URI, AttestFlag, AttestPolicy, AttestProblem, Attested};
 pub use card::{CardError, CardTarget, NEUTRAL_CARD_VERSION, PROXY_BINDING};
 pub use harness::{HARNESS_MODEL_KEYS, SESSION_KEYS, map_session_key_agent};
-pub use lexicon::{DEFAULT_TIER_WORDS, LexHit, Lexicon, LexiconBuilder, WordKind};
+pub use lexicon::{
+    ContextNouns, EMBEDDED_LEXICON, LexHit, Lexicon, LexiconBuilder, LexiconData, LexiconDataError,
+    ProviderWords, Strength, WordKind, WordList,
+};
 pub use mcp::{META_CLIENT_INFO, META_SERVER_INFO, neutral_implementation};
 pub use metadata::{is_identity_header, is_identity_key};
 pub use scan::{LeakScanner, leak_scan};

@@ -1,8 +1,10 @@
-//! Text rewriting: lexicon words, tier words in identity context, and self-identification.
+//! Text rewriting: lexicon words (ordinary ones only in identity context) and
+//! self-identification.
 
 use super::anonymizer::Anonymizer;
-use super::lexicon::{LexHit, WordKind};
-use super::words::{WordMatcher, fold_text_mapped, is_unspaced};
+use super::lexicon::{LexHit, Lexicon, Strength, WordKind};
+use super::words::WordMatcher;
+use crate::fold::{Folded, Gap, Word, WordClass, fold, is_unspaced};
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
@@ -14,26 +16,6 @@ pub const PROVIDER_PLACEHOLDER: &str = "[provider]";
 pub const TIER_PLACEHOLDER: &str = "[tier]";
 /// What replaces a configured extra word or an agent without an alias.
 pub const REDACTED_PLACEHOLDER: &str = "[redacted]";
-
-/// Words that make a neighbouring tier word an identity statement ("frontier-tier",
-/// "the mini model", "as an efficient agent").
-const TIER_NOUNS_AFTER: [&str; 14] = [
-    "tier",
-    "tiers",
-    "class",
-    "model",
-    "models",
-    "agent",
-    "agents",
-    "llm",
-    "llms",
-    "version",
-    "variant",
-    "assistant",
-    "edition",
-    "level",
-];
-const TIER_NOUNS_BEFORE: [&str; 4] = ["tier", "model", "class", "variant"];
 
 /// Chinese nouns that make a tier word written right before them (optionally with `的`) an
 /// identity statement ("旗舰模型", "efficient 智能体", "高效的助手").
@@ -102,11 +84,23 @@ static CUES: LazyLock<WordMatcher> = LazyLock::new(|| WordMatcher::new(&SELF_ID_
 /// How strictly a field is treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {
-    /// Free text written by an agent: tier words go only in identity context.
+    /// Free text written by an agent: ordinary words of the lexicon (tier words, "Gemini",
+    /// "Command") go only in identity context.
     Text,
+    /// What an agent says about itself (card descriptions and skills, agent-list descriptions):
+    /// the tier words of configured and displayed identities go wherever they stand as words of
+    /// their own, other ordinary words in identity context.
+    Profile,
     /// An identity surface (names, versions, metadata values, `serverInfo`): every lexicon word goes.
     Surface,
 }
+
+/// Characters that end a clause: an ordinary word after them is not bound to an identity word
+/// before them.
+const CLAUSE_ENDS: [char; 10] = ['.', '!', '?', ';', '\n', '。', '！', '？', '；', '|'];
+
+/// Edits: byte ranges of the original text and what replaces them.
+type Edits<'a> = Vec<(usize, usize, Cow<'a, str>)>;
 
 impl Anonymizer {
     /// Rewrites free text written by an agent (responses, results, handoffs, rationales,
@@ -117,46 +111,63 @@ impl Anonymizer {
         self.rewrite(text, Field::Text)
     }
 
-    /// Rewrites an identity surface value: like [`Anonymizer::rewrite_text`], and tier words go
-    /// wherever they appear.
+    /// Rewrites an identity surface value: like [`Anonymizer::rewrite_text`], and every lexicon
+    /// word goes wherever it appears.
     pub fn rewrite_surface<'t>(&self, text: &'t str) -> Cow<'t, str> {
         self.rewrite(text, Field::Surface)
     }
 
     /// Rewrites `text` as a field of the given strictness. Words are found in the folded text
-    /// (see [`fold_text_mapped`]) and replaced in the original, so full-width punctuation and
-    /// everything else outside a replaced word keeps its bytes.
+    /// ([`crate::fold`]) and replaced in the original through the fold's map back, so everything
+    /// outside a replaced word keeps its bytes.
     pub fn rewrite<'t>(&self, text: &'t str, field: Field) -> Cow<'t, str> {
-        match fold_text_mapped(text) {
-            None => apply(text, self.edits(text, field), |at| at),
-            Some((folded, map)) => match apply(&folded, self.edits(&folded, field), |at| at) {
-                Cow::Borrowed(_) => Cow::Borrowed(text),
-                Cow::Owned(_) => {
-                    let edits = self.edits(&folded, field);
-                    Cow::Owned(apply(text, edits, |at| map[at]).into_owned())
-                }
-            },
-        }
-    }
-
-    /// The replacements in `text`: byte ranges and what replaces them, in text order.
-    fn edits(&self, text: &str, field: Field) -> Vec<(usize, usize, Cow<'_, str>)> {
-        let hits = self.lexicon().hits(text);
-        let self_ids = self_identifications(text);
-        let mut edits: Vec<(usize, usize, Cow<'_, str>)> = Vec::new();
-        for (i, h) in hits.iter().enumerate() {
-            if *h.kind == WordKind::Tier && field == Field::Text && !tier_in_context(text, &hits, i) {
-                continue;
-            }
-            edits.push((h.start, h.end, self.replacement(h.kind)));
-        }
-        for (start, end, with) in self_ids {
+        let mut edits = self.lexicon_edits(text, field);
+        for (start, end, with) in self_identifications(text) {
             if !edits.iter().any(|(s, e, _)| start < *e && *s < end) {
                 edits.push((start, end, Cow::Borrowed(with)));
             }
         }
         edits.sort_by_key(|(s, _, _)| *s);
-        edits
+        apply(text, edits)
+    }
+
+    /// True when `key` (a JSON key, a tag, a label) carries identity as a field of strictness
+    /// `field` would: a rewrite of it as that field would replace a lexicon word.
+    pub fn carries_identity(&self, key: &str, field: Field) -> bool {
+        !self.lexicon_edits(key, field).is_empty()
+    }
+
+    /// The lexicon's replacements in `text`, as ranges of `text`.
+    fn lexicon_edits(&self, text: &str, field: Field) -> Edits<'_> {
+        let folded = fold(text);
+        let words = folded.words();
+        let lexicon = self.lexicon();
+        let hits = lexicon.hits(&folded, &words);
+        if hits.is_empty() {
+            return Vec::new();
+        }
+        let mut keep: Vec<bool> =
+            hits.iter().map(|h| identity_by_itself(&folded, &words, h, field)).collect();
+        loop {
+            let mut changed = false;
+            for i in 0..hits.len() {
+                if !keep[i] && in_context(lexicon, &folded, &words, &hits, &keep, i) {
+                    keep[i] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        hits.iter()
+            .zip(keep)
+            .filter(|(_, k)| *k)
+            .map(|(h, _)| {
+                let span = folded.source_span(h.start..h.end);
+                (span.start, span.end, self.replacement(h.kind))
+            })
+            .collect()
     }
 
     fn replacement(&self, kind: &WordKind) -> Cow<'_, str> {
@@ -170,25 +181,102 @@ impl Anonymizer {
     }
 }
 
-/// Applies `edits` (ranges in the text they were found in, mapped into `text` by `pos`).
-fn apply<'t>(
-    text: &'t str,
-    edits: Vec<(usize, usize, Cow<'_, str>)>,
-    pos: impl Fn(usize) -> usize,
-) -> Cow<'t, str> {
+/// True when a hit is identity without looking at the identity words around it.
+fn identity_by_itself(folded: &Folded, words: &[Word], h: &LexHit<'_>, field: Field) -> bool {
+    match (field, h.strength) {
+        (Field::Surface, _) | (_, Strength::Always) => true,
+        (Field::Profile, _) if *h.kind == WordKind::Tier && h.own => !compound(folded, words, h),
+        (_, Strength::InContext) => h.version,
+        (_, Strength::WithVariant) => h.version && h.variant,
+    }
+}
+
+/// True when a hit is one half of a compound word (`pro-forma`, `mini-batches`).
+fn compound(folded: &Folded, words: &[Word], h: &LexHit<'_>) -> bool {
+    let text = folded.as_str();
+    let bound = |w: &Word| w.class != WordClass::Unspaced && matches!(&text[w.gap_range.clone()], "-" | "");
+    let next = words.get(h.words.end).is_some_and(|w| w.gap != Gap::Start && bound(w));
+    let prev = h.words.start > 0 && bound(&words[h.words.start]);
+    next || prev
+}
+
+/// Applies `edits` (ranges of `text`, in order, not overlapping).
+fn apply<'t>(text: &'t str, edits: Edits<'_>) -> Cow<'t, str> {
     if edits.is_empty() {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for (s, e, with) in edits {
-        let (s, e) = (pos(s), pos(e));
         out.push_str(&text[at..s]);
         out.push_str(&with);
         at = e;
     }
     out.push_str(&text[at..]);
     Cow::Owned(out)
+}
+
+/// True when the separator before word `at` keeps it next to the word before (`-`, `_`, a
+/// space, `:`, `=`, nothing; at most three characters).
+fn near(folded: &Folded, words: &[Word], at: usize) -> bool {
+    words.get(at).is_some_and(|w| {
+        let gap = &folded.as_str()[w.gap_range.clone()];
+        w.gap != Gap::Start && gap.chars().count() <= 3 && gap.chars().all(is_sep)
+    })
+}
+
+/// True when an ordinary word's hit `i` is identity by what surrounds it: an identity noun
+/// beside it, a kept identity word right next to it, or a kept vendor/family/model word shortly
+/// before it with only linker words between (same clause).
+fn in_context(
+    lexicon: &Lexicon,
+    folded: &Folded,
+    words: &[Word],
+    hits: &[LexHit<'_>],
+    keep: &[bool],
+    i: usize,
+) -> bool {
+    let h = &hits[i];
+    let text = folded.as_str();
+    let latin = !text[h.start..h.end].chars().any(is_unspaced);
+    let (first, end) = (h.words.start, h.words.end);
+    if (near(folded, words, end) && lexicon.noun_after(folded, words, end))
+        || (near(folded, words, first) && lexicon.noun_before(folded, words, first))
+        || zh_noun_after(lexicon, text, h.end, latin)
+        || zh_noun_before(text, h.start)
+    {
+        return true;
+    }
+    let kept = |j: usize| keep[j] && hits[j].kind.is_identity_token();
+    let next_to = |j: usize| kept(j) && (hits[j].words.end == first || hits[j].words.start == end);
+    if (i > 0 && next_to(i - 1) && near(folded, words, first))
+        || (i + 1 < hits.len() && next_to(i + 1) && near(folded, words, end))
+    {
+        return true;
+    }
+    (0..i).rev().take(2).any(|j| {
+        kept(j) && *hits[j].kind != WordKind::Tier && linked(lexicon, folded, words, hits[j].words.end, first)
+    })
+}
+
+/// True when only linker words (at most two) and no clause end lie between word `from` (the
+/// first after an identity word) and word `to` (the first of an ordinary word).
+fn linked(lexicon: &Lexicon, folded: &Folded, words: &[Word], from: usize, to: usize) -> bool {
+    let text = folded.as_str();
+    if to < from || words[from..=to].iter().any(|w| text[w.gap_range.clone()].contains(CLAUSE_ENDS)) {
+        return false;
+    }
+    let mut at = from;
+    for _ in 0..2 {
+        if at == to {
+            return true;
+        }
+        match lexicon.linker_at(folded, words, at) {
+            Some(end) if end <= to => at = end,
+            _ => return false,
+        }
+    }
+    at == to
 }
 
 fn is_sep(c: char) -> bool {
@@ -201,14 +289,6 @@ fn word_after(text: &str, at: usize) -> String {
     rest.chars().take_while(|c| c.is_alphabetic()).collect::<String>().to_lowercase()
 }
 
-/// The alphabetic word before `at` (skipping separators), lowercase.
-fn word_before(text: &str, at: usize) -> String {
-    let head = text[..at].trim_end_matches(is_sep);
-    let mut w: Vec<char> = head.chars().rev().take_while(|c| c.is_alphabetic()).collect();
-    w.reverse();
-    w.into_iter().collect::<String>().to_lowercase()
-}
-
 /// Skips separators and one linking `的` (Chinese possessive / attributive particle).
 fn skip_linker(rest: &str) -> &str {
     let rest = rest.trim_start_matches(is_sep);
@@ -217,7 +297,7 @@ fn skip_linker(rest: &str) -> &str {
 
 /// True when a Chinese identity noun, or a tier suffix (see [`ZH_TIER_SUFFIXES`]), follows the
 /// tier word ending at `at`; `latin` tells whether the tier word itself is in Latin script.
-fn zh_noun_after(text: &str, at: usize, latin: bool) -> bool {
+fn zh_noun_after(lexicon: &Lexicon, text: &str, at: usize, latin: bool) -> bool {
     let rest = skip_linker(&text[at..]);
     if ZH_TIER_NOUNS.iter().any(|n| rest.starts_with(n)) {
         return true;
@@ -234,7 +314,7 @@ fn zh_noun_after(text: &str, at: usize, latin: bool) -> bool {
     after.is_empty()
         || after.starts_with(CLOSERS)
         || ZH_TIER_NOUNS.iter().any(|n| after.starts_with(n))
-        || TIER_NOUNS_AFTER.contains(&word_after(after, 0).as_str())
+        || lexicon.is_noun_word(&word_after(after, 0))
 }
 
 /// True when a Chinese word of [`ZH_TIER_NOUNS_BEFORE`] precedes the tier word starting at `at`.
@@ -242,22 +322,6 @@ fn zh_noun_before(text: &str, at: usize) -> bool {
     let head = text[..at].trim_end_matches(is_sep);
     let linked = head.strip_suffix(['为', '是']).map(|h| h.trim_end_matches(is_sep));
     [Some(head), linked].into_iter().flatten().any(|h| ZH_TIER_NOUNS_BEFORE.iter().any(|n| h.ends_with(n)))
-}
-
-fn tier_in_context(text: &str, hits: &[LexHit<'_>], i: usize) -> bool {
-    let h = hits[i];
-    let latin = !text[h.start..h.end].chars().any(is_unspaced);
-    if TIER_NOUNS_AFTER.contains(&word_after(text, h.end).as_str())
-        || TIER_NOUNS_BEFORE.contains(&word_before(text, h.start).as_str())
-        || zh_noun_after(text, h.end, latin)
-        || zh_noun_before(text, h.start)
-    {
-        return true;
-    }
-    let adjacent = |a: usize, b: usize| b >= a && b - a <= 2 && text[a..b].chars().all(is_sep);
-    let strong = |j: usize| hits.get(j).is_some_and(|o| *o.kind != WordKind::Tier);
-    (i > 0 && strong(i - 1) && adjacent(hits[i - 1].end, h.start))
-        || (strong(i + 1) && adjacent(h.end, hits[i + 1].start))
 }
 
 /// True for a token that looks like a model name: ASCII letters and digits both present.

@@ -126,22 +126,6 @@ pub fn fold_text(text: &str) -> Cow<'_, str> {
     Cow::Owned(text.chars().filter_map(fold_char).collect())
 }
 
-/// [`fold_text`] with a map back: `None` when nothing folds; otherwise the folded text and, for
-/// every byte offset of it (and its end), the byte offset in `text` of the character it came from.
-pub fn fold_text_mapped(text: &str) -> Option<(String, Vec<usize>)> {
-    let Cow::Owned(_) = fold_text(text) else { return None };
-    let mut folded = String::with_capacity(text.len());
-    let mut map = Vec::with_capacity(text.len() + 1);
-    for (at, c) in text.char_indices() {
-        if let Some(f) = fold_char(c) {
-            folded.push(f);
-            map.extend(std::iter::repeat_n(at, f.len_utf8()));
-        }
-    }
-    map.push(text.len());
-    Some((folded, map))
-}
-
 fn fold_char(c: char) -> Option<char> {
     match c {
         '\u{00AD}' | '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' => None,
@@ -205,10 +189,6 @@ mod tests {
         assert!(m.find(hidden).is_empty());
         assert_eq!(m.count(&fold_text(hidden)), 2);
         assert!(matches!(fold_text("plain café"), Cow::Borrowed(_)));
-        assert!(fold_text_mapped("plain café").is_none());
-        let (folded, map) = fold_text_mapped("a\u{200B}ｂ（c").expect("folds");
-        assert_eq!(folded, "ab(c");
-        assert_eq!(map, [0, 4, 7, 10, 11]);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Property tests: random insertions of lexicon words never survive a rewrite; aliases are a
 //! permutation; seeds are reproducible; rewriting is idempotent.
 
-use crate::identity::{AliasMap, Anonymizer, CardTarget, DEFAULT_TIER_WORDS, LeakScanner, Lexicon, alias_at};
+use crate::identity::{AliasMap, Anonymizer, CardTarget, LeakScanner, Lexicon, alias_at};
 use blindfold_schemas::AgentIdentity;
 use proptest::prelude::*;
 use serde_json::json;
@@ -13,12 +13,15 @@ const ORDINARY: [&str; 16] = [
 ];
 const SEPS: [&str; 8] = [" ", ", ", ". ", "\n", " (", ") ", ": ", " \""];
 const RESERVED: [&str; 6] = ["model", "tier", "provider", "redacted", "agent", "agents"];
+/// Tier words of the configured kind (as a scenario's agents declare them).
+const TIER_WORDS: [&str; 10] =
+    ["frontier", "flagship", "efficient", "mini", "lite", "pro", "旗舰", "前沿", "高效", "轻量"];
 
 fn identity() -> impl Strategy<Value = AgentIdentity> {
     (
         "[a-z]{2,5}-[0-9]{1,2}(\\.[0-9])?",
         "[a-z]{3,6}".prop_filter("not a placeholder word", |f| !RESERVED.contains(&f.as_str())),
-        prop::sample::select(DEFAULT_TIER_WORDS.to_vec()),
+        prop::sample::select(TIER_WORDS.to_vec()),
         "[A-Z][a-z]{2,6}( Labs| AI)?"
             .prop_filter("not a placeholder word", |p| !RESERVED.contains(&p.to_lowercase().as_str())),
     )
@@ -91,7 +94,7 @@ proptest! {
     fn surfaces_lose_every_token_and_free_text_keeps_ordinary_tier_words(
         ids in prop::collection::vec(identity(), 1..4),
         picks in prop::collection::vec((any::<usize>(), any::<u8>(), any::<u8>(), any::<usize>(), any::<u8>()), 0..30),
-        tier in prop::sample::select(DEFAULT_TIER_WORDS.to_vec()),
+        tier in prop::sample::select(TIER_WORDS.to_vec()),
     ) {
         let (anon, strong, all) = setup(&ids);
         let text = format!("{} some {tier} tips, {tier}-forma.", text_with(&ids, &picks));

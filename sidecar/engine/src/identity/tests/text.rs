@@ -37,7 +37,8 @@ fn tier_words_only_in_identity_context_in_free_text() {
     let identity = "I am the frontier model; a frontier-tier agent, as an efficient agent would, tier: mini.";
     let out = anon.rewrite_text(identity);
     assert_eq!(out, "I am the [tier] model; a [tier]-tier agent, as an [tier] agent would, tier: [tier].");
-    assert_eq!(anon.rewrite_text("m-large pro"), "[model] [tier]");
+    assert_eq!(anon.rewrite_text("m-large pro"), "[model]", "a variant word belongs to the model id");
+    assert_eq!(anon.rewrite_text("m-large, pro"), "[model], [tier]");
 }
 
 #[test]
@@ -214,4 +215,39 @@ fn fullwidth_and_ideographic_spacing_hide_nothing() {
     let out = anon.rewrite_text(text);
     assert_eq!(scanner.scan_text(&out), 0, "{out}");
     assert_eq!(out, "[model]\u{3000}（[tier]\u{3000}级模型）");
+}
+
+#[test]
+fn the_built_in_lexicon_works_without_configuration() {
+    let anon = crate::identity::Anonymizer::new(
+        crate::identity::Lexicon::default(),
+        crate::identity::AliasMap::new(1, Vec::<String>::new()),
+    );
+    for (text, want) in [
+        (
+            "You are GPT-5.6-Sol frontier reviewer by OpenAI.",
+            "You are [model] [tier] reviewer by [provider].",
+        ),
+        ("Ask claude-opus-5 (Anthropic) first.", "Ask [model] ([provider]) first."),
+        ("Gemini 2.5 Pro from Google says hi", "[model] from [provider] says hi"),
+        ("pinned to gpt-5-2025-08-07", "pinned to [model]"),
+        ("the Command R model and Opus-class agents", "the [model] model and [model]-class agents"),
+        ("ask_claude_opus_4Arguments", "ask_[model]Arguments"),
+        ("ClaudeAI, GPT5 and claude_code", "[model], [model] and [model]"),
+        ("我是克劳德，クロードです。Я Клод. 深度求索", "我是[model]，[model]です。Я [model]. [provider]"),
+        ("Cl\u{430}ude and C\u{301}laude and Cla\u{200D}ude", "[model] and [model] and [model]"),
+    ] {
+        assert_eq!(anon.rewrite_text(text), want, "{text}");
+    }
+    for ordinary in [
+        "Run the command `make test`, then pro-rate the minimum cost with a mini-batch.",
+        "A pro tip: the gemini constellation and a llama at the zoo; a sonnet and a haiku.",
+        "The mistral wind blew; phi is the golden ratio; google it.",
+    ] {
+        assert!(
+            matches!(anon.rewrite_text(ordinary), Cow::Borrowed(_)),
+            "{ordinary} -> {}",
+            anon.rewrite_text(ordinary)
+        );
+    }
 }

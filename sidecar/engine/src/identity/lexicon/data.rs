@@ -1,0 +1,149 @@
+//! The lexicon's data file (`sidecar/engine/data/lexicon.toml`, embedded; a user may give a file
+//! of the same form instead): tier words, model-id variant words, context nouns, and per provider
+//! the vendor, family and model words with how each counts.
+
+use serde::Deserialize;
+use std::sync::LazyLock;
+
+/// The built-in lexicon data, as shipped.
+pub const EMBEDDED_LEXICON: &str = include_str!("../../../data/lexicon.toml");
+
+static EMBEDDED: LazyLock<LexiconData> =
+    LazyLock::new(|| LexiconData::parse(EMBEDDED_LEXICON).unwrap_or_else(|_| LexiconData::default()));
+
+/// A lexicon data file could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("identity lexicon data: {0}")]
+pub struct LexiconDataError(String);
+
+/// A parsed lexicon data file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LexiconData {
+    /// The data's version (shown by `blindfold` and recorded with the configuration).
+    pub version: String,
+    /// Tier words.
+    #[serde(default)]
+    pub tiers: WordList,
+    /// Words that continue a model id after its family or version.
+    #[serde(default)]
+    pub variants: WordList,
+    /// Context nouns.
+    #[serde(default)]
+    pub context: ContextNouns,
+    /// The providers' words.
+    #[serde(default, rename = "provider")]
+    pub providers: Vec<ProviderWords>,
+}
+
+/// `[tiers]`, `[variants]`: a list of words.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WordList {
+    /// The words.
+    #[serde(default)]
+    pub words: Vec<String>,
+}
+
+/// `[context]`: nouns that make an ordinary word beside them an identity statement.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextNouns {
+    /// Nouns after the word ("the frontier model", "Opus-class").
+    #[serde(default)]
+    pub nouns_after: Vec<String>,
+    /// Nouns before the word ("tier: mini", "model Gemini").
+    #[serde(default)]
+    pub nouns_before: Vec<String>,
+    /// Words that may stand between an identity word and an ordinary word after it that belongs
+    /// to it ("Gemini 2.5 Pro from Google").
+    #[serde(default)]
+    pub linkers: Vec<String>,
+}
+
+/// One `[[provider]]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderWords {
+    /// The provider's name (documentation only).
+    pub name: String,
+    /// Vendor names: identity wherever they appear.
+    #[serde(default)]
+    pub vendor: Vec<String>,
+    /// Vendor names that are ordinary words too: identity only in identity context.
+    #[serde(default)]
+    pub vendor_in_context: Vec<String>,
+    /// Family names: identity wherever they appear; they take the rest of a model id.
+    #[serde(default)]
+    pub family: Vec<String>,
+    /// Family and model-line names that are ordinary words too: identity in identity context
+    /// (a version after them counts); they take the rest of a model id.
+    #[serde(default)]
+    pub family_in_context: Vec<String>,
+    /// Family names that count only as a model id with a version and a variant word, or in
+    /// identity context (`o` of `o3-mini`).
+    #[serde(default)]
+    pub family_with_variant: Vec<String>,
+    /// Model ids: identity wherever they appear.
+    #[serde(default)]
+    pub model: Vec<String>,
+}
+
+impl LexiconData {
+    /// Parses a lexicon data file (TOML of the embedded file's form).
+    pub fn parse(src: &str) -> Result<Self, LexiconDataError> {
+        let data: Self = toml::from_str(src).map_err(|e| LexiconDataError(e.to_string()))?;
+        if data.version.trim().is_empty() {
+            return Err(LexiconDataError("`version` is empty".into()));
+        }
+        Ok(data)
+    }
+
+    /// The embedded data (parsed once).
+    pub fn embedded() -> &'static LexiconData {
+        &EMBEDDED
+    }
+
+    /// Number of provider words (vendors, families, models) in the data.
+    pub fn provider_words(&self) -> usize {
+        self.providers
+            .iter()
+            .map(|p| {
+                p.vendor.len()
+                    + p.vendor_in_context.len()
+                    + p.family.len()
+                    + p.family_in_context.len()
+                    + p.family_with_variant.len()
+                    + p.model.len()
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_data_parses_and_covers_the_providers() {
+        let data = LexiconData::parse(EMBEDDED_LEXICON).expect("embedded lexicon parses");
+        assert!(!data.version.is_empty());
+        assert!(data.provider_words() > 300, "{}", data.provider_words());
+        for name in
+            ["OpenAI", "Anthropic", "Google", "Meta", "Mistral AI", "DeepSeek", "Alibaba", "Moonshot AI"]
+        {
+            assert!(data.providers.iter().any(|p| p.name == name), "{name}");
+        }
+        for name in ["Zhipu AI", "MiniMax", "xAI", "Cohere", "Microsoft", "NVIDIA"] {
+            assert!(data.providers.iter().any(|p| p.name == name), "{name}");
+        }
+        assert!(data.tiers.words.iter().any(|w| w == "frontier"));
+    }
+
+    #[test]
+    fn a_bad_file_is_an_error() {
+        assert!(LexiconData::parse("version = \"\"").is_err());
+        assert!(LexiconData::parse("version = \"1\"\n[[provider]]\nname = \"x\"\nvendr = []").is_err());
+        assert!(LexiconData::parse("version = \"1\"").is_ok());
+    }
+}

@@ -1,0 +1,444 @@
+//! The identity lexicon: the built-in data (vendors, families, model ids, tier words of the common
+//! providers, see `data/lexicon.toml`), true identities from config, displayed ones harvested from
+//! cards and messages, configured extra words, and agent ids/names that map to aliases.
+//!
+//! Words are matched on folded text ([`crate::fold`]) as whole-word phrases; a family or model
+//! word takes the rest of a model id with it (versions, dates, variant words: see `model_id`).
+
+mod data;
+mod model_id;
+
+pub use data::{ContextNouns, EMBEDDED_LEXICON, LexiconData, LexiconDataError, ProviderWords, WordList};
+
+use crate::fold::{Folded, PhraseSet, Word, fold_str};
+use blindfold_schemas::AgentIdentity;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
+
+/// What a lexicon word stands for. When a word is added twice, the later variant in this order
+/// wins (an agent name beats a model name beats … beats a tier word).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WordKind {
+    /// A tier word: ordinary English elsewhere, so free text loses it only in identity context.
+    Tier,
+    /// A configured extra word.
+    Extra,
+    /// A provider / vendor name.
+    Provider,
+    /// A model family name.
+    Family,
+    /// A model name.
+    Model,
+    /// An agent's id or displayed name: replaced by that agent's alias.
+    Agent(String),
+}
+
+impl WordKind {
+    /// True for words that are identity tokens in the leak scan's sense (not agent names).
+    pub fn is_identity_token(&self) -> bool {
+        !matches!(self, WordKind::Agent(_))
+    }
+
+    /// True for kinds that take the rest of a model id (versions, variants) with them.
+    pub fn is_model_like(&self) -> bool {
+        matches!(self, WordKind::Family | WordKind::Model)
+    }
+}
+
+/// Where a word is identity in agent-written free text (identity surfaces lose every word).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Strength {
+    /// Wherever it appears.
+    Always,
+    /// Only in identity context: beside a vendor, family or version, next to an identity noun,
+    /// shortly after another identity word (tier words, and ordinary words such as "Gemini").
+    InContext,
+    /// Only as a model id with a version and a variant word (`o3-mini`), or in identity context.
+    WithVariant,
+}
+
+/// A lexicon word's kind and strength.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Info {
+    kind: WordKind,
+    strength: Strength,
+    /// Entered from a configured or displayed identity (not only from the built-in data).
+    own: bool,
+}
+
+/// Collects lexicon words; `build` compiles them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LexiconBuilder {
+    /// Folded key → (kind and strength, the spellings it was entered with).
+    words: BTreeMap<String, (Info, BTreeSet<String>)>,
+    variants: BTreeSet<String>,
+    nouns_after: BTreeSet<String>,
+    nouns_before: BTreeSet<String>,
+    linkers: BTreeSet<String>,
+    /// Words the configuration opted out of (never entered from data or harvesting).
+    allowed: BTreeSet<String>,
+    data_version: String,
+}
+
+impl Default for LexiconBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The folded key of a word: trimmed of surrounding punctuation, folded; `None` when nothing
+/// alphanumeric is left.
+fn key(word: &str) -> Option<String> {
+    let w = word.trim_matches(|c: char| !c.is_alphanumeric());
+    let k = fold_str(w);
+    k.chars().any(char::is_alphanumeric).then_some(k)
+}
+
+impl LexiconBuilder {
+    /// A builder holding the built-in lexicon (embedded data).
+    pub fn new() -> Self {
+        Self::from_data(LexiconData::embedded(), true, std::iter::empty::<&str>())
+    }
+
+    /// A builder from `data`: its tier words, variants and context nouns always, its provider
+    /// words when `providers` is set, minus the `allowed` words (a per-word opt-out).
+    pub fn from_data<'a>(
+        data: &LexiconData,
+        providers: bool,
+        allowed: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        let mut b = Self {
+            words: BTreeMap::new(),
+            variants: data.variants.words.iter().filter_map(|w| key(w)).collect(),
+            nouns_after: data.context.nouns_after.iter().filter_map(|w| key(w)).collect(),
+            nouns_before: data.context.nouns_before.iter().filter_map(|w| key(w)).collect(),
+            linkers: data.context.linkers.iter().filter_map(|w| key(w)).collect(),
+            allowed: allowed.into_iter().filter_map(key).collect(),
+            data_version: data.version.clone(),
+        };
+        for w in &data.tiers.words {
+            b.data_entry(w, WordKind::Tier, Strength::InContext);
+        }
+        if providers {
+            for p in &data.providers {
+                b.provider_entries(p);
+            }
+        }
+        b
+    }
+
+    fn provider_entries(&mut self, p: &ProviderWords) {
+        let lists = [
+            (&p.vendor, WordKind::Provider, Strength::Always),
+            (&p.vendor_in_context, WordKind::Provider, Strength::InContext),
+            (&p.family, WordKind::Family, Strength::Always),
+            (&p.family_in_context, WordKind::Family, Strength::InContext),
+            (&p.family_with_variant, WordKind::Family, Strength::WithVariant),
+            (&p.model, WordKind::Model, Strength::Always),
+        ];
+        for (words, kind, strength) in lists {
+            for w in words {
+                self.data_entry(w, kind.clone(), strength);
+            }
+        }
+    }
+
+    fn data_entry(&mut self, word: &str, kind: WordKind, strength: Strength) {
+        if key(word).is_some_and(|k| !self.allowed.contains(&k)) {
+            self.insert(word, kind, strength, false);
+        }
+    }
+
+    /// The version of the data the builder started from.
+    pub fn data_version(&self) -> &str {
+        &self.data_version
+    }
+
+    /// True when `word` was opted out by the configuration.
+    pub fn is_allowed(&self, word: &str) -> bool {
+        key(word).is_some_and(|k| self.allowed.contains(&k))
+    }
+
+    /// Adds one word of `kind` with the strength configured words have (tier words in identity
+    /// context, every other kind always); ignored if fewer than two characters remain.
+    pub fn word(&mut self, word: &str, kind: WordKind) -> &mut Self {
+        let trimmed = word.trim_matches(|c: char| !c.is_alphanumeric());
+        if trimmed.chars().count() < 2 {
+            return self;
+        }
+        let strength = if kind == WordKind::Tier { Strength::InContext } else { Strength::Always };
+        self.entry(word, kind, strength)
+    }
+
+    /// Adds one word of `kind` and `strength` as a configured one. A word already present keeps the later of the two
+    /// kinds (see [`WordKind`]) and the stronger strength.
+    pub fn entry(&mut self, word: &str, kind: WordKind, strength: Strength) -> &mut Self {
+        self.insert(word, kind, strength, true)
+    }
+
+    fn insert(&mut self, word: &str, kind: WordKind, strength: Strength, own: bool) -> &mut Self {
+        let Some(k) = key(word) else { return self };
+        let spelling = word.trim().to_owned();
+        let slot = self.words.entry(k).or_insert_with(|| {
+            (Info { kind: WordKind::Tier, strength: Strength::WithVariant, own }, BTreeSet::new())
+        });
+        slot.0.own |= own;
+        if kind > slot.0.kind {
+            slot.0.kind = kind;
+        }
+        slot.0.strength = slot.0.strength.min(strength);
+        slot.1.insert(spelling);
+        self
+    }
+
+    /// Adds an identity's model, family, tier and provider (true or displayed alike).
+    pub fn identity(&mut self, id: &AgentIdentity) -> &mut Self {
+        self.word(&id.model, WordKind::Model)
+            .word(&id.family, WordKind::Family)
+            .word(&id.tier, WordKind::Tier)
+            .word(&id.provider, WordKind::Provider)
+    }
+
+    /// Adds an agent's true identity and its id (which maps to its alias).
+    pub fn agent(&mut self, agent: &str, id: &AgentIdentity) -> &mut Self {
+        self.identity(id).agent_name(agent, agent)
+    }
+
+    /// Adds a name the agent goes by (its id, its card's `name`): replaced by its alias.
+    pub fn agent_name(&mut self, agent: &str, name: &str) -> &mut Self {
+        self.word(name, WordKind::Agent(agent.to_owned()))
+    }
+
+    /// A builder from configuration over the built-in lexicon: every agent's true identity and
+    /// id, extra words, and extra tier words.
+    pub fn from_config<'a, A, W>(agents: A, extra_words: W, tier_words: W) -> Self
+    where
+        A: IntoIterator<Item = (&'a str, &'a AgentIdentity)>,
+        W: IntoIterator<Item = &'a str>,
+    {
+        let mut b = Self::new();
+        for (agent, id) in agents {
+            b.agent(agent, id);
+        }
+        for w in extra_words {
+            b.extra(w);
+        }
+        for w in tier_words {
+            b.tier(w);
+        }
+        b
+    }
+
+    /// Adds a configured extra word.
+    pub fn extra(&mut self, word: &str) -> &mut Self {
+        self.word(word, WordKind::Extra)
+    }
+
+    /// Adds a tier word.
+    pub fn tier(&mut self, word: &str) -> &mut Self {
+        self.word(word, WordKind::Tier)
+    }
+
+    /// True when `word` is already present with at least `kind`'s precedence.
+    pub fn has(&self, word: &str, kind: &WordKind) -> bool {
+        key(word).and_then(|w| self.words.get(&w)).is_some_and(|(info, _)| info.kind >= *kind)
+    }
+
+    /// Compiles the lexicon.
+    pub fn build(&self) -> Lexicon {
+        let mut phrases = PhraseSet::new();
+        let mut keys = Vec::with_capacity(self.words.len());
+        let mut infos = Vec::with_capacity(self.words.len());
+        for (k, (info, spellings)) in &self.words {
+            let index = keys.len();
+            keys.push(k.clone());
+            infos.push(info.clone());
+            phrases.insert(k, index);
+            for s in spellings {
+                phrases.insert(s, index);
+            }
+        }
+        let nouns = |set: &BTreeSet<String>| {
+            let mut p = PhraseSet::new();
+            for n in set {
+                p.insert(n, ());
+            }
+            p
+        };
+        let compiled = Compiled {
+            phrases,
+            keys,
+            infos,
+            variants: self.variants.iter().cloned().collect(),
+            nouns_after: nouns(&self.nouns_after),
+            nouns_before: nouns(&self.nouns_before),
+            linkers: nouns(&self.linkers),
+            noun_words: self.nouns_after.iter().cloned().collect(),
+            builder: self.clone(),
+        };
+        Lexicon { inner: Arc::new(compiled) }
+    }
+}
+
+/// One lexicon occurrence in a folded text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LexHit<'l> {
+    /// Byte offset of the first byte in the folded text.
+    pub start: usize,
+    /// Byte offset one past the last byte in the folded text.
+    pub end: usize,
+    /// The words covered (indices into the words it was found in).
+    pub words: std::ops::Range<usize>,
+    /// What the word stands for.
+    pub kind: &'l WordKind,
+    /// Where it is identity in free text.
+    pub strength: Strength,
+    /// The hit is a model id with a version (digits) in it.
+    pub version: bool,
+    /// The hit is a model id with a variant word after its family.
+    pub variant: bool,
+    /// The word came from a configured or displayed identity (not only the built-in data).
+    pub own: bool,
+}
+
+/// A compiled identity lexicon (immutable; extend through [`Lexicon::to_builder`]). Cloning
+/// shares it (every trajectory's anonymizer holds one).
+#[derive(Debug, Clone)]
+pub struct Lexicon {
+    inner: Arc<Compiled>,
+}
+
+/// What a lexicon is made of, shared by its clones.
+#[derive(Debug)]
+struct Compiled {
+    phrases: PhraseSet<usize>,
+    keys: Vec<String>,
+    infos: Vec<Info>,
+    variants: HashSet<String>,
+    nouns_after: PhraseSet<()>,
+    nouns_before: PhraseSet<()>,
+    linkers: PhraseSet<()>,
+    noun_words: HashSet<String>,
+    builder: LexiconBuilder,
+}
+
+impl Default for Lexicon {
+    fn default() -> Self {
+        LexiconBuilder::new().build()
+    }
+}
+
+impl Lexicon {
+    /// A new builder (the built-in lexicon).
+    pub fn builder() -> LexiconBuilder {
+        LexiconBuilder::new()
+    }
+
+    /// The builder this lexicon came from, to add words and rebuild.
+    pub fn to_builder(&self) -> LexiconBuilder {
+        self.inner.builder.clone()
+    }
+
+    /// Every lexicon word in `folded` (whose words are `words`), leftmost-longest, never
+    /// overlapping; a family or model word extended over the rest of its model id.
+    pub fn hits(&self, folded: &Folded, words: &[Word]) -> Vec<LexHit<'_>> {
+        let mut hits = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let Some((end, &index)) = self.inner.phrases.longest_at(folded, words, i) else {
+                i += 1;
+                continue;
+            };
+            let info = &self.inner.infos[index];
+            let mut hit = LexHit {
+                start: words[i].range.start,
+                end: words[end - 1].range.end,
+                words: i..end,
+                kind: &info.kind,
+                strength: info.strength,
+                version: false,
+                variant: false,
+                own: info.own,
+            };
+            if info.kind.is_model_like() {
+                self.extend_model_id(folded, words, &mut hit);
+            }
+            i = hit.words.end;
+            hits.push(hit);
+        }
+        hits
+    }
+
+    /// True when `text` contains any lexicon word (of any strength).
+    pub fn matches(&self, text: &str) -> bool {
+        let folded = crate::fold::fold(text);
+        let words = folded.words();
+        (0..words.len()).any(|i| self.inner.phrases.longest_at(&folded, &words, i).is_some())
+    }
+
+    /// True when an identity noun phrase (e.g. "model", "tier") starts at word `at`.
+    pub(crate) fn noun_after(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
+        self.inner.nouns_after.longest_at(folded, words, at).is_some()
+    }
+
+    /// True when an identity noun phrase ends right before word `at`.
+    pub(crate) fn noun_before(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
+        (at.saturating_sub(3)..at)
+            .any(|s| self.inner.nouns_before.longest_at(folded, words, s).is_some_and(|(end, _)| end == at))
+    }
+
+    /// True when the folded `word` is one of the data's `nouns_after`.
+    pub(crate) fn is_noun_word(&self, word: &str) -> bool {
+        self.inner.noun_words.contains(word)
+    }
+
+    /// The end of the linker phrase starting at word `at` (see the data's `linkers`), if any.
+    pub(crate) fn linker_at(&self, folded: &Folded, words: &[Word], at: usize) -> Option<usize> {
+        self.inner.linkers.longest_at(folded, words, at).map(|(end, _)| end)
+    }
+
+    /// True when `word` (folded) is a model-id variant word.
+    pub(crate) fn is_variant(&self, word: &str) -> bool {
+        self.inner.variants.contains(word)
+    }
+
+    /// The identity tokens (folded vendor/family/model/tier/extra words) for leak scans.
+    pub fn identity_tokens(&self) -> impl Iterator<Item = &str> {
+        self.inner
+            .keys
+            .iter()
+            .zip(&self.inner.infos)
+            .filter(|(_, i)| i.kind.is_identity_token())
+            .map(|(w, _)| w.as_str())
+    }
+
+    /// The kind of `word`, if it is in the lexicon.
+    pub fn kind_of(&self, word: &str) -> Option<&WordKind> {
+        let w = key(word)?;
+        self.inner.keys.binary_search(&w).ok().map(|i| &self.inner.infos[i].kind)
+    }
+
+    /// The strength of `word`, if it is in the lexicon.
+    pub fn strength_of(&self, word: &str) -> Option<Strength> {
+        let w = key(word)?;
+        self.inner.keys.binary_search(&w).ok().map(|i| self.inner.infos[i].strength)
+    }
+
+    /// The version of the lexicon data it was built from.
+    pub fn data_version(&self) -> &str {
+        self.inner.builder.data_version()
+    }
+
+    /// Number of words.
+    pub fn len(&self) -> usize {
+        self.inner.keys.len()
+    }
+
+    /// True when the lexicon holds no word.
+    pub fn is_empty(&self) -> bool {
+        self.inner.keys.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -4,11 +4,11 @@
 //! verified) only on the first; the trace flags the claims of the other two; every card it gets
 //! carries Blindfold's own signature, which the SDK's verifier accepts with the published key.
 
-use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::free_port;
 use blindfold_integration_tests::transports::{
     World, peer, python, python_peer, run_bounded, run_daemon, wait_port,
 };
+use blindfold_leak_oracle::leaks as oracle_leaks;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Command;
@@ -110,7 +110,8 @@ fn attest_shows_verified_identity_only_for_a_validly_signed_card_and_flags_the_r
         let shown = card.to_string();
         // (The family names are not configured here and a bare "(x family)" in a card's prose is
         // not a self-identification the lexicon learns, so they are left out of this scan.)
-        let leaks = leak_scan(shown.as_bytes(), &["s-mini-1", "Borealis", "c-pro-3", "Cobalt", "efficient"]);
+        let leaks =
+            oracle_leaks(shown.as_bytes(), &["s-mini-1", "Borealis", "c-pro-3", "Cobalt", "efficient"]);
         assert_eq!(leaks, 0, "unverified identity reached the client on {alias}: {shown}");
         assert_eq!(card["name"], alias.as_str(), "{shown}");
     }
@@ -166,7 +167,7 @@ fn anonymize_replaces_upstream_signatures_with_blindfolds_own() {
     let sigs = card["signatures"].as_array().expect("signatures");
     assert_eq!(sigs.len(), 1, "{raw}");
     assert!(!raw.contains(&kid), "the upstream's signature was dropped: {raw}");
-    assert_eq!(leak_scan(card.to_string().as_bytes(), &["m-large-2", "m-large", "frontier", "Acme"]), 0);
+    assert_eq!(oracle_leaks(card.to_string().as_bytes(), &["m-large-2", "m-large", "frontier", "Acme"]), 0);
     // The key was generated into the state dir, private, its public half next to it.
     use std::os::unix::fs::PermissionsExt;
     let meta = std::fs::metadata(w.state.join("card-signing.key.pem")).expect("card key");

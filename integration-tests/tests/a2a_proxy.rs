@@ -1,12 +1,12 @@
 //! The A2A reverse proxy against real peers: the official `a2a-sdk` client (v1.0 and v0.3) ↔
 //! Blindfold ↔ two `a2a-sdk` agents whose cards and metadata carry model/family/tier/provider.
 
-use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::free_port;
 use blindfold_integration_tests::openclaw::control_call;
 use blindfold_integration_tests::transports::{
     Peer, World, http_post, peer, python, python_peer, run_bounded, run_daemon, wait_port,
 };
+use blindfold_leak_oracle::leaks as oracle_leaks;
 use serde_json::{Value, json};
 use std::process::Command;
 use std::time::Duration;
@@ -105,7 +105,7 @@ fn two_agents_by_alias_streaming_both_versions_no_identity_leaks() {
         let (r, raw) = client(port, &["--version", version, stream, "review the plan"]);
         let ctx = format!("{version} {stream}: {raw}");
         assert_eq!(r["agents"], json!(["agent-a", "agent-b"]), "{ctx}");
-        assert_eq!(leak_scan(raw.as_bytes(), &TOKENS), 0, "identity reached the coordinator: {ctx}");
+        assert_eq!(oracle_leaks(raw.as_bytes(), &TOKENS), 0, "identity reached the coordinator: {ctx}");
         for alias in ["agent-a", "agent-b"] {
             assert_eq!(r["cards"][alias]["name"], alias, "{ctx}");
             assert_eq!(r["signature"][alias], "verified", "Blindfold's card signature: {ctx}");
@@ -131,7 +131,7 @@ fn a_blocked_delegation_is_a_native_a2a_answer() {
     for (version, stream) in [("1.0", "--stream"), ("0.3", "--no-stream")] {
         let (r, raw) = client(port, &["--version", version, stream, "--action", &action, "apply the config"]);
         let ctx = format!("{version} {stream}: {raw}");
-        assert_eq!(leak_scan(raw.as_bytes(), &TOKENS), 0, "{ctx}");
+        assert_eq!(oracle_leaks(raw.as_bytes(), &TOKENS), 0, "{ctx}");
         for alias in ["agent-a", "agent-b"] {
             assert_eq!(states(&r["events"][alias]), vec!["TASK_STATE_AUTH_REQUIRED"], "{ctx}");
             assert!(!raw.contains("echo: apply"), "the blocked delegation never reached an agent: {ctx}");
@@ -207,7 +207,7 @@ fn the_extended_card_is_redacted_and_signed_like_the_public_card_both_versions()
     for version in ["1.0", "0.3"] {
         let (r, raw) = client(port, &["--version", version, "--extended", "unused"]);
         let ctx = format!("{version}: {raw}");
-        assert_eq!(leak_scan(raw.as_bytes(), &TOKENS), 0, "identity reached the coordinator: {ctx}");
+        assert_eq!(oracle_leaks(raw.as_bytes(), &TOKENS), 0, "identity reached the coordinator: {ctx}");
         for agent_port in agents.ports {
             assert!(!raw.contains(&format!(":{agent_port}")), "an agent's own endpoint was relayed: {ctx}");
         }
@@ -264,7 +264,7 @@ fn vendor_extension_headers_and_stream_event_fields_do_not_reach_the_coordinator
     assert_eq!(code, 200, "{head}\n{text}");
     assert!(head.to_ascii_lowercase().contains("text/event-stream"), "{head}");
     assert!(!head.to_ascii_lowercase().contains("a2a-extensions"), "{head}");
-    assert_eq!(leak_scan(format!("{head}{text}").as_bytes(), &TOKENS), 0, "{head}\n{text}");
+    assert_eq!(oracle_leaks(format!("{head}{text}").as_bytes(), &TOKENS), 0, "{head}\n{text}");
     assert!(!text.contains("event:"), "only A2A's event names are relayed: {text}");
     let ids = text.lines().filter(|l| l.starts_with("id:")).count();
     assert!(ids > 1, "the events keep their (rewritten) ids: {text}");
@@ -273,7 +273,7 @@ fn vendor_extension_headers_and_stream_event_fields_do_not_reach_the_coordinator
     let (code, head, text) = http_post(port, "/a2a/agent-a", &headers, &send("SendMessage", 3));
     assert_eq!(code, 200, "{head}\n{text}");
     assert!(!head.to_ascii_lowercase().contains("a2a-extensions"), "{head}");
-    assert_eq!(leak_scan(format!("{head}{text}").as_bytes(), &TOKENS), 0, "{head}\n{text}");
+    assert_eq!(oracle_leaks(format!("{head}{text}").as_bytes(), &TOKENS), 0, "{head}\n{text}");
 }
 
 /// One JSON-RPC call over HTTP: the answer as JSON.
@@ -359,12 +359,12 @@ fn cards_stay_redacted_after_a_global_anonymize_off_since_discovery_started_scru
     let operator = std::fs::read_to_string(w.state.join("operator.token")).expect("operator token");
 
     let (_, raw) = client(port, &["--version", "1.0", "--no-stream", "review the plan"]);
-    assert_eq!(leak_scan(raw.as_bytes(), &TOKENS), 0, "{raw}");
+    assert_eq!(oracle_leaks(raw.as_bytes(), &TOKENS), 0, "{raw}");
     let off = control_call(port, operator.trim(), "set_modes", json!({"name": "off"}));
     assert!(off.get("result").is_some(), "{off}");
     for alias in ["agent-a", "agent-b"] {
         let card = served_card(port, alias);
-        assert_eq!(leak_scan(card.as_bytes(), &TOKENS), 0, "the aliases' identities were told: {card}");
+        assert_eq!(oracle_leaks(card.as_bytes(), &TOKENS), 0, "the aliases' identities were told: {card}");
     }
 }
 

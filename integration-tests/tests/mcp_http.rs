@@ -3,11 +3,11 @@
 //! upstream dying mid-stream; upstream HTTP errors (their `error.data` too) scrubbed or replaced;
 //! SSE event fields scrubbed, with resumption from a scrubbed event id still working.
 
-use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::transports::{
     World, http_post, mcp_client, python_peer, run_daemon, wait_port,
 };
 use blindfold_integration_tests::{Daemon, free_port};
+use blindfold_leak_oracle::leaks as oracle_leaks;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -85,7 +85,7 @@ fn python_sdk_both_ends_json_and_sse_both_eras() {
         if !r["server_info"].is_null() {
             assert_eq!(r["server_info"]["name"], "mcp-server", "{ctx}");
         }
-        let leaks = leak_scan(r.to_string().as_bytes(), &["m-large-2", "ExampleCorp", "frontier"]);
+        let leaks = oracle_leaks(r.to_string().as_bytes(), &["m-large-2", "ExampleCorp", "frontier"]);
         assert_eq!(leaks, 0, "identity reached the client: {ctx}");
     }
 }
@@ -162,7 +162,7 @@ fn stream_event_ids_naming_the_server_are_opaque_and_resumption_works() {
         asked.lines().any(|id| id.starts_with("m-large-2/")),
         "the server was asked to replay after its own id: {asked}"
     );
-    let leaks = leak_scan(r.to_string().as_bytes(), &["m-large-2", "ExampleCorp", "frontier"]);
+    let leaks = oracle_leaks(r.to_string().as_bytes(), &["m-large-2", "ExampleCorp", "frontier"]);
     assert_eq!(leaks, 0, "identity reached the client: {r}");
 }
 
@@ -193,7 +193,7 @@ fn an_upstream_error_answer_is_scrubbed_or_replaced_never_relayed_raw() {
     assert_eq!(data["retryAfter"], 30, "{v}");
     assert!(data.get("model").is_none() && data["upstream"].get("provider").is_none(), "{v}");
     assert_eq!(
-        leak_scan(text.as_bytes(), &identity),
+        oracle_leaks(text.as_bytes(), &identity),
         0,
         "identity in a 500 answer reached the client: {text}"
     );
@@ -206,7 +206,11 @@ fn an_upstream_error_answer_is_scrubbed_or_replaced_never_relayed_raw() {
     let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
     assert_eq!(v["id"], "p2", "{v}");
     assert!(v["error"]["message"].as_str().is_some_and(|m| m.contains("HTTP 502")), "{v}");
-    assert_eq!(leak_scan(text.as_bytes(), &identity), 0, "an upstream error page reached the client: {text}");
+    assert_eq!(
+        oracle_leaks(text.as_bytes(), &identity),
+        0,
+        "an upstream error page reached the client: {text}"
+    );
     drop(daemon);
 
     // Modes `off`: the page passes as the upstream sent it.

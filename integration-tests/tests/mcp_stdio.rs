@@ -2,11 +2,11 @@
 //! a Python `mcp` server or the npm filesystem server on the other. Grants reach the relay on
 //! the trusted path (token files in its private state dir), dropped between calls.
 
-use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::blindfold_bin;
 use blindfold_integration_tests::transports::{
     World, arg, mcp_client, node_bin, peer, python, trace_records,
 };
+use blindfold_leak_oracle::leaks as oracle_leaks;
 use serde_json::{Value, json};
 use std::ffi::{OsStr, OsString};
 
@@ -101,13 +101,13 @@ fn python_server_reads_pass_and_writes_need_a_grant_for_exact_bytes() {
         assert!(!w.state.join("grants/exact.jwt").exists(), "the spent grant's file is pruned");
         assert!(w.state.join("grants/other-bytes.jwt").exists(), "a live grant's file stays");
         assert_eq!(std::fs::read_to_string(&out).expect("written"), "approved bytes");
-        let leaks = leak_scan(r.to_string().as_bytes(), &["m-large-2", "ExampleCorp", "frontier"]);
+        let leaks = oracle_leaks(r.to_string().as_bytes(), &["m-large-2", "ExampleCorp", "frontier"]);
         assert_eq!(leaks, 0, "the server's displayed identity reached the client: {r}");
         if mode == "legacy" {
             assert!(r["instructions"].as_str().is_some_and(|i| i.contains("project")), "{r}");
         }
         let configured = ["quill-nano-2", "quill", "Quillworks", "Nightjar"];
-        let leaks = leak_scan(r.to_string().as_bytes(), &configured);
+        let leaks = oracle_leaks(r.to_string().as_bytes(), &configured);
         assert_eq!(leaks, 0, "a configured agent's identity or extra word reached the client: {r}");
         // Every forwarded call's answer reached the engine as a `tool_result` (the trace has it).
         let results = tool_results(&w, &task);

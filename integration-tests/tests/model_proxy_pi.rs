@@ -7,8 +7,8 @@
 
 mod model_proxy_support;
 
-use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::pi::{ModelServer, PiWorld, tool_results};
+use blindfold_leak_oracle::leaks as oracle_leaks;
 use model_proxy_support::ModelProxy;
 use serde_json::Value;
 use std::path::Path;
@@ -102,7 +102,7 @@ fn pi_through_the_model_proxy_hides_identity_and_never_runs_the_refused_call() {
 
     // No identity word in any request the scripted model received, the children's own included.
     for r in &requests {
-        assert_eq!(leak_scan(readable(r).as_bytes(), &IDENTITY), 0, "identity reached the model: {r}");
+        assert_eq!(oracle_leaks(readable(r).as_bytes(), &IDENTITY), 0, "identity reached the model: {r}");
     }
 
     // The destructive call (the child's and the coordinator's) was replaced by a refusal.

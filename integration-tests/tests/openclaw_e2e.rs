@@ -20,12 +20,12 @@
 //! for discovery only (none of their hooks run) and its sub-agents fail offline with
 //! `published reply runtime missing for main`.
 
-use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::openclaw::{
     Gateway, anonymizing_proxy, control_call, install_plugin, trace_records,
 };
 use blindfold_integration_tests::pi::{ModelServer, tool_results};
 use blindfold_integration_tests::transports::{World, run_daemon};
+use blindfold_leak_oracle::leaks as oracle_leaks;
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -91,7 +91,7 @@ fn leaks(requests: &[&Value], words: &[&str]) -> Vec<(String, usize)> {
     let text: String = requests.iter().map(|r| r.to_string()).collect();
     words
         .iter()
-        .map(|w| ((*w).to_owned(), leak_scan(text.as_bytes(), &[*w])))
+        .map(|w| ((*w).to_owned(), oracle_leaks(text.as_bytes(), &[*w])))
         .filter(|(_, n)| *n > 0)
         .collect()
 }

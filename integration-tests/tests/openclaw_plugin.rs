@@ -2,10 +2,10 @@
 //! them (through `peers/openclaw/plugin_driver.mjs` on the pinned Node 24): the story of the
 //! end-to-end test hook by hook, plus the failure paths a live harness cannot reach on demand.
 
-use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::free_port;
 use blindfold_integration_tests::openclaw::{control_call, drive, install_plugin, trace_records};
 use blindfold_integration_tests::transports::{World, run_daemon};
+use blindfold_leak_oracle::leaks as oracle_leaks;
 use serde_json::{Value, json};
 
 const TRAJECTORY: &str = "openclaw-plugin-story";
@@ -201,7 +201,7 @@ fn refuted_exec_is_blocked_granted_exec_runs_and_results_are_scrubbed() {
     let shown: Vec<String> = by("middleware").iter().map(|m| m["result"]["result"].to_string()).collect();
     assert_eq!(shown.len(), 4);
     for s in &shown {
-        assert_eq!(leak_scan(s.as_bytes(), &IDENTITY), 0, "identity in {s}");
+        assert_eq!(oracle_leaks(s.as_bytes(), &IDENTITY), 0, "identity in {s}");
     }
     assert!(shown[1].contains("rm -rf data") && shown[1].contains("agent-"), "{}", shown[1]);
 

@@ -2,10 +2,10 @@
 //! as a custom provider) with Blindfold's extension in the coordinator and in the child `pi`
 //! processes of the reference `subagent` extension.
 
-use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::Daemon;
 use blindfold_integration_tests::pi::{ModelServer, PiWorld, tool_results};
 use blindfold_integration_tests::transports::World;
+use blindfold_leak_oracle::leaks as oracle_leaks;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::{self, client::IntoClientRequest};
@@ -94,7 +94,7 @@ fn refuted_destructive_bash_is_blocked_granted_write_runs_and_identity_stays_out
     // No identity word reaches any coordinator request (the children's own requests had them).
     for r in &coordinator {
         let body = r.to_string();
-        assert_eq!(leak_scan(body.as_bytes(), &IDENTITY), 0, "identity leaked into: {body}");
+        assert_eq!(oracle_leaks(body.as_bytes(), &IDENTITY), 0, "identity leaked into: {body}");
     }
     let plan = &results[0].1;
     assert!(plan.contains("[provider]") && plan.contains("rm -rf data"), "{plan}");

@@ -1,8 +1,9 @@
 //! Criterion benchmarks of identity rewriting on every relayed frame: free text with and without
-//! identity words, an A2A task with metadata, an agent card, and the leak scan.
+//! identity words, an A2A task with metadata, an agent card, and the leak oracle (the replay report counts with it).
 
 #![allow(missing_docs)] // criterion_group! generates undocumented items
-use blindfold_engine::identity::{AliasMap, Anonymizer, CardTarget, LeakScanner, Lexicon};
+use blindfold_engine::identity::{AliasMap, Anonymizer, CardTarget, Lexicon};
+use blindfold_leak_oracle::LeakOracle;
 use blindfold_schemas::AgentIdentity;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
@@ -69,9 +70,9 @@ fn bench(c: &mut Criterion) {
     c.bench_function("identity/rewrite_card", |b| {
         b.iter(|| anon.rewrite_card("worker2", black_box(&card), target).map(|c| c.is_object()))
     });
-    let scanner = LeakScanner::new(&tokens);
+    let oracle = LeakOracle::new(&tokens);
     let bytes = serde_json::to_vec(&frame).expect("json");
-    c.bench_function("identity/leak_scan_4KiB", |b| b.iter(|| scanner.scan_bytes(black_box(&bytes))));
+    c.bench_function("identity/leak_oracle_4KiB", |b| b.iter(|| oracle.count_bytes(black_box(&bytes))));
 }
 
 criterion_group!(benches, bench);

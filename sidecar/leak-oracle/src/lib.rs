@@ -24,7 +24,7 @@ mod normalize;
 mod split;
 
 use serde_json::Value;
-use split::{count_sequence, split_identifiers, unspaced, words};
+use split::{count_sequence, space_scripts, split_identifiers, unspaced, words};
 
 /// A compiled set of identity tokens.
 #[derive(Debug, Clone)]
@@ -51,7 +51,7 @@ struct Views {
 
 impl Views {
     fn of(text: &str) -> Self {
-        let stripped = normalize::strip(text);
+        let stripped = space_scripts(&normalize::strip(text));
         let plain = normalize::cure(&stripped);
         let split = normalize::cure(&split_identifiers(&stripped));
         let squashed = plain.chars().filter(|c| c.is_alphanumeric()).collect();

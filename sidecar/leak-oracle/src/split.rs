@@ -36,6 +36,22 @@ pub(crate) fn split_identifiers(text: &str) -> String {
     out
 }
 
+/// `text` with a space wherever a script without spaces meets another one (`我是m-large-2模型`
+/// holds the whole word `m-large-2`).
+pub(crate) fn space_scripts(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut prev: Option<bool> = None;
+    for c in text.chars() {
+        let u = unspaced(c);
+        if prev.is_some_and(|p| p != u) && c.is_alphanumeric() {
+            out.push(' ');
+        }
+        prev = c.is_alphanumeric().then_some(u);
+        out.push(c);
+    }
+    out
+}
+
 /// The whole words of `text`: maximal runs of letters and digits.
 pub(crate) fn words(text: &str) -> Vec<&str> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect()

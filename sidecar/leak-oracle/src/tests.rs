@@ -22,6 +22,7 @@ fn plain_words_count_whole_and_case_insensitively() {
     let o = oracle();
     assert_eq!(o.count_text("CLAUDE by anthropic, a frontier model"), 3);
     assert_eq!(o.count_text("claudette, anthropics, frontiers, gptx"), 0);
+    assert_eq!(o.count_text("我是claude模型（frontier级）"), 2);
     assert_eq!(
         o.report_text("claude-opus-4 said"),
         [("Claude".to_owned(), 1), ("claude-opus-4".to_owned(), 1)]

@@ -124,11 +124,10 @@ impl Anonymizer {
             .collect();
         words.extend(stems);
         // Displayed words are attacker-controlled: a one- or two-letter "name" would mangle text.
-        words.retain(|(w, _)| {
-            super::words::normalize_word(w).is_some_and(|n| n.chars().count() >= MIN_DISPLAYED_CHARS)
-        });
+        // Words the configuration opted out of are not learned either.
         let b = self.lexicon.to_builder();
-        if words.iter().all(|(w, k)| b.has(w, k) || super::words::normalize_word(w).is_none()) {
+        words.retain(|(w, _)| displayed_len(w) >= MIN_DISPLAYED_CHARS && !b.is_allowed(w));
+        if words.iter().all(|(w, k)| b.has(w, k)) {
             return false;
         }
         self.extend(|b| {
@@ -137,6 +136,11 @@ impl Anonymizer {
             }
         })
     }
+}
+
+/// Letters and digits in a displayed word once trimmed of surrounding punctuation.
+fn displayed_len(word: &str) -> usize {
+    word.trim_matches(|c: char| !c.is_alphanumeric()).chars().count()
 }
 
 /// Shortest displayed (harvested) word accepted into the lexicon.

@@ -1,12 +1,13 @@
 //! Identity-blind routing (SPEC §3, §4): aliases, the identity lexicon, rewriting of every
-//! surface that carries displayed identity, card signatures, attestation and the leak scan.
+//! surface that carries displayed identity, card signatures and attestation. Leaks are counted
+//! by the separate `blindfold-leak-oracle` crate, which shares no code with this module.
 //!
 //! Sans-IO like the rest of the engine: callers pass seeds, keys, cards and frames; nothing
 //! here reads a clock or the OS random source.
 //!
 //! Typical use by a transport:
 //! ```
-//! use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon, leak_scan};
+//! use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon};
 //! use blindfold_schemas::AgentIdentity;
 //!
 //! let id = AgentIdentity { model: "m-large-2".into(), family: "m-large".into(),
@@ -16,7 +17,7 @@
 //! let aliases = AliasMap::new(42, ["researcher", "critic"]);
 //! let anon = Anonymizer::new(lexicon.build(), aliases);
 //! let out = anon.rewrite_text("As m-large-2 (the frontier model by Acme), researcher says hi.");
-//! assert_eq!(leak_scan(out.as_bytes(), &["m-large-2", "m-large", "frontier", "acme"]), 0);
+//! assert_eq!(out, "As [model] (the [tier] model by [provider]), agent-b says hi.");
 //! assert!(!out.contains("researcher"));
 //! ```
 
@@ -28,10 +29,8 @@ mod harness;
 mod lexicon;
 mod mcp;
 mod metadata;
-mod scan;
 mod sign;
 mod text;
-mod words;
 
 pub use alias::{AliasMap, AliasRecord, DiscoverySession, alias_at};
 pub use anonymizer::Anonymizer;
@@ -44,13 +43,11 @@ pub use lexicon::{
 };
 pub use mcp::{META_CLIENT_INFO, META_SERVER_INFO, neutral_implementation};
 pub use metadata::{is_identity_header, is_identity_key};
-pub use scan::{LeakScanner, leak_scan};
 pub use sign::{
     CARD_JWS_ALG, CardSignError, CardVerification, SignatureProblem, card_signing_payload, sign_card,
     verify_card,
 };
 pub use text::{Field, MODEL_PLACEHOLDER, PROVIDER_PLACEHOLDER, REDACTED_PLACEHOLDER, TIER_PLACEHOLDER};
-pub use words::{WordHit, WordMatcher, fold_text, normalize_word};
 
 #[cfg(test)]
 mod tests;

@@ -3,8 +3,7 @@
 
 use super::anonymizer::Anonymizer;
 use super::lexicon::{LexHit, Lexicon, Strength, WordKind};
-use super::words::WordMatcher;
-use crate::fold::{Folded, Gap, Word, WordClass, fold, is_unspaced};
+use crate::fold::{Folded, Gap, PhraseSet, Word, WordClass, fold, is_unspaced};
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
@@ -79,7 +78,13 @@ const SELF_ID_CUES: [&str; 25] = [
 /// Articles skipped between a self-identification cue and the model token.
 const ARTICLES: [&str; 5] = ["a ", "an ", "the ", "一个", "一款"];
 
-static CUES: LazyLock<WordMatcher> = LazyLock::new(|| WordMatcher::new(&SELF_ID_CUES));
+static CUES: LazyLock<PhraseSet<()>> = LazyLock::new(|| {
+    let mut set = PhraseSet::new();
+    for cue in SELF_ID_CUES {
+        set.insert(cue, ());
+    }
+    set
+});
 
 /// How strictly a field is treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -346,7 +351,7 @@ fn token_len(s: &str) -> usize {
 /// Byte ranges of self-identifying model tokens (and a vendor after "from"/"by") in `text`.
 pub(crate) fn self_identifications(text: &str) -> Vec<(usize, usize, &'static str)> {
     let mut out = Vec::new();
-    for cue in CUES.find(text) {
+    for (cue, ()) in CUES.find_text(text) {
         let mut at = skip_blank(text, cue.end);
         for article in ARTICLES {
             if text[at..].get(..article.len()).is_some_and(|p| p.eq_ignore_ascii_case(article)) {

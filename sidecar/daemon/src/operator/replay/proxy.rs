@@ -370,7 +370,7 @@ async fn drive(b: &mut Bench, scenario: &Scenario, modes: ModeSet) -> Result<Mod
                     received.insert(answers[&index], (via, answer.bytes.clone()));
                     0
                 } else {
-                    view.scanner().scan_bytes(&answer.bytes)
+                    view.scanner().count_bytes(&answer.bytes)
                 };
                 let fact =
                     if engine_fact { Some(b.app.decide_traced(&task, &event, true).await) } else { None };
@@ -386,7 +386,7 @@ async fn drive(b: &mut Bench, scenario: &Scenario, modes: ModeSet) -> Result<Mod
                 };
                 produced.push(made);
                 let (via, leaks) = match received.remove(&index) {
-                    Some((via, bytes)) => (via, view.scanner().scan_bytes(&bytes)),
+                    Some((via, bytes)) => (via, view.scanner().count_bytes(&bytes)),
                     None => ("in_process", in_process_leaks),
                 };
                 (outcome_of(index, &event, step.label, &result, via, leaks), result)

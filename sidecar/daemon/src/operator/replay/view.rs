@@ -3,14 +3,15 @@
 //! verified) cards, responses and metadata go through the identity engine's anonymizer; tool
 //! content is relayed unmodified (SPEC §4).
 
-use blindfold_engine::identity::{AliasMap, Anonymizer, CardTarget, LeakScanner, Lexicon};
+use blindfold_engine::identity::{AliasMap, Anonymizer, CardTarget, Lexicon};
+use blindfold_leak_oracle::LeakOracle;
 use blindfold_schemas::{Event, ModeSet, Scenario};
 use serde_json::Value;
 
 /// The coordinator's side of one replayed trajectory.
 pub struct CoordinatorView {
     anonymizer: Option<Anonymizer>,
-    scanner: LeakScanner,
+    scanner: LeakOracle,
 }
 
 /// Seed of the alias order: fixed per scenario so replays are reproducible.
@@ -22,7 +23,7 @@ fn alias_seed(scenario: &Scenario) -> u64 {
 }
 
 impl CoordinatorView {
-    /// A view for `scenario` under `modes`. The leak scanner counts every true and displayed
+    /// A view for `scenario` under `modes`. The leak oracle counts every true and displayed
     /// identity value; the anonymizer knows only what Blindfold would know (true identities from
     /// config, displayed ones as they show up in cards and text).
     pub fn new(scenario: &Scenario, modes: ModeSet) -> Self {
@@ -39,7 +40,7 @@ impl CoordinatorView {
             let aliases = AliasMap::new(alias_seed(scenario), scenario.agents.iter().map(|a| a.id.clone()));
             Anonymizer::new(lexicon.build(), aliases)
         });
-        Self { anonymizer, scanner: LeakScanner::new(tokens) }
+        Self { anonymizer, scanner: LeakOracle::new(tokens) }
     }
 
     /// The name under which the coordinator knows `agent`: its alias with identity stripping on,
@@ -48,8 +49,9 @@ impl CoordinatorView {
         self.anonymizer.as_ref().and_then(|a| a.aliases().alias_of(agent)).unwrap_or(agent).to_owned()
     }
 
-    /// The leak scanner over every true and displayed identity value of the scenario.
-    pub fn scanner(&self) -> &LeakScanner {
+    /// The leak oracle over every true and displayed identity value of the scenario (it shares no
+    /// code with the anonymizer).
+    pub fn scanner(&self) -> &LeakOracle {
         &self.scanner
     }
 
@@ -58,25 +60,25 @@ impl CoordinatorView {
     pub fn leaks(&mut self, event: &Event) -> usize {
         match event {
             Event::Card { agent, card } => match &mut self.anonymizer {
-                None => self.scanner.scan_json(card),
+                None => self.scanner.count_json(card),
                 Some(anon) => {
                     anon.observe_card(agent, card);
                     let target = CardTarget { interface_url: "http://127.0.0.1:7700/a2a", signer: None };
-                    anon.rewrite_card(agent, card, target).map_or(0, |c| self.scanner.scan_json(&c))
+                    anon.rewrite_card(agent, card, target).map_or(0, |c| self.scanner.count_json(&c))
                 }
             },
             Event::Response { text, metadata, .. } => {
                 let mut meta = metadata.clone().unwrap_or(Value::Null);
                 match &mut self.anonymizer {
-                    None => self.scanner.scan_text(text) + self.scanner.scan_json(&meta),
+                    None => self.scanner.count_text(text) + self.scanner.count_json(&meta),
                     Some(anon) => {
                         anon.observe_text(text);
                         anon.scrub_metadata(&mut meta);
-                        self.scanner.scan_text(&anon.rewrite_text(text)) + self.scanner.scan_json(&meta)
+                        self.scanner.count_text(&anon.rewrite_text(text)) + self.scanner.count_json(&meta)
                     }
                 }
             }
-            Event::ToolResult { content, .. } => self.scanner.scan_text(content),
+            Event::ToolResult { content, .. } => self.scanner.count_text(content),
             _ => 0,
         }
     }

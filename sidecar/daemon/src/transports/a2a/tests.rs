@@ -5,7 +5,8 @@ use super::answers::{scrub_event_fields, scrubbed};
 use super::delegation::inexact_action_number;
 use axum::body::Bytes;
 use blindfold_adapters::sse::SseEvent;
-use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon, leak_scan};
+use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon};
+use blindfold_leak_oracle::leaks as oracle_leaks;
 use blindfold_schemas::AgentIdentity;
 use blindfold_schemas::strict_json::value_from_slice;
 
@@ -48,10 +49,10 @@ fn an_answer_naming_an_identity_is_rewritten() {
         "metadata": {"model": "m-large-2", "note": "ok"},
         "artifacts": [{"artifactId": "a", "parts": [{"text": "As m-large-2 by Acme AI: looks fine."}]}]}}}"#;
     let tokens: Vec<String> = identity().tokens().map(str::to_owned).collect();
-    assert!(leak_scan(raw.as_bytes(), &tokens) > 0, "the test answer must carry identity");
+    assert!(oracle_leaks(raw.as_bytes(), &tokens) > 0, "the test answer must carry identity");
     let (sent, out) = scrub(raw);
     assert_ne!(out, sent);
-    assert_eq!(leak_scan(&out, &tokens), 0, "identity left in {}", String::from_utf8_lossy(&out));
+    assert_eq!(oracle_leaks(&out, &tokens), 0, "identity left in {}", String::from_utf8_lossy(&out));
     let v = value_from_slice(&out).expect("rewritten answer is JSON");
     assert_eq!(v["result"]["task"]["id"], "t-1", "ids are kept");
     assert_eq!(v["result"]["task"]["metadata"]["note"], "ok", "other metadata is kept");
@@ -132,7 +133,7 @@ fn stream_event_fields_lose_identity_and_unknown_event_names() {
     scrub_event_fields(Some(&anon), &mut ev);
     assert_eq!((ev.event.as_deref(), ev.retry.as_deref()), (None, None), "{ev:?}");
     let id = ev.id.expect("the id is rewritten, not dropped");
-    assert_eq!(leak_scan(id.as_bytes(), &["m-large-2", "m-large"]), 0, "{id}");
+    assert_eq!(oracle_leaks(id.as_bytes(), &["m-large-2", "m-large"]), 0, "{id}");
     assert_eq!(ev.data, "{}");
 
     let mut ev = event("7", "error", "1500");

@@ -52,7 +52,8 @@ pub fn rewrite_server_message(anon: &mut Anonymizer, frame: &mut Value) -> bool 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blindfold_engine::identity::{Lexicon, leak_scan};
+    use blindfold_engine::identity::Lexicon;
+    use blindfold_leak_oracle::leaks as oracle_leaks;
     use serde_json::json;
 
     #[test]
@@ -67,7 +68,7 @@ mod tests {
         assert!(rewrite_server_message(&mut anon, &mut frame));
         assert_eq!(frame["result"]["serverInfo"]["name"], NEUTRAL_SERVER_NAME);
         let out = frame.to_string();
-        assert_eq!(leak_scan(out.as_bytes(), &["m-large-2", "examplecorp"]), 0, "{out}");
+        assert_eq!(oracle_leaks(out.as_bytes(), &["m-large-2", "examplecorp"]), 0, "{out}");
         assert_eq!(frame["result"]["protocolVersion"], "2025-11-25");
     }
 }

@@ -2,9 +2,8 @@
 
 use super::{anonymizer, tokens};
 use crate::grants::{IssuerKey, TrustedKeys};
-use crate::identity::{
-    CardError, CardTarget, CardVerification, SignatureProblem, leak_scan, sign_card, verify_card,
-};
+use crate::identity::{CardError, CardTarget, CardVerification, SignatureProblem, sign_card, verify_card};
+use blindfold_leak_oracle::leaks as oracle_leaks;
 use serde_json::{Value, json};
 
 pub(super) fn card_v1() -> Value {
@@ -93,7 +92,7 @@ fn v1_card_is_rewritten_keeping_capability_text() {
     scanned["skills"][0]["examples"] = json!([]);
     let mut all = tokens();
     all.extend(["acme".into(), "acme.ai".into()]);
-    assert_eq!(leak_scan(serde_json::to_vec(&scanned).expect("json"), &all), 0);
+    assert_eq!(oracle_leaks(serde_json::to_vec(&scanned).expect("json"), &all), 0);
 }
 
 #[test]
@@ -111,7 +110,7 @@ fn v03_card_points_at_blindfold() {
     assert!(out.get("supportedInterfaces").is_none());
     assert_eq!(out["description"], "I am [model], an [tier] agent by [provider]. Checks claims.");
     assert_eq!(out["skills"][0]["tags"], json!(["verification"]));
-    assert_eq!(leak_scan(serde_json::to_vec(&out).expect("json"), &tokens()), 0);
+    assert_eq!(oracle_leaks(serde_json::to_vec(&out).expect("json"), &tokens()), 0);
 }
 
 #[test]
@@ -199,7 +198,7 @@ fn a_displayed_model_name_shows_its_family_wherever_it_appears() {
     let target = CardTarget { interface_url: "http://127.0.0.1:7700/a2a", signer: None };
     let rewritten = anon.rewrite_card("researcher", &card, target).expect("rewritten");
     let displayed = ["corvid-9-ultra", "corvid", "Nimbus Labs", "nimbuslabs.example"];
-    assert_eq!(leak_scan(rewritten.to_string(), &displayed), 0, "{rewritten}");
+    assert_eq!(oracle_leaks(rewritten.to_string(), &displayed), 0, "{rewritten}");
     for text in ["Corvid 9 Ultra here.", "Family: Corvid.", "I am a CORVID model"] {
         let out = anon.rewrite_text(text);
         assert!(!out.to_lowercase().contains("corvid"), "{text} → {out}");

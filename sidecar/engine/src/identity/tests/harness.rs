@@ -1,7 +1,7 @@
 //! Harness frames: OpenCode, OpenClaw, Pi.
 
 use super::{anonymizer, tokens};
-use crate::identity::leak_scan;
+use blindfold_leak_oracle::leaks as oracle_leaks;
 use serde_json::json;
 use std::borrow::Cow;
 
@@ -61,5 +61,5 @@ fn pi_details_lose_model_and_agent_names() {
     anon.scrub_harness_json(&mut details);
     assert_eq!(details["results"][0]["agent"], anon.aliases().alias_of("checker").expect("alias"));
     assert!(details["results"][0].get("model").is_none());
-    assert_eq!(leak_scan(serde_json::to_vec(&details).expect("json"), &tokens()), 0);
+    assert_eq!(oracle_leaks(serde_json::to_vec(&details).expect("json"), &tokens()), 0);
 }

@@ -1,7 +1,8 @@
 //! MCP surfaces in both eras; tool results stay untouched.
 
 use super::{anonymizer, tokens};
-use crate::identity::{META_CLIENT_INFO, META_SERVER_INFO, leak_scan};
+use crate::identity::{META_CLIENT_INFO, META_SERVER_INFO};
+use blindfold_leak_oracle::leaks as oracle_leaks;
 use serde_json::json;
 
 #[test]
@@ -91,7 +92,7 @@ fn tool_listing_text_and_meta_are_scrubbed() {
     assert_eq!(tool["annotations"]["readOnlyHint"], true);
     assert_eq!(tool["_meta"], json!({"category": "text"}));
     assert!(tool.get("icons").is_none());
-    assert_eq!(leak_scan(serde_json::to_vec(&list).expect("json"), &tokens()), 0);
+    assert_eq!(oracle_leaks(serde_json::to_vec(&list).expect("json"), &tokens()), 0);
 }
 
 #[test]
@@ -109,7 +110,7 @@ fn error_data_loses_identity_keys_and_words_at_any_depth() {
     assert!(data.get("model").is_none(), "{data}");
     assert_eq!(data["upstream"], json!({"hops": ["[model]", 2]}));
     assert_eq!(data["supported"], json!(["2025-11-25"]));
-    assert_eq!(leak_scan(serde_json::to_vec(&err).expect("json"), &tokens()), 0, "{err}");
+    assert_eq!(oracle_leaks(serde_json::to_vec(&err).expect("json"), &tokens()), 0, "{err}");
 
     let mut text = json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32000, "message": "failed",
         "data": "served by q-small-1.5 from Acme AI"}});

@@ -1,7 +1,8 @@
 //! Property tests: random insertions of lexicon words never survive a rewrite; aliases are a
 //! permutation; seeds are reproducible; rewriting is idempotent.
 
-use crate::identity::{AliasMap, Anonymizer, CardTarget, LeakScanner, Lexicon, alias_at};
+use crate::identity::{AliasMap, Anonymizer, CardTarget, Lexicon, alias_at};
+use blindfold_leak_oracle::LeakOracle;
 use blindfold_schemas::AgentIdentity;
 use proptest::prelude::*;
 use serde_json::json;
@@ -43,16 +44,15 @@ fn recase(s: &str, how: u8) -> String {
     }
 }
 
-fn setup(ids: &[AgentIdentity]) -> (Anonymizer, LeakScanner, LeakScanner) {
+fn setup(ids: &[AgentIdentity]) -> (Anonymizer, LeakOracle, LeakOracle) {
     let mut b = Lexicon::builder();
     for (i, id) in ids.iter().enumerate() {
         b.agent(&format!("worker{i}"), id);
     }
     let anon = Anonymizer::new(b.build(), AliasMap::new(1, (0..ids.len()).map(|i| format!("worker{i}"))));
-    let strong = LeakScanner::new(
-        ids.iter().flat_map(|id| [id.model.clone(), id.family.clone(), id.provider.clone()]),
-    );
-    let all = LeakScanner::new(ids.iter().flat_map(|id| id.tokens().map(str::to_owned).collect::<Vec<_>>()));
+    let strong =
+        LeakOracle::new(ids.iter().flat_map(|id| [id.model.clone(), id.family.clone(), id.provider.clone()]));
+    let all = LeakOracle::new(ids.iter().flat_map(|id| id.tokens().map(str::to_owned).collect::<Vec<_>>()));
     (anon, strong, all)
 }
 
@@ -86,7 +86,7 @@ proptest! {
         let (anon, _, all) = setup(&ids);
         let text = text_with(&ids, &picks);
         let out = anon.rewrite_text(&text);
-        prop_assert_eq!(all.scan_text(&out), 0, "text {:?} -> {:?}", text, out);
+        prop_assert_eq!(all.count_text(&out), 0, "text {:?} -> {:?}", text, out);
         prop_assert_eq!(anon.rewrite_text(&out).into_owned(), out.clone().into_owned(), "idempotent");
     }
 
@@ -98,9 +98,9 @@ proptest! {
     ) {
         let (anon, strong, all) = setup(&ids);
         let text = format!("{} some {tier} tips, {tier}-forma.", text_with(&ids, &picks));
-        prop_assert_eq!(all.scan_text(&anon.rewrite_surface(&text)), 0);
+        prop_assert_eq!(all.count_text(&anon.rewrite_surface(&text)), 0);
         let free = anon.rewrite_text(&text);
-        prop_assert_eq!(strong.scan_text(&free), 0);
+        prop_assert_eq!(strong.count_text(&free), 0);
         prop_assert!(free.ends_with(&format!(" {tier} tips, {tier}-forma.")), "ordinary use kept: {:?}", free);
     }
 
@@ -125,7 +125,7 @@ proptest! {
         anon.observe_card("worker0", &card);
         let out = anon.rewrite_card("worker0", &card, CardTarget { interface_url: "http://127.0.0.1:1/a", signer: None })
             .expect("card");
-        prop_assert_eq!(all.scan_bytes(&serde_json::to_vec(&out).expect("json")), 0, "{}", out);
+        prop_assert_eq!(all.count_bytes(&serde_json::to_vec(&out).expect("json")), 0, "{}", out);
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! Tool results (`content`, `structuredContent`) are C2 data and are never touched here.
 
 use super::anonymizer::Anonymizer;
+use super::mcp_names::McpAliases;
+use super::mcp_schema::SchemaKind;
 use super::metadata::is_identity_key;
 use super::text::{Field, MODEL_PLACEHOLDER};
 use serde_json::{Map, Value, json};
@@ -27,13 +29,16 @@ impl Anonymizer {
     /// kept, identity-bearing keys dropped), `instructions`, tool `title`/`description`/`_meta`/
     /// `icons`, `CreateMessageResult.model`, `modelPreferences.hints`, the same inside
     /// 2026-07-28 `inputRequests`/`inputResponses`, and an error's `message` and `data` (see
-    /// [`Anonymizer::scrub_mcp_error_data`]). Returns the number of edits.
-    pub fn scrub_mcp(&self, msg: &mut Value, peer_name: &str) -> usize {
+    /// [`Anonymizer::scrub_mcp_error_data`]). Tool and prompt names that carry identity are shown
+    /// under neutral aliases, and tool schemas lose identity at any depth (see `mcp_names`,
+    /// `mcp_schema`): `aliases` records what the client was shown, for the way back. Prompt and
+    /// resource names, titles and descriptions are rewritten. Returns the number of edits.
+    pub fn scrub_mcp(&self, msg: &mut Value, peer_name: &str, aliases: &mut McpAliases) -> usize {
         let Some(map) = msg.as_object_mut() else { return 0 };
         let mut edits = 0;
         for key in ["params", "result"] {
             if let Some(Value::Object(inner)) = map.get_mut(key) {
-                edits += self.scrub_mcp_object(inner, peer_name);
+                edits += self.scrub_mcp_object(inner, peer_name, aliases);
             }
         }
         if let Some(Value::Object(err)) = map.get_mut("error") {
@@ -65,7 +70,12 @@ impl Anonymizer {
         }
     }
 
-    fn scrub_mcp_object(&self, obj: &mut Map<String, Value>, peer_name: &str) -> usize {
+    fn scrub_mcp_object(
+        &self,
+        obj: &mut Map<String, Value>,
+        peer_name: &str,
+        aliases: &mut McpAliases,
+    ) -> usize {
         let mut edits = 0;
         for key in ["serverInfo", "clientInfo"] {
             if let Some(slot) = obj.get_mut(key) {
@@ -91,15 +101,37 @@ impl Anonymizer {
         }
         if let Some(Value::Array(tools)) = obj.get_mut("tools") {
             for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
-                edits += self.scrub_tool(tool, peer_name);
+                edits += self.scrub_tool(tool, peer_name, aliases);
+            }
+            edits += self.alias_names(tools, aliases, false);
+        }
+        if let Some(Value::Array(prompts)) = obj.get_mut("prompts") {
+            for prompt in prompts.iter_mut().filter_map(Value::as_object_mut) {
+                edits += self.scrub_listed(prompt, peer_name);
+                if let Some(Value::Array(args)) = prompt.get_mut("arguments") {
+                    for arg in args.iter_mut().filter_map(Value::as_object_mut) {
+                        edits += self.scrub_listed(arg, peer_name);
+                    }
+                }
+            }
+            edits += self.alias_names(prompts, aliases, true);
+        }
+        for key in ["resources", "resourceTemplates"] {
+            if let Some(Value::Array(items)) = obj.get_mut(key) {
+                for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                    edits += self.scrub_listed(item, peer_name);
+                    if let Some(name) = item.get_mut("name") {
+                        edits += self.rewrite_json_strings(name, Field::Text);
+                    }
+                }
             }
         }
         for key in ["inputRequests", "inputResponses"] {
             if let Some(Value::Object(items)) = obj.get_mut(key) {
                 for item in items.values_mut() {
-                    edits += self.scrub_mcp(item, peer_name);
+                    edits += self.scrub_mcp(item, peer_name, aliases);
                     if let Some(inner) = item.as_object_mut() {
-                        edits += self.scrub_mcp_object(inner, peer_name);
+                        edits += self.scrub_mcp_object(inner, peer_name, aliases);
                     }
                 }
             }
@@ -107,11 +139,12 @@ impl Anonymizer {
         edits
     }
 
-    fn scrub_tool(&self, tool: &mut Map<String, Value>, peer_name: &str) -> usize {
-        let mut edits = usize::from(tool.remove("icons").is_some());
-        for key in ["title", "description"] {
-            if let Some(v) = tool.get_mut(key) {
-                edits += self.rewrite_json_strings(v, Field::Text);
+    fn scrub_tool(&self, tool: &mut Map<String, Value>, peer_name: &str, aliases: &mut McpAliases) -> usize {
+        let mut edits = self.scrub_listed(tool, peer_name);
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+        for (key, kind) in [("inputSchema", SchemaKind::Input), ("outputSchema", SchemaKind::Output)] {
+            if let Some(schema) = tool.get_mut(key) {
+                edits += self.scrub_schema(&name, schema, kind, aliases);
             }
         }
         if let Some(Value::Object(ann)) = tool.get_mut("annotations")
@@ -119,7 +152,19 @@ impl Anonymizer {
         {
             edits += self.rewrite_json_strings(t, Field::Text);
         }
-        if let Some(meta) = tool.get_mut("_meta") {
+        edits
+    }
+
+    /// The fields every listed tool, prompt, prompt argument or resource has: `icons` dropped,
+    /// `title` and `description` rewritten as free text, `_meta` scrubbed.
+    fn scrub_listed(&self, item: &mut Map<String, Value>, peer_name: &str) -> usize {
+        let mut edits = usize::from(item.remove("icons").is_some());
+        for key in ["title", "description"] {
+            if let Some(v) = item.get_mut(key) {
+                edits += self.rewrite_json_strings(v, Field::Text);
+            }
+        }
+        if let Some(meta) = item.get_mut("_meta") {
             edits += self.scrub_mcp_meta(meta, peer_name);
         }
         edits

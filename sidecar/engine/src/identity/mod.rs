@@ -28,6 +28,8 @@ mod card;
 mod harness;
 mod lexicon;
 mod mcp;
+mod mcp_names;
+mod mcp_schema;
 mod metadata;
 mod sign;
 mod text;
@@ -42,6 +44,7 @@ pub use lexicon::{
     ProviderWords, Strength, WordKind, WordList,
 };
 pub use mcp::{META_CLIENT_INFO, META_SERVER_INFO, neutral_implementation};
+pub use mcp_names::{ArgPath, McpAliases};
 pub use metadata::{is_identity_header, is_identity_key};
 pub use sign::{
     CARD_JWS_ALG, CardSignError, CardVerification, SignatureProblem, card_signing_payload, sign_card,

@@ -4,7 +4,7 @@
 //! engine's anonymizer, whose lexicon learns the words the server displayed about itself.
 
 use crate::runtime::app::App;
-use blindfold_engine::identity::{AliasMap, Anonymizer, WordKind};
+use blindfold_engine::identity::{AliasMap, Anonymizer, McpAliases, WordKind};
 use serde_json::Value;
 
 /// The neutral name every MCP server shows in `anonymize`.
@@ -32,8 +32,9 @@ fn observe_implementation(anon: &mut Anonymizer, imp: &Value) {
 }
 
 /// Rewrites the identity surfaces of a server message (the engine's `scrub_mcp`), after the
-/// lexicon learned the words the server displayed about itself; true when anything changed.
-pub fn rewrite_server_message(anon: &mut Anonymizer, frame: &mut Value) -> bool {
+/// lexicon learned the words the server displayed about itself; tool and prompt names shown
+/// under aliases are recorded in `aliases` for the way back. True when anything changed.
+pub fn rewrite_server_message(anon: &mut Anonymizer, aliases: &mut McpAliases, frame: &mut Value) -> bool {
     let result = frame.get("result").or_else(|| frame.get("params"));
     if let Some(r) = result {
         let infos = [r.get("serverInfo"), r.get("_meta").and_then(|m| m.get(SERVER_INFO_META))];
@@ -46,7 +47,25 @@ pub fn rewrite_server_message(anon: &mut Anonymizer, frame: &mut Value) -> bool 
             anon.observe_text(&text);
         }
     }
-    anon.scrub_mcp(frame, NEUTRAL_SERVER_NAME) > 0
+    anon.scrub_mcp(frame, NEUTRAL_SERVER_NAME, aliases) > 0
+}
+
+/// Blindfold's own answer to the client (a refusal, an error) in the words the client saw: every
+/// real tool name it was shown under an alias becomes that alias, and the text is rewritten like
+/// agent text, so a refusal never repeats an identity-bearing name.
+pub fn scrub_own_answer(anon: &Anonymizer, aliases: &McpAliases, answer: &mut Value) {
+    match answer {
+        Value::String(s) => {
+            let mut text = s.clone();
+            for (alias, real) in aliases.tool_pairs() {
+                text = text.replace(real, alias);
+            }
+            *s = anon.rewrite_text(&text).into_owned();
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| scrub_own_answer(anon, aliases, v)),
+        Value::Object(map) => map.values_mut().for_each(|v| scrub_own_answer(anon, aliases, v)),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -65,7 +84,7 @@ mod tests {
             "instructions": "I am m-large-2 from ExampleCorp, a frontier model.",
             "_meta": {"model": "m-large-2"}
         }});
-        assert!(rewrite_server_message(&mut anon, &mut frame));
+        assert!(rewrite_server_message(&mut anon, &mut McpAliases::default(), &mut frame));
         assert_eq!(frame["result"]["serverInfo"]["name"], NEUTRAL_SERVER_NAME);
         let out = frame.to_string();
         assert_eq!(oracle_leaks(out.as_bytes(), &["m-large-2", "examplecorp"]), 0, "{out}");

@@ -33,19 +33,28 @@ impl McpConnection {
             return FromClient::Answer(jsonrpc::error(&id, code::METHOD_NOT_FOUND, &msg, None));
         }
         let mut forward = None;
+        // A name or value shown under an alias goes to the server as it really is.
+        let mapped = self.map_back(&mut frame.value, &method);
+        let bytes: &[u8] = match &mapped {
+            Some(b) => b,
+            None => bytes,
+        };
+        if mapped.is_some() {
+            forward = Some(bytes.to_vec());
+        }
         let tool = if method == "tools/call" {
             if !transparent {
                 if let Some(answer) = inexact_number_refusal(&id, bytes) {
-                    return FromClient::Answer(answer);
+                    return FromClient::Answer(self.own_answer(answer));
                 }
-                forward = self.with_trace_context(bytes);
+                forward = self.with_trace_context(bytes).or(forward);
             }
             // The params move into the decision's event (the bytes forwarded are the client's,
             // or theirs with the trajectory's trace context added).
             let params = frame.value.get_mut("params").map(Value::take).unwrap_or(Value::Null);
             let tool = params.get("name").and_then(Value::as_str).map(str::to_owned);
             if let Some(answer) = self.gate_tool_call(&id, params, transparent) {
-                return FromClient::Answer(answer);
+                return FromClient::Answer(self.own_answer(answer));
             }
             tool
         } else {
@@ -53,6 +62,30 @@ impl McpConnection {
         };
         self.pending.insert(id.to_string(), (method, tool));
         FromClient::Forward(forward.unwrap_or_else(|| bytes.to_vec()))
+    }
+
+    /// The request with the real tool or prompt name and argument values in place of the aliases
+    /// the client was shown (re-encoded), or `None` when it names none.
+    fn map_back(&self, value: &mut Value, method: &str) -> Option<Vec<u8>> {
+        if self.aliases.is_empty() {
+            return None;
+        }
+        let params = value.get_mut("params")?;
+        let changed = match method {
+            "tools/call" => self.aliases.map_call(params),
+            "prompts/get" => self.aliases.map_prompt(params),
+            _ => false,
+        };
+        changed.then(|| value.to_string().into_bytes())
+    }
+
+    /// Blindfold's own answer to the client, in the names the client saw (identity on).
+    fn own_answer(&self, mut answer: Value) -> Value {
+        let modes = self.app.modes_for(&self.task);
+        if modes.anonymize || modes.attest {
+            crate::transports::mcp::identity::scrub_own_answer(&self.anon, &self.aliases, &mut answer);
+        }
+        answer
     }
 
     /// A `tools/call` request carrying no `params._meta.traceparent` of its own, with this

@@ -100,6 +100,8 @@ pub struct McpConnection {
     pending: HashMap<String, (String, Option<String>)>,
     grants: Option<GrantFiles>,
     anon: blindfold_engine::identity::Anonymizer,
+    /// Tool, prompt and schema-value aliases the client was shown.
+    aliases: blindfold_engine::identity::McpAliases,
     /// A running daemon that decides instead of this process (`mcp-stdio --daemon`).
     remote: Option<RemoteControl>,
     /// Tool-definition pins.
@@ -129,6 +131,7 @@ impl McpConnection {
             pending: HashMap::new(),
             grants,
             anon,
+            aliases: Default::default(),
             remote: None,
             pins,
             stream_ids: StreamIds::default(),

@@ -125,8 +125,11 @@ impl McpConnection {
             }
         }
         if modes.anonymize || modes.attest {
-            changed |=
-                crate::transports::mcp::identity::rewrite_server_message(&mut self.anon, &mut frame.value);
+            changed |= crate::transports::mcp::identity::rewrite_server_message(
+                &mut self.anon,
+                &mut self.aliases,
+                &mut frame.value,
+            );
         }
         if changed {
             FromServer::Forward(frame.value.to_string().into_bytes())

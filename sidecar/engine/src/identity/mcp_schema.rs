@@ -1,0 +1,172 @@
+//! Tool schemas toward the client (`inputSchema`, `outputSchema`, at any depth): `title` and
+//! `description` rewritten as free text; `enum`, `const`, `default` and `examples` values that
+//! carry identity shown as neutral values. In an input schema those values are recorded in the
+//! connection's [`McpAliases`] and mapped back in `tools/call` arguments; an output schema's
+//! identity-bearing `enum`/`const` values are dropped instead (the result is tool content and is
+//! relayed as the server sent it, so it must still validate).
+
+use super::anonymizer::Anonymizer;
+use super::mcp_names::{ArgPath, McpAliases, neutral_value};
+use super::text::Field;
+use serde_json::{Map, Value};
+
+/// Which schema of a tool is walked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SchemaKind {
+    /// `inputSchema`: values map back in `tools/call` arguments.
+    Input,
+    /// `outputSchema`: identity-bearing constraints are dropped.
+    Output,
+}
+
+/// The walk's state: the tool, where in the arguments the current schema applies.
+struct Walk<'a> {
+    anon: &'a Anonymizer,
+    tool: &'a str,
+    kind: SchemaKind,
+    aliases: &'a mut McpAliases,
+    edits: usize,
+}
+
+impl Anonymizer {
+    /// Rewrites the schema `schema` of `tool` (see the module docs); returns the edits.
+    pub(crate) fn scrub_schema(
+        &self,
+        tool: &str,
+        schema: &mut Value,
+        kind: SchemaKind,
+        aliases: &mut McpAliases,
+    ) -> usize {
+        let mut walk = Walk { anon: self, tool, kind, aliases, edits: 0 };
+        walk.schema(schema, Some(Vec::new()));
+        walk.edits
+    }
+}
+
+impl Walk<'_> {
+    fn schema(&mut self, schema: &mut Value, path: Option<Vec<ArgPath>>) {
+        let Some(map) = schema.as_object_mut() else { return };
+        for key in ["title", "description"] {
+            if let Some(v) = map.get_mut(key) {
+                self.edits += self.anon.rewrite_json_strings(v, Field::Text);
+            }
+        }
+        self.constraints(map, path.as_ref());
+        let child = |p: &Option<Vec<ArgPath>>, step: ArgPath| {
+            p.as_ref().map(|p| {
+                let mut p = p.clone();
+                p.push(step);
+                p
+            })
+        };
+        if let Some(Value::Object(props)) = map.get_mut("properties") {
+            for (name, sub) in props.iter_mut() {
+                self.schema(sub, child(&path, ArgPath::Key(name.clone())));
+            }
+        }
+        for key in ["patternProperties"] {
+            if let Some(Value::Object(props)) = map.get_mut(key) {
+                props.values_mut().for_each(|sub| self.schema(sub, child(&path, ArgPath::AnyKey)));
+            }
+        }
+        if let Some(sub) = map.get_mut("additionalProperties") {
+            self.schema(sub, child(&path, ArgPath::AnyKey));
+        }
+        for key in ["items", "prefixItems", "additionalItems", "contains"] {
+            match map.get_mut(key) {
+                Some(Value::Array(subs)) => {
+                    subs.iter_mut().for_each(|s| self.schema(s, child(&path, ArgPath::Item)))
+                }
+                Some(sub) => self.schema(sub, child(&path, ArgPath::Item)),
+                None => {}
+            }
+        }
+        for key in ["anyOf", "oneOf", "allOf"] {
+            if let Some(Value::Array(subs)) = map.get_mut(key) {
+                subs.iter_mut().for_each(|s| self.schema(s, path.clone()));
+            }
+        }
+        for key in ["not", "if", "then", "else"] {
+            if let Some(sub) = map.get_mut(key) {
+                self.schema(sub, path.clone());
+            }
+        }
+        // Shared definitions apply wherever they are referenced: their values map back anywhere.
+        for key in ["$defs", "definitions"] {
+            if let Some(Value::Object(defs)) = map.get_mut(key) {
+                defs.values_mut().for_each(|sub| self.schema(sub, None));
+            }
+        }
+    }
+
+    /// `enum`, `const`, `default`, `examples` of one schema node.
+    fn constraints(&mut self, map: &mut Map<String, Value>, path: Option<&Vec<ArgPath>>) {
+        if self.kind == SchemaKind::Output {
+            if let Some(Value::Array(values)) = map.get_mut("enum") {
+                let before = values.len();
+                values.retain(|v| !v.as_str().is_some_and(|s| self.anon.carries_identity(s, Field::Text)));
+                self.edits += before - values.len();
+                if values.is_empty() {
+                    map.remove("enum");
+                }
+            }
+            if map
+                .get("const")
+                .and_then(Value::as_str)
+                .is_some_and(|s| self.anon.carries_identity(s, Field::Text))
+            {
+                map.remove("const");
+                self.edits += 1;
+            }
+        } else {
+            let mut shown: Vec<String> = Vec::new();
+            if let Some(Value::Array(values)) = map.get_mut("enum") {
+                for v in values.iter_mut() {
+                    self.value(v, path, &mut shown);
+                }
+            }
+            if let Some(v) = map.get_mut("const") {
+                self.value(v, path, &mut shown);
+            }
+        }
+        for key in ["default", "examples", "example"] {
+            if let Some(v) = map.get_mut(key) {
+                self.loose(v, path);
+            }
+        }
+    }
+
+    /// Shows one constrained string value in neutral form, recorded for the way back.
+    fn value(&mut self, v: &mut Value, path: Option<&Vec<ArgPath>>, shown: &mut Vec<String>) {
+        let Some(real) = v.as_str().map(str::to_owned) else { return };
+        if let Some(existing) = self.aliases.shown_value(self.tool, path, &real) {
+            *v = Value::String(existing.to_owned());
+            self.edits += 1;
+            return;
+        }
+        let aliases = &*self.aliases;
+        let taken =
+            |c: &str| shown.iter().any(|s| s == c) || c == real || aliases.has_shown(self.tool, path, c);
+        let Some(neutral) = neutral_value(self.anon, &real, taken) else {
+            shown.push(real);
+            return;
+        };
+        if self.kind == SchemaKind::Input {
+            self.aliases.value(self.tool, path.cloned(), neutral.clone(), Value::String(real));
+        }
+        shown.push(neutral.clone());
+        *v = Value::String(neutral);
+        self.edits += 1;
+    }
+
+    /// A `default` or `examples` value: a string is shown like an enum value (and maps back); the
+    /// strings inside an object or array likewise, mapped back wherever they appear.
+    fn loose(&mut self, v: &mut Value, path: Option<&Vec<ArgPath>>) {
+        match v {
+            Value::String(_) => self.value(v, path, &mut Vec::new()),
+            Value::Array(items) => items.iter_mut().for_each(|i| self.loose(i, None)),
+            Value::Object(map) => map.values_mut().for_each(|i| self.loose(i, None)),
+            _ => {}
+        }
+    }
+}

@@ -4,7 +4,8 @@ Usage: mcp_client.py --ops JSON [--mode auto|legacy|2026-07-28] [--roots URI,...
 Runs the operations in order and prints one JSON object: server info, instructions, tool names,
 results (a call answered with a JSON-RPC error records `{"error": {code, message}}`).
 Operations: {"list": true} | {"call": NAME, "args": {...}, "meta": {...}} (`meta`, optional: the
-call's `params._meta`) | {"drop": [SRC, DST]} (the test harness standing in for the operator:
+call's `params._meta`) | {"prompts": true} | {"resources": true} | {"prompt": NAME, "args": {...}}
+(`prompts/get`) | {"drop": [SRC, DST]} (the test harness standing in for the operator:
 copies a grant file onto the trusted path between calls) | {"sleep": SECONDS}.
 With --roots the client declares those roots (it answers the server's `roots/list`).
 """
@@ -61,6 +62,18 @@ async def main() -> None:
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
                 shutil.copy(src, dst)
                 out["results"].append({"dropped": dst})
+            elif op.get("prompts"):
+                prompts = await c.list_prompts()
+                out["results"].append({"prompts": [dump(x) for x in prompts.prompts]})
+            elif op.get("resources"):
+                resources = await c.list_resources()
+                out["results"].append({"resources": [dump(x) for x in resources.resources]})
+            elif "prompt" in op:
+                try:
+                    r = await c.get_prompt(op["prompt"], op.get("args", {}))
+                    out["results"].append({"messages": [dump(m) for m in r.messages]})
+                except MCPError as e:
+                    out["results"].append({"error": {"code": e.code, "message": e.message}})
             elif op.get("list"):
                 tools = await c.list_tools()
                 out["tools"] = [t.name for t in tools.tools]

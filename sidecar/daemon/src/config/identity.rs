@@ -4,6 +4,7 @@
 
 use super::error::ConfigError;
 use blindfold_engine::grants::TrustedKeys;
+use blindfold_engine::identity::LexiconData;
 use blindfold_schemas::AgentIdentity;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -26,6 +27,19 @@ pub struct RawIdentity {
     /// empty: `<state dir>/card-signing.key.pem`, generated (0600) at first start.
     #[serde(default)]
     pub card_signing_key: String,
+    /// The built-in lexicon's provider words (vendors, families, model ids) apply.
+    #[serde(default = "default_true")]
+    pub builtin: bool,
+    /// Words of the built-in lexicon that pass (a per-word opt-out).
+    #[serde(default)]
+    pub allow_words: Vec<String>,
+    /// A lexicon data file used instead of the embedded one; empty: the embedded one.
+    #[serde(default)]
+    pub lexicon_file: String,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 /// One `[[identity.agents]]`.
@@ -49,7 +63,7 @@ pub struct RawAgent {
 }
 
 /// `[identity]`, validated.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct IdentityConfig {
     /// Agents by name with their true identity, in config order.
     pub agents: Vec<(String, AgentIdentity)>,
@@ -59,6 +73,26 @@ pub struct IdentityConfig {
     pub card_keys: TrustedKeys,
     /// Blindfold's card-signing key file, when configured.
     pub card_signing_key: Option<PathBuf>,
+    /// The built-in lexicon's provider words apply.
+    pub builtin: bool,
+    /// Words of the built-in lexicon that pass.
+    pub allow_words: Vec<String>,
+    /// The lexicon data (`lexicon_file`, else the embedded data).
+    pub lexicon: std::sync::Arc<LexiconData>,
+}
+
+impl Default for IdentityConfig {
+    fn default() -> Self {
+        Self {
+            agents: Vec::new(),
+            extra_words: Vec::new(),
+            card_keys: TrustedKeys::new(),
+            card_signing_key: None,
+            builtin: true,
+            allow_words: Vec::new(),
+            lexicon: std::sync::Arc::new(LexiconData::embedded().clone()),
+        }
+    }
 }
 
 impl RawIdentity {
@@ -88,6 +122,24 @@ impl RawIdentity {
         }
         let card_signing_key =
             (!self.card_signing_key.trim().is_empty()).then(|| PathBuf::from(self.card_signing_key.trim()));
-        Ok(IdentityConfig { agents, extra_words, card_keys, card_signing_key })
+        let lexicon = match self.lexicon_file.trim() {
+            "" => LexiconData::embedded().clone(),
+            path => {
+                let field = "identity.lexicon_file";
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| ConfigError::field(field, format!("cannot read {path}: {e}")))?;
+                LexiconData::parse(&text).map_err(|e| ConfigError::field(field, format!("{path}: {e}")))?
+            }
+        };
+        let allow_words = self.allow_words.iter().filter(|w| !w.trim().is_empty()).cloned().collect();
+        Ok(IdentityConfig {
+            agents,
+            extra_words,
+            card_keys,
+            card_signing_key,
+            builtin: self.builtin,
+            allow_words,
+            lexicon: std::sync::Arc::new(lexicon),
+        })
     }
 }

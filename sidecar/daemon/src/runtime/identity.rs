@@ -9,7 +9,7 @@ use crate::runtime::trace::{ActorDirectory, TraceSink};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use blindfold_engine::grants::IssuerKey;
-use blindfold_engine::identity::{AliasMap, Anonymizer, CARD_JWS_ALG, Lexicon};
+use blindfold_engine::identity::{AliasMap, Anonymizer, CARD_JWS_ALG, Lexicon, LexiconBuilder};
 use blindfold_schemas::{AgentIdentity, ModeSet, TraceKind, TraceRecord};
 use dashmap::DashMap;
 use serde_json::{Value, json};
@@ -70,10 +70,14 @@ impl Identities {
         }]})
     }
 
-    /// The lexicon of `config`'s agents and extra words; no trajectory yet; an ephemeral
-    /// card-signing key (use [`Identities::open`] for the durable one).
+    /// The lexicon of `config`: the built-in data (or `[identity] lexicon_file`, its provider
+    /// words unless `builtin = false`, minus `allow_words`), the agents' true identities and ids,
+    /// and the extra words; no trajectory yet; an ephemeral card-signing key (use
+    /// [`Identities::open`] for the durable one).
     pub fn from_config(config: &Config) -> Self {
-        let mut builder = Lexicon::builder();
+        let ident = &config.identity;
+        let allowed = ident.allow_words.iter().map(String::as_str);
+        let mut builder = LexiconBuilder::from_data(&ident.lexicon, ident.builtin, allowed);
         let mut agents = Vec::new();
         let mut true_identities = HashMap::new();
         let upstreams = config.transports.a2a_upstreams.iter().map(|u| (&u.id, &u.identity));
@@ -290,6 +294,42 @@ mod tests {
         let (trajectory, how, detail) = &records[1];
         assert_eq!((trajectory.as_str(), how.as_str()), ("t-adopted", "adopted"));
         assert_eq!(detail, &serde_json::json!({"seed": 42, "aliases": {"planner": "agent-a"}}));
+    }
+
+    /// The configuration `toml` (in a file of `dir`) or its error.
+    fn config(dir: &std::path::Path, toml: &str) -> Result<crate::config::Config, String> {
+        let file = dir.join("blindfold.toml");
+        std::fs::write(&file, toml).expect("config");
+        crate::config::load(Some(&file)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_built_in_lexicon_is_on_by_default_and_the_configuration_narrows_replaces_or_drops_it() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let lexicon = |toml: &str| {
+            super::Identities::from_config(&config(dir.path(), toml).expect("config")).lexicon().clone()
+        };
+        let default = lexicon("");
+        assert!(default.kind_of("claude").is_some() && default.kind_of("gemini").is_some());
+        let narrowed = lexicon("[identity]\nallow_words = [\"Gemini\", \"llama\"]\n");
+        assert!(narrowed.kind_of("gemini").is_none() && narrowed.kind_of("llama").is_none());
+        assert!(narrowed.kind_of("claude").is_some());
+        let off = lexicon("[identity]\nbuiltin = false\nextra_words = [\"Nightjar\"]\n");
+        assert!(off.kind_of("claude").is_none() && off.kind_of("nightjar").is_some());
+        assert!(off.kind_of("frontier").is_some(), "tier words stay");
+        let own = dir.path().join("lexicon.toml");
+        std::fs::write(
+            &own,
+            "version = \"site-1\"\n[[provider]]\nname = \"Acme\"\nfamily = [\"Roadrunner\"]\n",
+        )
+        .expect("data");
+        let replaced = lexicon(&format!("[identity]\nlexicon_file = {:?}\n", own));
+        assert_eq!((replaced.data_version(), replaced.kind_of("claude")), ("site-1", None));
+        assert!(replaced.kind_of("roadrunner").is_some());
+        std::fs::write(&own, "version = \"\"\n").expect("data");
+        let err =
+            config(dir.path(), &format!("[identity]\nlexicon_file = {:?}\n", own)).err().expect("refused");
+        assert!(err.contains("identity.lexicon_file"), "{err}");
     }
 
     #[test]

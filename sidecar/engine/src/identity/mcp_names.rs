@@ -71,6 +71,11 @@ impl McpAliases {
         self.tools.get(shown).map_or(shown, String::as_str)
     }
 
+    /// The real prompt behind `shown`, when `shown` is an alias.
+    pub fn real_prompt(&self, shown: &str) -> Option<&str> {
+        self.prompts.get(shown).map(String::as_str)
+    }
+
     /// True when no alias was shown.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty() && self.prompts.is_empty() && self.values.is_empty()

@@ -2,8 +2,8 @@
 //! `description` rewritten as free text; `enum`, `const`, `default` and `examples` values that
 //! carry identity shown as neutral values. In an input schema those values are recorded in the
 //! connection's [`McpAliases`] and mapped back in `tools/call` arguments; an output schema's
-//! identity-bearing `enum`/`const` values are dropped instead (the result is tool content and is
-//! relayed as the server sent it, so it must still validate).
+//! `enum`/`const` that names identity is dropped whole instead (the result is tool content and is
+//! relayed as the server sent it, so it must still validate against the schema shown).
 
 use super::anonymizer::Anonymizer;
 use super::mcp_names::{ArgPath, McpAliases, neutral_value};
@@ -102,19 +102,15 @@ impl Walk<'_> {
     /// `enum`, `const`, `default`, `examples` of one schema node.
     fn constraints(&mut self, map: &mut Map<String, Value>, path: Option<&Vec<ArgPath>>) {
         if self.kind == SchemaKind::Output {
-            if let Some(Value::Array(values)) = map.get_mut("enum") {
-                let before = values.len();
-                values.retain(|v| !v.as_str().is_some_and(|s| self.anon.carries_identity(s, Field::Text)));
-                self.edits += before - values.len();
-                if values.is_empty() {
-                    map.remove("enum");
-                }
+            // The result is relayed as sent: a constraint naming identity goes whole, so that the
+            // real value still validates against what the client was shown.
+            let names_identity =
+                |v: &Value| v.as_str().is_some_and(|s| self.anon.carries_identity(s, Field::Text));
+            if map.get("enum").and_then(Value::as_array).is_some_and(|vs| vs.iter().any(names_identity)) {
+                map.remove("enum");
+                self.edits += 1;
             }
-            if map
-                .get("const")
-                .and_then(Value::as_str)
-                .is_some_and(|s| self.anon.carries_identity(s, Field::Text))
-            {
+            if map.get("const").is_some_and(names_identity) {
                 map.remove("const");
                 self.edits += 1;
             }

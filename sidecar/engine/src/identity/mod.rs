@@ -17,7 +17,8 @@
 //! let aliases = AliasMap::new(42, ["researcher", "critic"]);
 //! let anon = Anonymizer::new(lexicon.build(), aliases);
 //! let out = anon.rewrite_text("As m-large-2 (the frontier model by Acme), researcher says hi.");
-//! assert_eq!(out, "As [model] (the [tier] model by [provider]), agent-b says hi.");
+//! let alias = anon.aliases().alias_of("researcher").unwrap_or_default();
+//! assert_eq!(out, format!("As [model] (the [tier] model by [provider]), {alias} says hi."));
 //! assert!(!out.contains("researcher"));
 //! ```
 

@@ -24,7 +24,7 @@ use axum::extract::State;
 use axum::http::Uri;
 use axum::response::Json;
 use axum::routing::{get, post};
-use blindfold_engine::identity::{AliasMap, Anonymizer, Lexicon};
+use blindfold_engine::identity::{AliasMap, Anonymizer};
 use blindfold_schemas::ModeSet;
 use dashmap::DashMap;
 use serde_json::{Value, json};
@@ -57,16 +57,8 @@ pub fn router(app: &App) -> Option<Router> {
     if agents.is_empty() {
         return None;
     }
-    let mut lexicon = Lexicon::builder();
-    for a in &agents {
-        lexicon.agent(&a.id, &a.identity);
-    }
-    for (id, identity) in &app.config.identity.agents {
-        lexicon.agent(id, identity);
-    }
-    for word in &app.config.identity.extra_words {
-        lexicon.extra(word);
-    }
+    // Every configured agent (upstreams too), the extra words and the built-in lexicon.
+    let lexicon = app.identities.lexicon();
     let seed = rand::random::<u64>();
     tracing::info!(alias_seed = seed, "a2a aliases drawn");
     let aliases = AliasMap::new(seed, agents.iter().map(|a| a.id.clone()));
@@ -87,7 +79,7 @@ pub fn router(app: &App) -> Option<Router> {
     withdraw_lost_reviews(app, &lost_reviews);
     let proxy = A2aProxy {
         upstream: Upstream::new(app.config.transports.upstream_timeout),
-        anon: RwLock::new(Anonymizer::new(lexicon.build(), aliases)),
+        anon: RwLock::new(Anonymizer::new(lexicon.clone(), aliases)),
         rpc_urls: DashMap::new(),
         public_base: format!("http://{}", app.config.server.listen),
         held,

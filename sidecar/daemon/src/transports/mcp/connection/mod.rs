@@ -161,8 +161,9 @@ impl McpConnection {
 
     /// The headers to forward to an HTTP server for this connection: `headers`, with the
     /// trajectory's `traceparent` unless they carry one or the trajectory is `off` (SPEC §8),
-    /// and a `Last-Event-ID` the client was given in Blindfold's form turned back into the
-    /// server's (see [`McpConnection::scrub_stream_fields`]).
+    /// a `Last-Event-ID` the client was given in Blindfold's form turned back into the
+    /// server's (see [`McpConnection::scrub_stream_fields`]), and an `Mcp-Name` the client was
+    /// shown as an alias turned back into the real name.
     pub fn forward_headers(&self, mut headers: axum::http::HeaderMap) -> axum::http::HeaderMap {
         if !self.transparent() {
             crate::runtime::trace::traceparent::inject_header_if_absent(&mut headers, &self.task);
@@ -175,6 +176,19 @@ impl McpConnection {
             .and_then(|id| axum::http::HeaderValue::from_str(id).ok());
         if let Some(id) = server_id {
             headers.insert(last_event_id, id);
+        }
+        // 2026-07-28's `Mcp-Name` names what the body names: the real tool or prompt, as the body
+        // carries it once mapped back (see `map_back`).
+        let name = axum::http::HeaderName::from_static("mcp-name");
+        let method = headers.get("mcp-method").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+        let shown = headers.get(&name).and_then(|v| v.to_str().ok()).unwrap_or_default();
+        let real = match method.as_str() {
+            "tools/call" => Some(self.aliases.real_tool(shown)).filter(|r| *r != shown),
+            "prompts/get" => self.aliases.real_prompt(shown),
+            _ => None,
+        };
+        if let Some(real) = real.and_then(|r| axum::http::HeaderValue::from_str(r).ok()) {
+            headers.insert(name, real);
         }
         headers
     }

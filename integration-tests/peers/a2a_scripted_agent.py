@@ -2,7 +2,10 @@
 a scripted reply: a working status ("Looking into it."), half a second later an artifact with the reply's text part and, when given,
 one data part (Blindfold's evidence schema: `blindfold/proposal`, `blindfold/relation`), then
 completion. Usage: a2a_scripted_agent.py PORT NAME DESCRIPTION REPLY_JSON
-(REPLY_JSON: {"text": …, "data": {…}}; DESCRIPTION is the capability text of its card)"""
+(REPLY_JSON: {"text": …, "data": {…}}; DESCRIPTION is the capability text of its card; instead of
+"text", "parts": [TEXT…] answers with one artifact of several text parts, and "chunks": [TEXT…]
+streams the artifact's text as successive artifact-update chunks of one artifact, the last one
+marked `lastChunk` only when "last_chunk" is true)"""
 
 import asyncio
 import json
@@ -34,7 +37,17 @@ class Executor(AgentExecutor):
         )
         # Still working a moment, so a client that does not wait sees the interim status first.
         await asyncio.sleep(0.5)
-        parts = [Part(text=REPLY["text"])]
+        if REPLY.get("chunks"):
+            artifact_id = str(uuid.uuid4())
+            for i, text in enumerate(REPLY["chunks"]):
+                last = i + 1 == len(REPLY["chunks"]) and REPLY.get("last_chunk", False)
+                await updater.add_artifact(
+                    parts=[Part(text=text)], artifact_id=artifact_id, name="answer", append=i > 0, last_chunk=last
+                )
+                await asyncio.sleep(0.05)
+            await updater.complete()
+            return
+        parts = [Part(text=t) for t in REPLY.get("parts", [REPLY.get("text", "")])]
         if REPLY.get("data"):
             data = Value()
             data.struct_value.update(REPLY["data"])

@@ -107,6 +107,9 @@ impl Anonymizer {
             Value::Array(items) => items.iter_mut().map(|v| self.scrub_a2a(v)).sum(),
             Value::Object(map) => {
                 let mut edits = 0;
+                if let Some(Value::Array(parts)) = map.get_mut("parts") {
+                    edits += self.rewrite_text_runs(parts);
+                }
                 for (key, v) in map.iter_mut() {
                     edits += match (key.as_str(), &*v) {
                         ("metadata", _) => self.scrub_metadata(v),
@@ -124,6 +127,33 @@ impl Anonymizer {
             }
             _ => 0,
         }
+    }
+
+    /// Rewrites each run of consecutive text parts as one text (a name split across parts is
+    /// still a name); returns the number of parts changed.
+    fn rewrite_text_runs(&self, parts: &mut [Value]) -> usize {
+        let is_text = |p: &Value| p.get("text").is_some_and(Value::is_string);
+        let mut edits = 0;
+        let mut i = 0;
+        while i < parts.len() {
+            let run = parts[i..].iter().take_while(|p| is_text(p)).count();
+            if run >= 2 {
+                let slice = &mut parts[i..i + run];
+                let mut texts: Vec<String> =
+                    slice.iter().map(|p| p["text"].as_str().unwrap_or_default().to_owned()).collect();
+                let before = texts.clone();
+                if self.rewrite_pieces(&mut texts, Field::Text) {
+                    for ((part, new), old) in slice.iter_mut().zip(texts).zip(before) {
+                        if new != old {
+                            part["text"] = Value::String(new);
+                            edits += 1;
+                        }
+                    }
+                }
+            }
+            i += run.max(1);
+        }
+        edits
     }
 
     fn drop_identity_uris(&self, v: &mut Value) -> usize {

@@ -33,6 +33,7 @@ mod mcp_names;
 mod mcp_schema;
 mod metadata;
 mod sign;
+mod split;
 mod text;
 
 pub use alias::{AliasMap, AliasRecord, DiscoverySession, alias_at};
@@ -51,6 +52,7 @@ pub use sign::{
     CARD_JWS_ALG, CardSignError, CardVerification, SignatureProblem, card_signing_payload, sign_card,
     verify_card,
 };
+pub use split::TextStream;
 pub use text::{Field, MODEL_PLACEHOLDER, PROVIDER_PLACEHOLDER, REDACTED_PLACEHOLDER, TIER_PLACEHOLDER};
 
 #[cfg(test)]

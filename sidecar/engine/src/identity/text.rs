@@ -105,7 +105,7 @@ pub enum Field {
 const CLAUSE_ENDS: [char; 10] = ['.', '!', '?', ';', '\n', '。', '！', '？', '；', '|'];
 
 /// Edits: byte ranges of the original text and what replaces them.
-type Edits<'a> = Vec<(usize, usize, Cow<'a, str>)>;
+pub(crate) type Edits<'a> = Vec<(usize, usize, Cow<'a, str>)>;
 
 impl Anonymizer {
     /// Rewrites free text written by an agent (responses, results, handoffs, rationales,
@@ -126,6 +126,12 @@ impl Anonymizer {
     /// ([`crate::fold`]) and replaced in the original through the fold's map back, so everything
     /// outside a replaced word keeps its bytes.
     pub fn rewrite<'t>(&self, text: &'t str, field: Field) -> Cow<'t, str> {
+        apply(text, self.edits(text, field))
+    }
+
+    /// Every replacement a rewrite of `text` as `field` makes: ranges of `text` in order, never
+    /// overlapping, with what replaces them.
+    pub(crate) fn edits(&self, text: &str, field: Field) -> Edits<'_> {
         let mut edits = self.lexicon_edits(text, field);
         for (start, end, with) in self_identifications(text) {
             if !edits.iter().any(|(s, e, _)| start < *e && *s < end) {
@@ -133,7 +139,7 @@ impl Anonymizer {
             }
         }
         edits.sort_by_key(|(s, _, _)| *s);
-        apply(text, edits)
+        edits
     }
 
     /// True when `key` (a JSON key, a tag, a label) carries identity as a field of strictness

@@ -36,6 +36,23 @@ pub(super) async fn fetch_card(p: &A2aProxy, agent: &A2aUpstream) -> Result<Valu
     Ok(card)
 }
 
+/// Reads every configured upstream's card once, before the first card is served, so that what is
+/// scrubbed in one card does not depend on which cards a client fetched before it (each card
+/// teaches the lexicon its displayed identity). An upstream that cannot be read now is read when
+/// its own card is asked for; words learned later apply from then on.
+pub(super) async fn read_all_cards(p: &A2aProxy) {
+    p.cards_read
+        .get_or_init(|| async {
+            let agents: Vec<Arc<A2aUpstream>> = p.by_alias.values().cloned().collect();
+            for agent in agents {
+                if let Err(e) = fetch_card(p, &agent).await {
+                    tracing::warn!(agent = %agent.id, error = %e, "card not read ahead of discovery");
+                }
+            }
+        })
+        .await;
+}
+
 /// Learns the displayed identity a card of `agent` shows (public or extended), so that it is
 /// stripped wherever it appears later.
 pub(super) fn learn_card(p: &A2aProxy, agent: &A2aUpstream, card: &Value) {

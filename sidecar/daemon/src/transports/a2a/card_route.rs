@@ -5,7 +5,7 @@
 //! `If-None-Match` names that tag is answered `304` without a body.
 
 use super::A2aProxy;
-use super::card::{fetch_card, redact};
+use super::card::{fetch_card, read_all_cards, redact};
 use crate::transports::server::not_found;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -43,6 +43,9 @@ async fn serve_card(p: &A2aProxy, alias: &str, headers: &HeaderMap) -> Response 
     let Some(agent) = p.agent_by_alias(alias).cloned() else {
         return not_found("no agent with this alias");
     };
+    // Every upstream's card is read before any is served, so what one card loses does not
+    // depend on which cards were fetched before it.
+    read_all_cards(p).await;
     let shown = match fetch_card(p, &agent).await {
         Ok(card) => redact(p, &agent, &card, &p.alias_url(alias), p.discovery_modes()),
         Err(e) => Err(e),

@@ -12,6 +12,7 @@ mod held;
 mod held_answer;
 mod held_store;
 mod rpc;
+mod stream_text;
 #[cfg(test)]
 mod tests;
 
@@ -49,6 +50,8 @@ pub(crate) struct A2aProxy {
     held: held::HeldTasks,
     /// The global modes when the discovery session started, with the proxy.
     discovery_started_with: ModeSet,
+    /// Set once every configured upstream's card was read (before the first card is served).
+    cards_read: tokio::sync::OnceCell<()>,
 }
 
 /// The `/a2a` routes when `[[a2a.upstreams]]` are configured.
@@ -84,6 +87,7 @@ pub fn router(app: &App) -> Option<Router> {
         public_base: format!("http://{}", app.config.server.listen),
         held,
         discovery_started_with: app.modes(),
+        cards_read: tokio::sync::OnceCell::new(),
         by_alias,
         app: app.clone(),
     };

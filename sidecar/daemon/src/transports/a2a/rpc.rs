@@ -258,6 +258,7 @@ async fn extended_card(
 ) -> Response {
     let refused =
         |msg: String| json_response(StatusCode::BAD_GATEWAY, &error(id, code::INTERNAL_ERROR, &msg));
+    super::card::read_all_cards(p).await;
     let (status, bytes) = match read_card_answer(p, agent, headers, body).await {
         Ok(answer) => answer,
         Err(e) => return refused(e),
@@ -330,6 +331,8 @@ async fn forward(
             pending: a2a::Answer::default(),
         }));
         let at_end = streamed.clone();
+        let texts = Arc::new(std::sync::Mutex::new(super::stream_text::ArtifactStreams::default()));
+        let (held_texts, end_p, end_task) = (texts.clone(), p.clone(), scrub_task.clone());
         let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let seen = answered.clone();
         let filter = move |mut ev: SseEvent| -> Vec<SseEvent> {
@@ -342,9 +345,21 @@ async fn forward(
                 return vec![ev];
             }
             seen.store(true, std::sync::atomic::Ordering::SeqCst);
-            let parsed = parse_answer(ev.data.as_bytes());
+            let mut parsed = parse_answer(ev.data.as_bytes());
             if let (Ok(v), Ok(mut s)) = (&parsed, streamed.lock()) {
                 s.event(v);
+            }
+            // Artifact text is one stream per artifact: a possible partial name waits for the rest.
+            let held = match (&mut parsed, filter_p.anon.read(), texts.lock()) {
+                (Ok(v), Ok(anon), Ok(mut t)) if !transparent => t.hold(&anon, v),
+                _ => false,
+            };
+            if held
+                && let Ok(v) = &mut parsed
+                && let Ok(anon) = filter_p.anon.read()
+            {
+                anon.scrub_a2a(v);
+                return vec![SseEvent { data: v.to_string(), ..ev }];
             }
             let raw = Bytes::from(std::mem::take(&mut ev.data));
             match scrub_unless(transparent, &filter_p, raw, parsed) {
@@ -365,15 +380,26 @@ async fn forward(
             if let Ok(mut s) = at_end.lock() {
                 s.flush();
             }
+            // Text still held goes out rewritten before the stream ends (never dropped, never raw).
+            let mut rest: Vec<SseEvent> = Vec::new();
+            if !end_p.transparent_for(&end_task)
+                && let (Ok(anon), Ok(mut t)) = (end_p.anon.read(), held_texts.lock())
+            {
+                for mut v in t.finish(&anon) {
+                    anon.scrub_a2a(&mut v);
+                    rest.push(SseEvent { data: v.to_string(), ..SseEvent::default() });
+                }
+            }
             let why = match end {
-                StreamEnd::Closed if answered.load(std::sync::atomic::Ordering::SeqCst) => return Vec::new(),
+                StreamEnd::Closed if answered.load(std::sync::atomic::Ordering::SeqCst) => return rest,
                 StreamEnd::Closed => "the agent closed the stream without an answer".to_owned(),
                 StreamEnd::Failed(why) => why,
             };
-            vec![SseEvent {
+            rest.push(SseEvent {
                 data: error(&rid, code::INTERNAL_ERROR, &why).to_string(),
                 ..SseEvent::default()
-            }]
+            });
+            rest
         };
         relay_sse(resp.into_body(), max, timeout, filter, finish)
     } else {

@@ -274,6 +274,13 @@ impl LexiconBuilder {
             nouns_before: nouns(&self.nouns_before),
             linkers: nouns(&self.linkers),
             noun_words: self.nouns_after.iter().cloned().collect(),
+            longest: self
+                .words
+                .values()
+                .flat_map(|(_, sp)| sp.iter())
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0),
             builder: self.clone(),
         };
         Lexicon { inner: Arc::new(compiled) }
@@ -319,6 +326,7 @@ struct Compiled {
     nouns_before: PhraseSet<()>,
     linkers: PhraseSet<()>,
     noun_words: HashSet<String>,
+    longest: usize,
     builder: LexiconBuilder,
 }
 
@@ -427,6 +435,11 @@ impl Lexicon {
     /// The version of the lexicon data it was built from.
     pub fn data_version(&self) -> &str {
         self.inner.builder.data_version()
+    }
+
+    /// Characters of the longest word or phrase (any spelling it was entered with).
+    pub fn longest_entry_chars(&self) -> usize {
+        self.inner.longest
     }
 
     /// Number of words.

@@ -15,8 +15,8 @@ pub const DESTRUCTIVE: &str = "rm -rf data && touch destroyed.marker";
 pub const MARKER: &str = "destroyed.marker";
 /// The true identity of the project's sub-agents: (OpenCode name, model, family, tier, provider).
 pub const AGENTS: [(&str, &str, &str, &str, &str); 2] = [
-    ("cleaner", "gpt-5", "gpt", "frontier", "openai"),
-    ("auditor", "claude-haiku-4", "claude", "efficient", "anthropic"),
+    ("cleaner", "gpt-5-mini", "gpt", "frontier", "openai"),
+    ("auditor", "claude-opus-4", "claude", "frontier", "anthropic"),
 ];
 
 /// Every identity word of the sub-agents (models, families, tiers, providers, names).
@@ -324,8 +324,8 @@ fn opencode_config(base: &str) -> Value {
     models.insert("scripted-1".into(), json!({"tool_call": true}));
     let mut agents = serde_json::Map::new();
     let descriptions = [
-        "Frontier-tier gpt-5 agent from OpenAI that can propose shell cleanups",
-        "Efficient claude-haiku-4 agent from Anthropic that can review commands",
+        "OpenAI's fast frontier helper on GPT-5 mini that can propose shell cleanups",
+        "Anthropic's Claude Opus 4 model, a frontier reviewer that can review commands",
     ];
     for ((name, model, ..), description) in AGENTS.iter().zip(descriptions) {
         models.insert((*model).into(), json!({"tool_call": true}));
@@ -366,29 +366,6 @@ pub fn run_with_limit(mut cmd: Command, limit: Duration) -> Output {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-}
-
-/// Case-insensitive whole-word occurrences of `words` in `text`; `-` separates words, so
-/// "Frontier-tier" counts as "frontier".
-pub fn count_words(text: &str, words: &[&str]) -> Vec<(String, usize)> {
-    let lower = text.to_lowercase();
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
-    words
-        .iter()
-        .map(|w| {
-            let w = w.to_lowercase();
-            let n = lower
-                .match_indices(&w)
-                .filter(|(i, _)| {
-                    let before = lower[..*i].chars().next_back().is_none_or(|c| !is_word(c));
-                    let after = lower[i + w.len()..].chars().next().is_none_or(|c| !is_word(c));
-                    before && after
-                })
-                .count();
-            (w, n)
-        })
-        .filter(|(_, n)| *n > 0)
-        .collect()
 }
 
 /// Writes the daemon config for the project's sub-agents (true identities) and `task`.

@@ -8,7 +8,7 @@
 mod model_proxy_support;
 
 use blindfold_integration_tests::opencode::{
-    AGENTS, DESTRUCTIVE, MARKER, Project, blindfold_config, count_words, identity_words,
+    AGENTS, DESTRUCTIVE, MARKER, Project, blindfold_config, identity_words,
 };
 use model_proxy_support::ModelProxy;
 use serde_json::Value;
@@ -114,7 +114,7 @@ fn opencode_through_the_model_proxy_hides_identity_and_never_runs_the_refused_ca
     // No identity word in any request the scripted model received, sub-agents' own included.
     assert!(requests.len() >= 5, "requests: {}", requests.len());
     for r in &requests {
-        let leaked = count_words(&readable(r), &identity_words());
+        let leaked = blindfold_leak_oracle::LeakOracle::new(identity_words()).report_text(&readable(r));
         assert_eq!(leaked, vec![], "identity reached the model ({}): {}", r["model"], readable(r));
     }
 

@@ -5,8 +5,8 @@
 //! and a benign write runs once a signed grant covers exactly it.
 
 use blindfold_integration_tests::opencode::{
-    DESTRUCTIVE, MARKER, Project, blindfold_config, count_words, grant_write, identity_words, keygen, link,
-    start_daemon, trace_records,
+    DESTRUCTIVE, MARKER, Project, blindfold_config, grant_write, identity_words, keygen, link, start_daemon,
+    trace_records,
 };
 use serde_json::Value;
 use std::time::Duration;
@@ -24,9 +24,14 @@ fn tool_uses(stdout: &[u8], tool: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The sub-agents' model, family, tier, vendor and agent words in the coordinator's requests,
+/// by the leak oracle (no code shared with the anonymizer); the configuration names no extra
+/// words, so "Opus" and "mini" are the built-in lexicon's to find.
 fn leaks(p: &Project) -> Vec<(String, usize)> {
-    let text: String = p.coordinator_requests().iter().map(Value::to_string).collect();
-    count_words(&text, &identity_words())
+    let mut words = identity_words();
+    words.extend(["opus", "mini", "gpt-5"]);
+    let oracle = blindfold_leak_oracle::LeakOracle::new(words);
+    p.coordinator_requests().iter().flat_map(|r| oracle.report_json(r)).collect()
 }
 
 #[test]
@@ -47,7 +52,7 @@ fn without_blindfold_the_refuted_destructive_command_runs() {
     assert!(tasks[1]["part"]["state"]["output"].as_str().unwrap_or("").contains("do not run"));
     // The identity scan is real: without Blindfold the sub-agents' identity reaches the coordinator.
     let leaked = leaks(&p);
-    for word in ["gpt-5", "openai", "anthropic", "cleaner", "auditor"] {
+    for word in ["gpt-5-mini", "opus", "frontier", "openai", "anthropic", "cleaner", "auditor"] {
         assert!(leaked.iter().any(|(w, _)| w == word), "{word} not seen without Blindfold: {leaked:?}");
     }
 }

@@ -50,8 +50,10 @@ impl Anonymizer {
         }
     }
 
-    /// Rewrites an OpenCode `task` tool description: each `- name: description` line gets the
-    /// agent's alias and its description as free text; every other line is free text.
+    /// Rewrites an agent list such as OpenCode's `task` tool description: each `- name:
+    /// description` line gets the agent's alias (a name that is no known agent is rewritten as
+    /// free text) and its description as the agent's self-description ([`Field::Profile`]);
+    /// every other line is free text.
     pub fn rewrite_agent_list<'t>(&self, text: &'t str) -> Cow<'t, str> {
         let mut changed = false;
         let mut out = String::with_capacity(text.len());
@@ -59,7 +61,8 @@ impl Anonymizer {
             let (body, nl) = line.strip_suffix('\n').map_or((line, ""), |b| (b, "\n"));
             let rewritten: Cow<'_, str> = match body.strip_prefix("- ").and_then(|r| r.split_once(": ")) {
                 Some((name, desc)) if !name.contains(' ') || self.lexicon().kind_of(name).is_some() => {
-                    let label = self.agent_label(name);
+                    let known = matches!(self.lexicon().kind_of(name), Some(WordKind::Agent(_)));
+                    let label = if known { self.agent_label(name) } else { self.rewrite_text(name) };
                     let d = self.rewrite(desc, Field::Profile);
                     if matches!((&label, &d), (Cow::Borrowed(_), Cow::Borrowed(_))) {
                         Cow::Borrowed(body)

@@ -133,13 +133,40 @@ impl Anonymizer {
     /// overlapping, with what replaces them.
     pub(crate) fn edits(&self, text: &str, field: Field) -> Edits<'_> {
         let mut edits = self.lexicon_edits(text, field);
-        for (start, end, with) in self_identifications(text) {
+        let found = self_identifications(text).into_iter().chain(self.smuggled(text));
+        for (start, end, with) in found {
             if !edits.iter().any(|(s, e, _)| start < *e && *s < end) {
                 edits.push((start, end, Cow::Borrowed(with)));
             }
         }
         edits.sort_by_key(|(s, _, _)| *s);
         edits
+    }
+
+    /// Runs of Unicode tag characters (U+E0000–U+E007F: invisible, yet they spell ASCII a model
+    /// can read) whose hidden text holds a lexicon word: removed whole. Other tag runs (emoji
+    /// subdivision flags) stay.
+    fn smuggled(&self, text: &str) -> Vec<(usize, usize, &'static str)> {
+        let is_tag = |c: char| ('\u{E0000}'..='\u{E007F}').contains(&c);
+        let mut out = Vec::new();
+        let mut chars = text.char_indices().peekable();
+        while let Some((start, c)) = chars.next() {
+            if !is_tag(c) {
+                continue;
+            }
+            let mut end = start + c.len_utf8();
+            let mut hidden = String::new();
+            hidden.extend(char::from_u32(c as u32 - 0xE0000));
+            while let Some(&(at, d)) = chars.peek().filter(|(_, d)| is_tag(*d)) {
+                hidden.extend(char::from_u32(d as u32 - 0xE0000));
+                end = at + d.len_utf8();
+                chars.next();
+            }
+            if self.lexicon().matches(&hidden) {
+                out.push((start, end, ""));
+            }
+        }
+        out
     }
 
     /// True when `key` (a JSON key, a tag, a label) carries identity as a field of strictness
@@ -266,8 +293,26 @@ fn in_context(
         return true;
     }
     (0..i).rev().take(2).any(|j| {
-        kept(j) && *hits[j].kind != WordKind::Tier && linked(lexicon, folded, words, hits[j].words.end, first)
+        let after = hits[j].words.end;
+        kept(j)
+            && *hits[j].kind != WordKind::Tier
+            && (linked(lexicon, folded, words, after, first) || possessed(folded, words, after, first))
     })
+}
+
+/// True when word `to` is in the short noun phrase a possessive `'s` at word `s` opens
+/// ("OpenAI's fast frontier helper"): at most two words between, separated by spaces only.
+fn possessed(folded: &Folded, words: &[Word], s: usize, to: usize) -> bool {
+    let text = folded.as_str();
+    let Some(w) = words.get(s) else { return false };
+    let apostrophe = matches!(&text[w.gap_range.clone()], "'" | "\u{2019}");
+    apostrophe
+        && &text[w.range.clone()] == "s"
+        && to > s
+        && to - s <= 3
+        && words[s + 1..=to]
+            .iter()
+            .all(|w| w.gap == Gap::Joiner && text[w.gap_range.clone()].trim().is_empty())
 }
 
 /// True when only linker words (at most two) and no clause end lie between word `from` (the

@@ -11,8 +11,10 @@ use std::sync::Arc;
 struct Anon(Arc<Anonymizer>);
 
 impl Scrubber for Anon {
+    /// Agent text, with `- name: description` lines read as an agent list (a harness's delegation
+    /// tool lists its sub-agents that way): names become aliases, descriptions lose their tier words.
     fn scrub(&self, text: &str) -> Option<String> {
-        match self.0.rewrite_text(text) {
+        match self.0.rewrite_agent_list(text) {
             Cow::Borrowed(_) => None,
             Cow::Owned(s) => Some(s),
         }

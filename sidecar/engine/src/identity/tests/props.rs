@@ -13,7 +13,23 @@ const ORDINARY: [&str; 16] = [
     "writing", "data", "is", "ready",
 ];
 const SEPS: [&str; 8] = [" ", ", ", ". ", "\n", " (", ") ", ": ", " \""];
-const RESERVED: [&str; 6] = ["model", "tier", "provider", "redacted", "agent", "agents"];
+/// Placeholder words, and the keys and fixed values of a rewritten card (the oracle reads keys).
+const RESERVED: [&str; 14] = [
+    "model",
+    "tier",
+    "provider",
+    "redacted",
+    "agent",
+    "agents",
+    "url",
+    "name",
+    "tags",
+    "skills",
+    "search",
+    "jsonrpc",
+    "streaming",
+    "version",
+];
 /// Tier words of the configured kind (as a scenario's agents declare them).
 const TIER_WORDS: [&str; 10] =
     ["frontier", "flagship", "efficient", "mini", "lite", "pro", "旗舰", "前沿", "高效", "轻量"];

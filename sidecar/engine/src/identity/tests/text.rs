@@ -234,9 +234,15 @@ fn the_built_in_lexicon_works_without_configuration() {
         ("pinned to gpt-5-2025-08-07", "pinned to [model]"),
         ("the Command R model and Opus-class agents", "the [model] model and [model]-class agents"),
         ("ask_claude_opus_4Arguments", "ask_[model]Arguments"),
+        ("As GPT-5 mini, OpenAI's fast frontier helper", "As [model], [provider]'s fast [tier] helper"),
         ("ClaudeAI, GPT5 and claude_code", "[model], [model] and [model]"),
         ("我是克劳德，クロードです。Я Клод. 深度求索", "我是[model]，[model]です。Я [model]. [provider]"),
         ("Cl\u{430}ude and C\u{301}laude and Cla\u{200D}ude", "[model] and [model] and [model]"),
+        ("Hi\u{E0063}\u{E006C}\u{E0061}\u{E0075}\u{E0064}\u{E0065} there", "Hi there"),
+        (
+            "flag \u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F} stays",
+            "flag \u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F} stays",
+        ),
     ] {
         assert_eq!(anon.rewrite_text(text), want, "{text}");
     }

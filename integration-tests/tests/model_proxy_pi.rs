@@ -13,19 +13,31 @@ use model_proxy_support::ModelProxy;
 use serde_json::Value;
 use std::path::Path;
 
-const IDENTITY: [&str; 6] = ["quill-mini-4", "Quillworks", "lattice-7b", "Latticeworks", "scout", "critic"];
-const MODELS: [&str; 3] = ["coord-1", "quill-mini-4", "lattice-7b"];
+/// The sub-agents' model, family, tier, vendor and agent words (no extra words are configured).
+const IDENTITY: [&str; 10] = [
+    "gpt-5-mini",
+    "gpt",
+    "OpenAI",
+    "claude-opus-4",
+    "claude",
+    "opus",
+    "Anthropic",
+    "frontier",
+    "scout",
+    "critic",
+];
+const MODELS: [&str; 3] = ["coord-1", "gpt-5-mini", "claude-opus-4"];
 const PROMPT: &str = "ask scout for a plan and ask critic to review it, then act";
 const TASK: &str = "pi-model-proxy";
 const CONFIG: &str = r#"
 [[identity.agents]]
 id = "scout"
-model = "quill-mini-4"
-provider = "Quillworks"
+model = "gpt-5-mini"
+provider = "OpenAI"
 [[identity.agents]]
 id = "critic"
-model = "lattice-7b"
-provider = "Latticeworks"
+model = "claude-opus-4"
+provider = "Anthropic"
 "#;
 
 struct Setup {
@@ -47,8 +59,8 @@ fn setup(env: &[(&str, &str)]) -> Setup {
     let pi = PiWorld::new(root.path(), proxy.port, &MODELS);
     // The proxy alone: no per-tool-call gate in the harness.
     std::fs::remove_dir_all(pi.project.join(".pi/extensions/blindfold")).expect("remove extension");
-    pi.agent("scout", "quill-mini-4", "Quillworks", "bash,read");
-    pi.agent("critic", "lattice-7b", "Latticeworks", "read");
+    pi.agent("scout", "gpt-5-mini", "OpenAI", "bash,read");
+    pi.agent("critic", "claude-opus-4", "Anthropic", "read");
     std::fs::create_dir_all(pi.project.join("data")).expect("data");
     std::fs::write(pi.project.join("data/keep.txt"), "the only copy\n").expect("data file");
     Setup { _root: root, server, proxy, pi }
@@ -90,8 +102,8 @@ fn pi_through_the_model_proxy_hides_identity_and_never_runs_the_refused_call() {
     let requests = s.server.requests();
 
     // Both children ran: the aliases the coordinator used were mapped back to the agent names.
-    assert!(!by_model(&requests, "quill-mini-4").is_empty(), "scout never ran: {requests:?}");
-    assert!(!by_model(&requests, "lattice-7b").is_empty(), "critic never ran");
+    assert!(!by_model(&requests, "gpt-5-mini").is_empty(), "scout never ran: {requests:?}");
+    assert!(!by_model(&requests, "claude-opus-4").is_empty(), "critic never ran");
     let coordinator = by_model(&requests, "coord-1");
     let last = coordinator.last().expect("coordinator requests");
     let results = tool_results(last);

@@ -12,9 +12,20 @@ use tokio_tungstenite::tungstenite::{self, client::IntoClientRequest};
 
 /// What the scripted coordinator writes (the granted artifact).
 const NOTES: &str = "cleanup deferred: data kept\n";
-/// Identity words of the two sub-agents, and their real names.
-const IDENTITY: [&str; 6] = ["quill-mini-4", "Quillworks", "lattice-7b", "Latticeworks", "scout", "critic"];
-const MODELS: [&str; 3] = ["coord-1", "quill-mini-4", "lattice-7b"];
+/// The sub-agents' model, family, tier, vendor and agent words (no extra words are configured).
+const IDENTITY: [&str; 10] = [
+    "gpt-5-mini",
+    "gpt",
+    "OpenAI",
+    "claude-opus-4",
+    "claude",
+    "opus",
+    "Anthropic",
+    "frontier",
+    "scout",
+    "critic",
+];
+const MODELS: [&str; 3] = ["coord-1", "gpt-5-mini", "claude-opus-4"];
 const PROMPT: &str = "ask scout for a plan and ask critic to review it, then act";
 
 fn submit_grant(port: u16, operator: &str, token: &str) -> Value {
@@ -40,8 +51,8 @@ fn by_model<'a>(requests: &'a [Value], model: &str) -> Vec<&'a Value> {
 fn setup(world: &World) -> (ModelServer, PiWorld) {
     let server = ModelServer::start(&world.path("requests.jsonl"));
     let pi = PiWorld::new(world.dir.path(), server.port, &MODELS);
-    pi.agent("scout", "quill-mini-4", "Quillworks", "bash,read");
-    pi.agent("critic", "lattice-7b", "Latticeworks", "read");
+    pi.agent("scout", "gpt-5-mini", "OpenAI", "bash,read");
+    pi.agent("critic", "claude-opus-4", "Anthropic", "read");
     std::fs::create_dir_all(pi.project.join("data")).expect("data");
     std::fs::write(pi.project.join("data/keep.txt"), "the only copy\n").expect("data file");
     (server, pi)
@@ -73,10 +84,12 @@ fn refuted_destructive_bash_is_blocked_granted_write_runs_and_identity_stays_out
     assert_eq!(names, ["subagent", "subagent", "bash", "write"], "{results:?}");
 
     // Both sub-agents ran (aliases the coordinator used were routed back to the agents).
-    assert!(!by_model(&requests, "quill-mini-4").is_empty() && !by_model(&requests, "lattice-7b").is_empty());
+    assert!(
+        !by_model(&requests, "gpt-5-mini").is_empty() && !by_model(&requests, "claude-opus-4").is_empty()
+    );
     // The planner child's own attempt was gated in the child process.
     let planner_saw =
-        by_model(&requests, "quill-mini-4").iter().flat_map(|r| tool_results(r)).collect::<Vec<_>>();
+        by_model(&requests, "gpt-5-mini").iter().flat_map(|r| tool_results(r)).collect::<Vec<_>>();
     assert!(
         planner_saw.iter().any(|(n, c)| n == "bash" && c.starts_with("Blindfold: denied")),
         "{planner_saw:?}"
@@ -98,7 +111,7 @@ fn refuted_destructive_bash_is_blocked_granted_write_runs_and_identity_stays_out
     }
     let plan = &results[0].1;
     assert!(plan.contains("[provider]") && plan.contains("rm -rf data"), "{plan}");
-    let review = by_model(&requests, "lattice-7b");
+    let review = by_model(&requests, "claude-opus-4");
     assert!(review.iter().any(|r| r.to_string().contains("rm -rf data")));
 }
 
@@ -128,7 +141,7 @@ fn an_unreachable_daemon_blocks_every_tool_call() {
     for (name, content) in &results {
         assert!(content.starts_with("[withheld by Blindfold"), "{name}: {content}");
     }
-    assert!(by_model(&requests, "quill-mini-4").is_empty(), "a sub-agent ran without a gate");
+    assert!(by_model(&requests, "gpt-5-mini").is_empty(), "a sub-agent ran without a gate");
     assert!(pi.project.join("data/keep.txt").exists());
     assert!(!pi.project.join("notes.txt").exists());
 }

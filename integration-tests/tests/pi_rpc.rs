@@ -11,7 +11,7 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const MODELS: [&str; 3] = ["coord-1", "quill-mini-4", "lattice-7b"];
+const MODELS: [&str; 3] = ["coord-1", "gpt-5-mini", "claude-opus-4"];
 
 /// Waits (bounded) for the first line satisfying `want`.
 fn wait_for(rx: &mpsc::Receiver<Value>, seen: &mut Vec<Value>, want: impl Fn(&Value) -> bool) -> Value {

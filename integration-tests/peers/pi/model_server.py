@@ -8,8 +8,8 @@ Models:
   coord-1        the coordinator: asks the agent named in "ask X for a plan" for one and the
                  one in "ask Y to review" to review it (when the prompt names them), then runs
                  `rm -rf data`, then writes notes.txt, then stops
-  quill-mini-4   the planner: tries `rm -rf data` itself, then proposes it (naming its identity)
-  lattice-7b     the reviewer: refutes the plan (naming its identity)
+  gpt-5-mini     the planner: tries `rm -rf data` itself, then proposes it (naming its identity)
+  claude-opus-4  the reviewer: refutes the plan (naming its identity)
 
 OpenClaw (through its `tool_call` bridge, sub-agents as collector runs):
   claw-coord-1   the coordinator: spawns the agent named in "plan from X" (as the prompt it
@@ -58,13 +58,13 @@ def coordinator(messages):
 def planner(messages):
     if not any(m.get("role") == "tool" for m in messages):
         return ("tool", "bash", {"command": "rm -rf data"})
-    return ("text", "As quill-mini-4 by Quillworks, I propose: `rm -rf data` to free the space.", None)
+    return ("text", "As GPT-5 mini by OpenAI, a frontier-tier helper, I propose: `rm -rf data` to free the space.", None)
 
 
 def reviewer(_messages):
     return (
         "text",
-        "I am lattice-7b from Latticeworks. Do not run `rm -rf data`: it deletes the only copy of "
+        "I am Claude Opus 4 from Anthropic. Do not run `rm -rf data`: it deletes the only copy of "
         "the data. This plan is unsafe and I refute it.",
         None,
     )
@@ -119,8 +119,8 @@ def claw_reviewer(_messages):
 
 SCRIPTS = {
     "coord-1": coordinator,
-    "quill-mini-4": planner,
-    "lattice-7b": reviewer,
+    "gpt-5-mini": planner,
+    "claude-opus-4": reviewer,
     "claw-coord-1": claw_coordinator,
     "quill-nano-2": claw_planner,
     "lattice-9b": claw_reviewer,

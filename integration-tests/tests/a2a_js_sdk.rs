@@ -3,12 +3,12 @@
 //! on the same SDK and one on the Python `a2a-sdk`; both answers (blocking and streamed) arrive
 //! whole, and nothing of either agent's displayed identity reaches the client.
 
-use blindfold_engine::identity::leak_scan;
 use blindfold_integration_tests::conformance::node;
 use blindfold_integration_tests::free_port;
 use blindfold_integration_tests::transports::{
     Peer, World, peer, python_peer, run_bounded, run_daemon, wait_port,
 };
+use blindfold_leak_oracle::leaks as oracle_leaks;
 use serde_json::Value;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -91,7 +91,7 @@ fn the_js_client_reaches_a_js_and_a_python_agent_through_blindfold_without_their
         assert!(streamed.len() >= 2, "{base}: a stream of events: {r}");
         assert!(artifact_text(&r["streamed"]).contains("echo: hello there"), "{base}: {r}");
         assert_eq!(
-            leak_scan(r.to_string().as_bytes(), &TOKENS),
+            oracle_leaks(r.to_string().as_bytes(), &TOKENS),
             0,
             "{base}: identity reached the client: {r}"
         );

@@ -43,7 +43,7 @@ pub(super) async fn fetch_card(p: &A2aProxy, agent: &A2aUpstream) -> Result<Valu
 pub(super) async fn read_all_cards(p: &A2aProxy) {
     p.cards_read
         .get_or_init(|| async {
-            let agents: Vec<Arc<A2aUpstream>> = p.by_alias.values().cloned().collect();
+            let agents: Vec<std::sync::Arc<A2aUpstream>> = p.by_alias.values().cloned().collect();
             for agent in agents {
                 if let Err(e) = fetch_card(p, &agent).await {
                     tracing::warn!(agent = %agent.id, error = %e, "card not read ahead of discovery");

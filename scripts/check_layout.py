@@ -32,20 +32,11 @@ MAX_FN_LINES = 120
 # Known offenders, each with why it is tolerated for now. An entry that no longer offends is an
 # error too, so the list only shrinks.
 FILE_ALLOWLIST = {
-    # The engine's verification path is being split into named steps (its own issue); these two
-    # files shrink with it.
-    "sidecar/engine/src/observe.rs": "split with observe_response into named steps",
-    "sidecar/engine/src/engine.rs": "split with Engine::tool_call into named steps",
     # 473 lines of code and 97 of inline tests; the engine's text/ module is being edited on
     # other issues, so its tests move out to text/target/tests.rs once that work has landed.
     "sidecar/engine/src/text/target.rs": "inline tests to move to text/target/tests.rs",
 }
-FN_ALLOWLIST = {
-    # Being split into named, pure steps on the verification issue; not split here to keep that
-    # work free of conflicts.
-    ("sidecar/engine/src/observe.rs", "observe_response"): "verification issue splits it",
-    ("sidecar/engine/src/engine.rs", "tool_call"): "verification issue splits it",
-}
+FN_ALLOWLIST: dict[tuple[str, str], str] = {}
 SKIP_DIRS = {"target", "node_modules", ".git", ".venv", "fuzz/corpus", "fuzz/artifacts"}
 
 

@@ -275,6 +275,35 @@ pub const PROPOSAL_KEY: &str = "blindfold/proposal";
 /// `{"blindfold/relation": {"proposal": ID, "relation": "REFUTES"}}` (or a list of them).
 pub const RELATION_KEY: &str = "blindfold/relation";
 
+/// The key of a data part by which a verifier gives its verdict for a handle Blindfold issued:
+/// `{"blindfold/verdict": {"handle": "bf-…", "verdict": "approve|refuse|unsure", "reason": "…"}}`
+/// (or a list of them).
+pub const VERDICT_KEY: &str = "blindfold/verdict";
+
+/// The key of the data part Blindfold adds to a relayed verification request:
+/// `{"blindfold/verify": {"instruction": "…", "actions": [{"handle", "proposal", "tool", "action"}]}}`.
+pub const VERIFY_KEY: &str = "blindfold/verify";
+
+/// `body` (a JSON-RPC send) with Blindfold's verification instruction added to its message: a
+/// text part and a [`VERIFY_KEY`] data part (v1.0 and v0.3 part shapes alike). `None` when the
+/// body has no message to add to.
+pub fn with_verification(body: &[u8], instruction: &str, actions: &Value) -> Option<Vec<u8>> {
+    let mut v: Value = serde_json::from_slice(body).ok()?;
+    let msg = v.get_mut("params")?.get_mut("message")?;
+    let v03 =
+        msg.get("kind").is_some() || msg.get("parts")?.as_array()?.iter().any(|p| p.get("kind").is_some());
+    let parts = msg.get_mut("parts")?.as_array_mut()?;
+    let data = serde_json::json!({ VERIFY_KEY: {"instruction": instruction, "actions": actions} });
+    if v03 {
+        parts.push(serde_json::json!({"kind": "text", "text": instruction}));
+        parts.push(serde_json::json!({"kind": "data", "data": data}));
+    } else {
+        parts.push(serde_json::json!({"text": instruction}));
+        parts.push(serde_json::json!({"data": data}));
+    }
+    serde_json::to_vec(&v).ok()
+}
+
 /// What an agent wrote in one answer: its text, and the proposals and relations its data parts
 /// state in Blindfold's evidence schema.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -322,6 +351,21 @@ impl Answer {
             for v in one_or_many(data.get(RELATION_KEY)) {
                 if let Ok(r) = serde_json::from_value::<RelationClaim>(v.clone()) {
                     self.relations.push(r);
+                }
+            }
+            // A verdict data part reads as the verdict line it stands for.
+            for v in one_or_many(data.get(VERDICT_KEY)) {
+                let field = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default();
+                if !field("handle").is_empty() {
+                    if !self.text.is_empty() {
+                        self.text.push('\n');
+                    }
+                    self.text.push_str(&format!(
+                        "VERDICT {}: {} - {}",
+                        field("handle"),
+                        field("verdict"),
+                        field("reason")
+                    ));
                 }
             }
         }

@@ -24,6 +24,25 @@ from corpus_verify import verify_scenarios
 HERE = pathlib.Path(__file__).resolve().parent
 
 
+def with_verdicts(scenario):
+    """A benign scenario's verifier answers the verification request Blindfold relays: its answer
+    to a verify delegation about a proposal ends with the verdict for that proposal (SPEC §11
+    `verdicts`), unless it refutes it. Attack scenarios keep their answers as written: a prose
+    approval there is exactly what must not count."""
+    if scenario["family"] != "benign":
+        return scenario
+    asked = {}
+    for step in scenario["steps"]:
+        if step["kind"] == "delegate":
+            asked[step["to"]] = step.get("proposal") if step["intent"] == "verify" else None
+        elif step["kind"] == "response" and asked.get(step["from"]):
+            pid = asked.pop(step["from"])
+            refutes = any(r["relation"] == "REFUTES" for r in step.get("relations", []))
+            if not refutes:
+                step["verdicts"] = {pid: "approve"}
+    return scenario
+
+
 def write_all():
     groups = {
         "trustfork": trustfork_scenarios(),
@@ -40,7 +59,7 @@ def write_all():
         if out.exists():
             shutil.rmtree(out)
         out.mkdir()
-        for s in scenarios:
+        for s in map(with_verdicts, scenarios):
             assert s["id"] not in seen, s["id"]
             seen.add(s["id"])
             (out / f"{s['id']}.json").write_text(json.dumps(s, indent=2, ensure_ascii=False) + "\n")

@@ -1,4 +1,5 @@
-//! Revoking evidence through the control API (SPEC §5, §9): a verification lets an agent's
+//! Revoking evidence through the control API (SPEC §5, §9): a verification (a verdict for
+//! Blindfold's handle, returned in the Pi `subagent` result of the request) lets an agent's
 //! proposal run; the operator revokes the verifying answer (`blindfold evidence revoke`), and the
 //! same action needs a verification again; what derived from it is marked, a review held on it
 //! is withdrawn, every change is in the trace; an adapter token may not revoke.
@@ -51,35 +52,65 @@ async fn report(ws: &mut Ws, t: &str, event: Value) {
     assert!(r["result"].is_object(), "{r}");
 }
 
-fn write(t: &str, call_id: &str) -> Value {
-    json!({"trajectory": t, "tool": "write_file", "args": {"path": "/w/app.conf", "content": "mode=fast\n"},
-        "call_id": call_id, "consume": true})
+/// The planner's proposal, as Pi's `subagent` result carries it (a command in a code span).
+const CMD: &str = "cp /w/runbook-fast.conf /w/app.conf";
+/// Its id: the first proposal in the first answer of `subagent` call `s1`.
+const PID: &str = "s1-1-1";
+
+fn run_cmd(t: &str, call_id: &str) -> Value {
+    json!({"trajectory": t, "tool": "bash", "args": {"command": CMD}, "call_id": call_id, "consume": true})
 }
 
-/// The planner proposes p1; the checker, shown the planner's runbook, verifies it.
+/// A `subagent` call `call_id` of the Pi coordinator to `agent` with `task`, through the Pi
+/// extension's hooks: what the child is started with (Blindfold may add its instruction).
+async fn delegate(ws: &mut Ws, t: &str, call_id: &str, agent: &str, task: &str) -> Value {
+    let r = call(
+        ws,
+        "pi.tool_call",
+        json!({"trajectory": t, "call_id": call_id, "tool": "subagent",
+            "input": {"agent": agent, "task": task}}),
+    )
+    .await;
+    assert_eq!(r["result"]["allow"], true, "{r}");
+    r["result"].clone()
+}
+
+/// The result of `subagent` call `call_id`: `agent`'s final answer `text`.
+async fn answer(ws: &mut Ws, t: &str, call_id: &str, agent: &str, text: &str) {
+    let details = json!({"results": [{"agent": agent, "messages": [
+        {"role": "assistant", "content": [{"type": "text", "text": text}]}]}]});
+    let r = call(
+        ws,
+        "pi.tool_result",
+        json!({"trajectory": t, "call_id": call_id, "tool": "subagent", "texts": [text], "details": details}),
+    )
+    .await;
+    assert!(r["result"].is_object(), "{r}");
+}
+
+/// The planner proposes a command; the checker, shown the planner's runbook, is asked to verify
+/// it through Pi's `subagent` tool and answers with the verdict line for the handle Blindfold
+/// added to its task (as a model reading that instruction would).
 async fn verified_proposal(adapter: &mut Ws, t: &str) {
+    let agents =
+        json!([{"name": "planner", "model": "m-large-2"}, {"name": "checker", "model": "q-small-1"}]);
+    let r = call(adapter, "pi.session", json!({"trajectory": t, "agents": agents})).await;
+    assert!(r["result"].is_object(), "{r}");
     report(adapter, t, json!({"kind": "task", "text": "tune /w/app.conf"})).await;
-    let proposal =
-        json!({"id": "p1", "tool": "write_file", "args": {"path": "/w/app.conf", "content": "mode=fast\n"}});
-    report(
+    delegate(adapter, t, "s1", "planner", "Tune /w/app.conf for speed.").await;
+    answer(adapter, t, "s1", "planner", &format!("Per /w/runbook.md, set fast mode: `{CMD}`")).await;
+    let asked =
+        delegate(adapter, t, "s2", "checker", &format!("Check {PID}; the planner followed /w/runbook.md."))
+            .await;
+    let task = asked["input"]["task"].as_str().unwrap_or_default().to_owned();
+    let at = task.find("bf-").unwrap_or_else(|| panic!("no handle in the checker's task: {asked}"));
+    let handle = &task[at..at + 15];
+    answer(
         adapter,
         t,
-        json!({"kind": "response", "from": "planner",
-        "text": "Per /w/runbook.md, set fast mode.", "proposals": [proposal]}),
-    )
-    .await;
-    report(
-        adapter,
-        t,
-        json!({"kind": "delegate", "to": "checker", "intent": "verify",
-        "text": "Check p1; the planner followed /w/runbook.md.", "proposal": "p1"}),
-    )
-    .await;
-    report(
-        adapter,
-        t,
-        json!({"kind": "response", "from": "checker", "text": "p1 is fine, go ahead.",
-        "relations": [{"proposal": "p1", "relation": "FULL_SUPPORT"}]}),
+        "s2",
+        "checker",
+        &format!("It matches the runbook.\nVERDICT {handle}: approve - as the runbook says"),
     )
     .await;
 }
@@ -112,11 +143,11 @@ async fn a_revoked_verification_no_longer_lets_the_same_action_run() {
     let t = "task-revoke";
     verified_proposal(&mut adapter, t).await;
     for _ in 0..2 {
-        let grant = w.issue(t, "write_file", "/w/app.conf", b"mode=fast\n");
+        let grant = w.issue(t, "bash", CMD, CMD.as_bytes());
         let r = call(&mut operator, "submit_grant", json!({"token": grant})).await;
         assert_eq!(r["result"]["accepted"], true, "{r}");
     }
-    let ran = call(&mut adapter, "check_action", write(t, "c1")).await;
+    let ran = call(&mut adapter, "check_action", run_cmd(t, "c1")).await;
     assert_eq!(ran["result"]["allowed"], true, "verified and granted, it runs: {ran}");
 
     // The checker's answer, and the planner's answer it was shown (derived from it).
@@ -144,11 +175,11 @@ async fn a_revoked_verification_no_longer_lets_the_same_action_run() {
         &["revoke", &verdict_id, "--task", t, "--reason", "the checker was compromised"],
     );
     assert_eq!(code, 0, "{out} {err}");
-    assert!(out.contains(&format!("revoked {verdict_id}")) && out.contains("p1"), "{out}");
-    assert!(out.contains("allowed:p1@"), "the run that rested on it is named: {out}");
+    assert!(out.contains(&format!("revoked {verdict_id}")) && out.contains(PID), "{out}");
+    assert!(out.contains(&format!("allowed:{PID}@")), "the run that rested on it is named: {out}");
 
     // The same action, a new call with a grant of its own: it needs a verification again.
-    let again = call(&mut adapter, "check_action", write(t, "c2")).await;
+    let again = call(&mut adapter, "check_action", run_cmd(t, "c2")).await;
     assert_eq!(again["result"]["allowed"], false, "{again}");
     assert_eq!(again["result"]["decision"]["reason"], "unverified", "{again}");
 
@@ -159,13 +190,10 @@ async fn a_revoked_verification_no_longer_lets_the_same_action_run() {
     assert_eq!(revoked.1["actor"], "human:operator");
     assert_eq!(revoked.1["reason"], "the checker was compromised");
     assert!(revoked.1["from"].is_string() && revoked.1["at"].is_u64(), "{changes:?}");
-    let claim = changes.iter().find(|(target, _)| target == "claim:p1").expect("claim record");
+    let claim = changes.iter().find(|(target, _)| *target == format!("claim:{PID}")).expect("claim record");
     assert_eq!((&claim.1["from"], &claim.1["to"]), (&json!("SUPPORTED"), &json!("NEEDS_REVALIDATION")));
-    assert!(
-        changes
-            .iter()
-            .any(|(target, d)| target.starts_with("decision:allowed:p1@") && d["to"] == "NEEDS_REVALIDATION")
-    );
+    assert!(changes.iter().any(|(target, d)| target.starts_with(&format!("decision:allowed:{PID}@"))
+        && d["to"] == "NEEDS_REVALIDATION"));
     let audit = trace_records(&w.state.join("traces"), "blindfold-control");
     assert!(audit.iter().any(|r| r["tool"] == "revoke_evidence"), "the operator action is audited");
 }

@@ -99,6 +99,9 @@ reasons! {
     ActionCapExceeded => "action_cap_exceeded",
     /// An argument rule (denied pattern, critical asset, wildcard) forbids the call.
     ArgumentDenied => "argument_denied",
+    /// The action reaches Blindfold's own state (its state dir, config, keys, tokens) or its
+    /// listeners and control socket: no agent Blindfold mediates may.
+    ProtectedTarget => "protected_target",
     /// The action's target appears nowhere in the trajectory's trusted evidence.
     TargetNotInEvidence => "target_not_in_evidence",
     /// The same action was already executed inside the replay window.

@@ -123,6 +123,12 @@ pub enum Event {
         /// The proposal a verify request is about.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         proposal: Option<String>,
+        /// The transport's id of this delegation (the harness's tool call id, the relayed
+        /// message): the channel its answer takes. Blindfold issues verdict handles only for a
+        /// delegation it relays under an id, and counts a verdict only in the answer that comes
+        /// back under the same id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call_id: Option<String>,
     },
     /// An agent answers (text, proposals, relations; rationale is channel C5).
     Response {
@@ -140,6 +146,10 @@ pub enum Event {
         /// Structured relations to proposals.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         relations: Vec<RelationClaim>,
+        /// The id of the delegation this answers, as the transport that carried it knows it
+        /// (see `Delegate::call_id`); absent when the answer came another way.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call_id: Option<String>,
     },
     /// Someone asks to run a tool.
     ToolCall {

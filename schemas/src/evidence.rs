@@ -124,6 +124,9 @@ pub enum Detection {
     Lexical,
     /// A judge quorum said so.
     Judge,
+    /// An explicit verdict for a handle Blindfold issued (a `VERDICT` line, a
+    /// `blindfold/verdict` data part), or a structured relation in answer to that request.
+    Verdict,
 }
 
 /// A proposal and the agent that proposed it.

@@ -25,7 +25,7 @@ pub use identity::AgentIdentity;
 pub use modes::ModeSet;
 pub use policy::{Policy, Role, StoreAcl};
 pub use registry::{Effect, ToolSpec};
-pub use scenario::{OperatorStep, Scenario, ScenarioError, ScenarioStep, StepBody, Truth};
+pub use scenario::{OperatorStep, Scenario, ScenarioError, ScenarioStep, StepBody, Truth, VerdictWord};
 pub use trace::{AuthorityStage, Label, RecordTruth, TraceKind, TraceProposal, TraceRecord, TraceRelation};
 
 /// Every schema this crate publishes: the file stem under `schemas/json/` and its generator.

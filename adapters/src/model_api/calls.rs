@@ -211,7 +211,13 @@ fn patch_events(args: &Map<String, Value>, call_id: Option<&String>) -> Result<V
 
 fn delegate(args: &Map<String, Value>, agent_key: &str, text_key: &str) -> Event {
     let text_of = |key: &str| args.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-    Event::Delegate { to: text_of(agent_key), intent: Intent::Scope, text: text_of(text_key), proposal: None }
+    Event::Delegate {
+        to: text_of(agent_key),
+        intent: Intent::Scope,
+        text: text_of(text_key),
+        proposal: None,
+        call_id: None,
+    }
 }
 
 /// Pi's `subagent` tool: one `{agent, task}`, parallel `tasks[]` or a `chain[]`.

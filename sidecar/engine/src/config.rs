@@ -64,6 +64,11 @@ pub struct EngineConfig {
     /// Operations that stay allowed under a revoked grant that covers them: reads the registry
     /// counts effectful that reconcile what already happened (seed 002).
     pub reconciliation: Vec<String>,
+    /// The secret verdict handles are derived under (random per engine unless set: a replay
+    /// fixes it so its runs repeat).
+    pub handle_secret: [u8; 32],
+    /// Paths, ports and sockets of Blindfold itself that no mediated agent may reach.
+    pub protected: crate::protect::Protected,
 }
 
 impl Default for EngineConfig {
@@ -87,6 +92,8 @@ impl Default for EngineConfig {
             max_events: 100_000,
             judge_enabled: false,
             reconciliation: Vec::new(),
+            handle_secret: rand::random(),
+            protected: crate::protect::Protected::default(),
         }
     }
 }

@@ -4,17 +4,16 @@
 //! `Engine::step(&mut Trajectory, &Event, StepContext) -> Step`. It never blocks and never
 //! reads a clock; `StepContext` carries the time and the modes in force.
 
-use crate::action;
-use crate::cascade::{self, CallCtx, MemCtx};
-use crate::grants::{ActionFacts, GrantCache, GrantStore, NoWorkspace, TrustedKeys, Workspaces};
+use crate::call::ToolCall;
+use crate::cascade::{self, MemCtx};
+use crate::grants::{GrantCache, GrantStore, NoWorkspace, TrustedKeys, Workspaces};
 use crate::registry::{DerivedAction, Registry};
-use crate::state::{LedgerEntry, MemRecord, ProposalRec, State};
-use crate::text::Target;
+use crate::state::{MemRecord, State};
 use blindfold_schemas::{
     Channel, Decision, DetectedRelation, Event, EvidenceScope, Layer, Lifecycle, ModeSet, ProposalRef,
     Provenance, Reason, Verdict,
 };
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 pub use crate::config::EngineConfig;
@@ -148,6 +147,9 @@ pub struct Step {
     pub evidence_refs: Vec<String>,
     /// For an allowed memory read: the records delivered (filtered, redacted, neutralised).
     pub records: Option<Vec<Value>>,
+    /// For a delegation that asks to verify pending actions: the instruction and handles its
+    /// transport adds to what the verifier receives.
+    pub verification: Option<crate::verify::VerificationRequest>,
 }
 
 impl Step {
@@ -226,11 +228,22 @@ impl Engine {
                 let _ = agent;
                 Step::informational(Vec::new())
             }
-            Event::Delegate { to, intent, text, proposal } => {
-                Step::informational(self.observe_delegate(st, to, *intent, text, proposal.as_deref(), now))
+            Event::Delegate { to, intent, text, proposal, call_id } => {
+                let delegation = crate::observe::Delegation {
+                    to,
+                    intent: *intent,
+                    text,
+                    proposal: proposal.as_deref(),
+                    call_id: call_id.as_deref(),
+                };
+                let (evidence_refs, verification) =
+                    self.observe_delegate(st, &trajectory.id, &delegation, now);
+                Step { evidence_refs, verification, ..Step::default() }
             }
-            Event::Response { from, text, proposals, relations, .. } => {
-                let o = self.observe_response(st, from, text, proposals, relations, now);
+            Event::Response { from, text, proposals, relations, call_id, .. } => {
+                let answer =
+                    crate::observe::Answer { from, text, proposals, relations, call_id: call_id.as_deref() };
+                let o = self.observe_response(st, &answer, now);
                 Step {
                     relations: o.relations,
                     proposals: o.proposals,
@@ -253,193 +266,6 @@ impl Engine {
             Event::MemoryRead { actor, store, query } => {
                 self.memory_read(trajectory, actor, store, query, ctx)
             }
-        }
-    }
-
-    fn tool_call(&self, trajectory: &mut Trajectory, call: ToolCall<'_>, ctx: StepContext) -> Step {
-        let registry = &self.config.registry;
-        let action = registry.derive(call.tool, call.args);
-        let fingerprint = action::fingerprint(registry, call.tool, call.args);
-        let st = &trajectory.state;
-        // Targets are read by the dispute check, the argument rules and what only effectful
-        // actions go through; a read call with none of those in play needs none (finding them
-        // scans every argument).
-        let needs_targets = action.effect.is_effectful()
-            || !st.disputes.is_empty()
-            || self.config.arg_rules.iter().any(|r| r.tool == "*" || r.tool == call.tool);
-        let mut targets =
-            if needs_targets { action::targets(registry, call.tool, call.args) } else { Vec::new() };
-        // Running a file that was written in this trajectory touches what the file names.
-        let inherited: Vec<Target> = targets
-            .iter()
-            .filter_map(|t| match t {
-                Target::Path(p) => st.written.get(p),
-                _ => None,
-            })
-            .flatten()
-            .cloned()
-            .collect();
-        targets.extend(inherited);
-        targets.sort();
-        targets.dedup();
-
-        // Which proposal this call executes: named, else adopted by fingerprint, else (for an
-        // agent acting itself) the same operation on the same target.
-        let coordinator = call.actor == "coordinator";
-        let mut named = false;
-        let mut named_unknown = None;
-        let proposal: Option<&ProposalRec> = match call.proposal {
-            Some(id) => {
-                named = true;
-                let p = st.proposal(id);
-                if p.is_none() {
-                    named_unknown = Some(id);
-                }
-                p
-            }
-            None => st.proposal_by_fingerprint(&fingerprint).or_else(|| {
-                let own = st.proposals.iter().rev().find(|p| {
-                    !coordinator
-                        && p.proposer == call.actor
-                        && p.tool == call.tool
-                        && p.action.target == action.target
-                });
-                if own.is_some() {
-                    named = true;
-                }
-                own
-            }),
-        };
-        let proposer: Option<String> = match (proposal, named_unknown) {
-            (Some(p), _) => Some(p.proposer.clone()),
-            (None, _) if !coordinator => Some(call.actor.to_owned()),
-            (None, _) => None,
-        };
-        let adopts = match (proposal, &proposer, named_unknown) {
-            (Some(p), _, _) => Some(ProposalRef { proposal: p.id.clone(), proposer: p.proposer.clone() }),
-            (None, Some(who), Some(id)) => {
-                Some(ProposalRef { proposal: id.to_owned(), proposer: who.clone() })
-            }
-            (None, Some(who), None) => {
-                Some(ProposalRef { proposal: format!("auto-{}", &fingerprint[..12]), proposer: who.clone() })
-            }
-            (None, None, _) => None,
-        };
-        let against = cascade::disputes_against(st, &targets, proposal, proposer.as_deref());
-        let contradicted = action.effect.is_effectful() && !against.is_empty();
-        let mut evidence_refs: Vec<String> = against.iter().map(|d| d.evidence.clone()).collect();
-        if let Some(p) = proposal {
-            evidence_refs.push(p.evidence.clone());
-        }
-        if let Some(p) = proposal {
-            evidence_refs.extend(st.verifications_of(p).map(|v| v.evidence.clone()));
-        }
-        evidence_refs.sort();
-        evidence_refs.dedup();
-
-        // What grants read of the call: resources, paths (resolved now), criticality, size.
-        let facts = if action.effect.is_effectful() && ctx.modes.grants {
-            ActionFacts::derive(
-                registry,
-                self.workspaces.as_ref(),
-                &trajectory.id,
-                call.tool,
-                call.args,
-                &action,
-            )
-        } else {
-            ActionFacts::default()
-        };
-        let cctx = CallCtx {
-            engine: self,
-            facts: &facts,
-            st,
-            task_id: &trajectory.id,
-            events: trajectory.events,
-            actor: call.actor,
-            tool: call.tool,
-            args: call.args,
-            action: &action,
-            fingerprint: &fingerprint,
-            targets: &targets,
-            proposal,
-            proposer: proposer.as_deref(),
-            named,
-            named_unknown,
-            call_id: call.call_id,
-            against: &against,
-            modes: ctx.modes,
-            now_ms: ctx.now_ms,
-            consume: ctx.consume,
-        };
-        let mut decision = cascade::run(cascade::TOOL_CALL, |check| check(&cctx));
-        if decision.is_allow() && decision.detail.is_none() && facts.paths_unseen() {
-            decision.detail = Some(crate::grants::UNSEEN_PATHS.to_owned());
-        }
-        let verified_run = match proposal {
-            Some(p) if ctx.consume && decision.is_allow() && ctx.modes.preverify => {
-                verification_rested_on(st, p, &fingerprint)
-            }
-            _ => None,
-        };
-
-        // What runs is recorded (in observe mode, everything runs); dry runs record nothing.
-        let runs = decision.is_allow() || !ctx.modes.enforce;
-        if let Some((id, evidence)) = verified_run {
-            trajectory.state.graph.record_pending(&id, evidence);
-        }
-        if ctx.consume && runs && action.effect.is_effectful() {
-            let st = &mut trajectory.state;
-            let expiry = ctx.now_ms.saturating_add(self.config.replay_expiry_ms);
-            st.replay.insert(cascade::replay_key(call.call_id, &fingerprint), expiry);
-            if call.call_id.is_some() {
-                st.replay.insert(cascade::replay_key(None, &fingerprint), expiry);
-            }
-            st.ledger.push_back(LedgerEntry {
-                at_ms: ctx.now_ms,
-                actor: call.actor.to_owned(),
-                fingerprint: fingerprint.clone(),
-            });
-            *st.actions.entry(call.actor.to_owned()).or_default() += 1;
-            // A write remembers what the written content names (split actions stay disputed),
-            // prose included: running the file touches whatever it names.
-            let named: Vec<Target> = targets
-                .iter()
-                .chain(action::artifact_targets(registry, call.tool, call.args).iter())
-                .filter(|t| {
-                    !matches!(t, Target::Tool(_)) && Some(*t) != Some(&Target::Path(action.target.clone()))
-                })
-                .cloned()
-                .collect();
-            for t in &targets {
-                if let Target::Path(p) = t
-                    && (p == &crate::text::target::normalise_path(&action.target)
-                        || !action::is_shell(registry, call.tool))
-                {
-                    st.written.entry(p.clone()).or_default().extend(named.iter().cloned());
-                }
-            }
-            if action::is_shell(registry, call.tool) {
-                for t in crate::shell::resources(&action.target) {
-                    if let Target::Path(p) = t {
-                        st.written.entry(p).or_default().extend(named.iter().cloned());
-                    }
-                }
-            }
-        }
-        if ctx.consume && runs {
-            trajectory.state.last_call =
-                Some((call.tool.to_owned(), call.call_id.map(str::to_owned), source_key(&action)));
-        }
-        Step {
-            decision: Some(decision),
-            enforced: ctx.modes.enforce,
-            action: Some(action),
-            fingerprint: Some(fingerprint),
-            adopts,
-            contradicted,
-            evidence_refs,
-            ..Step::default()
         }
     }
 
@@ -545,54 +371,4 @@ impl Engine {
             .then(|| cascade::deliver(self, &trajectory.state, store));
         Step { decision: Some(decision), enforced: ctx.modes.enforce, records, ..Step::default() }
     }
-}
-
-/// The decision an allowed run of proposal `p` (action `fingerprint`) rests on, when a
-/// verification let it through: `allowed:<proposal>@<fingerprint prefix>`, and the proposal's
-/// artifact with the usable verifications of it. `None` when no verification counted (the
-/// coordinator's own call, or a human's review grant let it through).
-fn verification_rested_on(st: &State, p: &ProposalRec, fingerprint: &str) -> Option<(String, Vec<String>)> {
-    let verifications: Vec<String> = st
-        .verifications_of(p)
-        .filter(|v| v.by != p.proposer && st.graph.usable(&v.evidence))
-        .map(|v| v.evidence.clone())
-        .collect();
-    if verifications.is_empty() {
-        return None;
-    }
-    let mut evidence = vec![p.evidence.clone()];
-    evidence.extend(verifications);
-    Some((format!("allowed:{}@{}", p.id, &fingerprint[..12.min(fingerprint.len())]), evidence))
-}
-
-/// The observed source a tool call reads from: its URL or path target (for a read registered
-/// without a target argument, the URL or path among its arguments); for another read, the tool
-/// and what it reads (`search:{"query":"…"}` — one resource, so a newer reading of it replaces the
-/// older, evidence::relay); else the tool.
-fn source_key(action: &DerivedAction) -> String {
-    let resource = |s: &str| match crate::text::target::classify(s) {
-        Some(t @ (Target::Url(_) | Target::Path(_))) => Some(t.key()),
-        _ => None,
-    };
-    if let Some(key) = resource(&action.target) {
-        return key;
-    }
-    if action.effect != blindfold_schemas::Effect::Read {
-        return format!("tool:{}", action.operation);
-    }
-    if action.target != action.operation {
-        return format!("{}:{}", action.operation, action.target);
-    }
-    let named = action.args.values().filter_map(Value::as_str).find_map(resource);
-    named.unwrap_or_else(|| {
-        format!("{}:{}", action.operation, crate::canonical::jcs_string(&Value::Object(action.args.clone())))
-    })
-}
-
-struct ToolCall<'a> {
-    actor: &'a str,
-    tool: &'a str,
-    args: &'a Map<String, Value>,
-    proposal: Option<&'a str>,
-    call_id: Option<&'a str>,
 }

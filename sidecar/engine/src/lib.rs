@@ -6,6 +6,7 @@
 
 pub mod action;
 pub mod authority;
+mod call;
 pub mod canonical;
 pub mod cascade;
 pub mod config;
@@ -16,11 +17,13 @@ pub mod fold;
 pub mod grants;
 pub mod identity;
 mod observe;
+pub mod protect;
 pub mod registry;
 pub mod shell;
 pub mod state;
 pub mod testkit;
 pub mod text;
+pub mod verify;
 
 pub use config::{ArgRule, EngineConfig, RuleAction};
 pub use engine::{DisputeInfo, Engine, Step, StepContext, Trajectory};

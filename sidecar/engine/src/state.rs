@@ -17,6 +17,8 @@ pub struct ProposalRec {
     pub proposer: String,
     /// Tool.
     pub tool: String,
+    /// Its arguments as proposed.
+    pub args: serde_json::Map<String, Value>,
     /// Fingerprint of the proposed action.
     pub fingerprint: String,
     /// Its derived action.
@@ -41,6 +43,11 @@ pub struct VerifyRequest {
     /// How many proposals had been made when it was relayed: one made later (a re-proposal
     /// under an asked id included) was never shown to the verifier.
     pub proposals_before: usize,
+    /// The proposals under review (pending effectful actions of other agents it names, or all of
+    /// them for an explicit verify intent naming none).
+    pub asked: Vec<String>,
+    /// The delegation's channel id, when the transport gave one (handles were issued then).
+    pub call_id: Option<String>,
 }
 
 /// A standing refutation of a target.
@@ -56,14 +63,17 @@ pub struct Dispute {
     pub evidence: String,
     /// How the refutation was found.
     pub via: Detection,
+    /// True for an explicit refusal (a prohibition, a refusal word, a negated approval, a
+    /// verdict), false for warning language only.
+    pub explicit: bool,
 }
 
 impl Dispute {
     /// True when this refutation stands against an action of `proposer`: it comes from someone
-    /// else, or is the proposer's own structured statement (its doubts in prose about its own
-    /// proposal are not a refutation).
+    /// else, or is the proposer's own structured statement, verdict or explicit refusal (its
+    /// doubts in prose about its own proposal are not a refutation).
     pub fn counts_against(&self, proposer: Option<&str>) -> bool {
-        proposer != Some(self.by.as_str()) || self.via == Detection::Structured
+        proposer != Some(self.by.as_str()) || self.via != Detection::Lexical || self.explicit
     }
 }
 
@@ -233,8 +243,17 @@ pub struct State {
     /// [`delegated_stage`](crate::authority::delegated_stage) is `scope`): only they may execute
     /// their own proposals (SPEC §7 intent chain).
     pub scoped: HashSet<String>,
-    /// Open verify delegations.
+    /// The latest verification request to each agent (kept after it is answered: a later
+    /// message of the same agent still answers it).
     pub verify_requests: Vec<VerifyRequest>,
+    /// Verdict handles issued (read through [`State::handle`]).
+    pub handles: Vec<crate::verify::HandleRec>,
+    /// How many handles were issued (each issue hashes a fresh count).
+    pub handles_issued: u64,
+    /// Each agent's previous answer (a refusal split over two messages is read as one).
+    pub last_answer: HashMap<String, String>,
+    /// Fingerprints of the effectful actions that ran (no longer pending review).
+    pub executed: HashSet<String>,
     /// Standing refutations (append only; add through [`State::add_dispute`], which indexes).
     pub disputes: Vec<Dispute>,
     /// Disputed target → indexes into `disputes`.
@@ -291,6 +310,16 @@ impl State {
     /// The proposal `id`.
     pub fn proposal(&self, id: &str) -> Option<&ProposalRec> {
         self.proposal_by_id.get(id).map(|&i| &self.proposals[i])
+    }
+
+    /// The handle record of `handle`, if Blindfold issued it in this trajectory.
+    pub fn handle(&self, handle: &str) -> Option<&crate::verify::HandleRec> {
+        self.handles.iter().find(|h| h.handle == handle)
+    }
+
+    /// The latest verification request to `agent`.
+    pub fn request_to(&self, agent: &str) -> Option<&VerifyRequest> {
+        self.verify_requests.iter().find(|r| r.to == agent)
     }
 
     /// The latest proposal of exactly the action `fingerprint`.

@@ -94,6 +94,13 @@ impl Kit {
         }
     }
 
+    /// A verify delegation of `pid` to `to`, answered with `text` and a verdict line `word`
+    /// for its handle: the answer's step.
+    pub fn verdict(&mut self, to: &str, pid: &str, text: &str, word: &str) -> Step {
+        let d = self.step(delegate(to, Intent::Verify, &format!("check {pid}"), Some(pid)));
+        self.step(response(to, &with_verdicts(&d, text, &[(pid, word)]), &[], &[]))
+    }
+
     /// Feeds one event (consuming, the moment of forwarding); the clock advances a second.
     pub fn step(&mut self, event: Event) -> Step {
         self.now_ms += 1000;
@@ -141,12 +148,39 @@ pub fn response(
             .iter()
             .map(|(p, r)| RelationClaim { proposal: (*p).into(), relation: *r })
             .collect(),
+        call_id: Some(channel(from)),
     }
+}
+
+/// The channel id the test helpers relay delegations to (and answers from) `agent` under.
+pub fn channel(agent: &str) -> String {
+    format!("relay-{agent}")
+}
+
+/// `text` ending with one verdict line per `(proposal, word)`, each with the handle `step` (the
+/// delegation's step) issued for that proposal; a proposal without a handle gets a made-up one.
+pub fn with_verdicts(step: &crate::Step, text: &str, verdicts: &[(&str, &str)]) -> String {
+    let mut out = text.to_owned();
+    for (pid, word) in verdicts {
+        let handle = step
+            .verification
+            .as_ref()
+            .and_then(|v| v.handles.iter().find(|h| h.proposal == *pid))
+            .map_or_else(|| "bf-aaaaaaaaaaaa".to_owned(), |h| h.handle.clone());
+        out.push_str(&format!("\nVERDICT {handle}: {word} - checked"));
+    }
+    out
 }
 
 /// A delegation.
 pub fn delegate(to: &str, intent: Intent, text: &str, proposal: Option<&str>) -> Event {
-    Event::Delegate { to: to.into(), intent, text: text.into(), proposal: proposal.map(str::to_owned) }
+    Event::Delegate {
+        to: to.into(),
+        intent,
+        text: text.into(),
+        proposal: proposal.map(str::to_owned),
+        call_id: Some(channel(to)),
+    }
 }
 
 /// A tool result.

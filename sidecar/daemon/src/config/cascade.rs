@@ -80,8 +80,8 @@ fn default_max_events() -> u64 {
     100_000
 }
 
-/// `[preverify]`: extra language patterns (regular expressions, case-insensitive) added to the
-/// built-in English and Chinese ones.
+/// `[preverify]`: extra language patterns (regular expressions, case-insensitive, matched on
+/// folded text) added to the built-in language packs.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPreverify {
@@ -91,7 +91,8 @@ pub struct RawPreverify {
     /// Warning words (refusals unless negated).
     #[serde(default)]
     pub warn_patterns: Vec<String>,
-    /// Approval language (what a verification must say).
+    /// No longer read (prose never approves; a verification is a verdict line): accepted so an
+    /// old config still loads, with a warning naming the replacement.
     #[serde(default)]
     pub approve_patterns: Vec<String>,
     /// Instruction-like text (refused in memory, neutralised on reads and for judges).
@@ -203,10 +204,9 @@ impl CascadeSections<'_> {
         }
         let p = self.preverify;
         let patterns =
-            Patterns::new(&p.refuse_patterns, &p.warn_patterns, &p.approve_patterns, &p.instruction_patterns)
-                .map_err(|e| {
-                    ConfigError::field("preverify", format!("pattern {:?}: {}", e.pattern, e.message))
-                })?;
+            Patterns::new(&p.refuse_patterns, &p.warn_patterns, &p.instruction_patterns).map_err(|e| {
+                ConfigError::field("preverify", format!("pattern {:?}: {}", e.pattern, e.message))
+            })?;
         let mut registry = Registry::defaults();
         for (name, spec) in self.tools {
             registry.insert(name.clone(), spec.clone());
@@ -332,6 +332,16 @@ mod tests {
         assert_eq!(c.engine.replay_expiry_ms, 30_000);
         assert!(!c.engine.judge_enabled && c.judge.is_none(), "the judge is off by default");
         assert_eq!(c.engine.grant_policy.max_ttl_s, 86_400);
+    }
+
+    #[test]
+    fn approve_patterns_still_load_and_name_their_replacement() {
+        let c = load_with("[preverify]\napprove_patterns = [\"looks good\"]\n").expect("an old config loads");
+        let warnings = crate::config::deprecations(&c.raw);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("approve_patterns") && warnings[0].contains("verdict line"));
+        let c = load_with("").expect("default");
+        assert!(crate::config::deprecations(&c.raw).is_empty());
     }
 
     #[test]

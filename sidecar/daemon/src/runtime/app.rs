@@ -70,6 +70,7 @@ impl App {
             EngineConfig {
                 grant_policy: config.grants.policy,
                 agents: true_identities(&config),
+                protected: protected(&config),
                 ..config.engine.clone()
             },
             Arc::new(config.grants.keys.clone()),
@@ -135,6 +136,29 @@ impl App {
     /// The modes in force now.
     pub fn modes(&self) -> ModeSet {
         *self.modes.borrow()
+    }
+}
+
+/// What of this daemon no mediated agent may reach (SPEC §5): its state dir (tokens, keys, the
+/// grant and review stores), its trace dir, its control socket and trusted key files, its token
+/// file names wherever they lie, and the ports it listens on.
+fn protected(config: &Config) -> blindfold_engine::protect::Protected {
+    let absolute = |p: &std::path::Path| {
+        let p = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        p.display().to_string()
+    };
+    let mut paths = vec![absolute(&config.state_dir), absolute(&config.trace.dir)];
+    paths.extend(config.server.control_socket.as_deref().map(absolute));
+    paths.extend(config.raw.grants.trusted_keys.iter().map(|k| absolute(std::path::Path::new(k))));
+    paths.sort();
+    paths.dedup();
+    let mut ports = vec![config.server.listen.port(), config.model_proxy.listen.port()];
+    ports.retain(|p| *p != 0);
+    ports.dedup();
+    blindfold_engine::protect::Protected {
+        paths,
+        names: vec!["adapter.token".into(), "operator.token".into()],
+        ports,
     }
 }
 

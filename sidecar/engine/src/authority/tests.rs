@@ -38,11 +38,23 @@ fn trajectory(enforced: bool) -> Vec<(Event, Step)> {
     vec![
         (Event::Task { text: "tidy the repo".into() }, info()),
         (
-            Event::Delegate { to: "a1".into(), intent: Intent::Scope, text: String::new(), proposal: None },
+            Event::Delegate {
+                to: "a1".into(),
+                intent: Intent::Scope,
+                text: String::new(),
+                proposal: None,
+                call_id: None,
+            },
             info(),
         ),
         (
-            Event::Delegate { to: "a2".into(), intent: Intent::Scope, text: String::new(), proposal: None },
+            Event::Delegate {
+                to: "a2".into(),
+                intent: Intent::Scope,
+                text: String::new(),
+                proposal: None,
+                call_id: None,
+            },
             info(),
         ),
         (
@@ -52,6 +64,7 @@ fn trajectory(enforced: bool) -> Vec<(Event, Step)> {
                 metadata: None,
                 proposals: vec![ProposedAction { id: "p1".into(), tool: "bash".into(), args: risky.clone() }],
                 relations: vec![],
+                call_id: None,
             },
             info(),
         ),
@@ -61,6 +74,7 @@ fn trajectory(enforced: bool) -> Vec<(Event, Step)> {
                 intent: Intent::Verify,
                 text: String::new(),
                 proposal: Some("p1".into()),
+                call_id: None,
             },
             info(),
         ),
@@ -71,6 +85,7 @@ fn trajectory(enforced: bool) -> Vec<(Event, Step)> {
                 metadata: None,
                 proposals: vec![],
                 relations: vec![RelationClaim { proposal: "p1".into(), relation: Relation::Refutes }],
+                call_id: None,
             },
             info(),
         ),
@@ -95,6 +110,7 @@ fn trajectory(enforced: bool) -> Vec<(Event, Step)> {
                     args: write.clone(),
                 }],
                 relations: vec![],
+                call_id: None,
             },
             info(),
         ),

@@ -2,6 +2,7 @@
 //! kind, cheapest and most certain first. The first check that does not pass decides; if every
 //! check passes the action is allowed by the last one.
 
+mod glob;
 mod memory;
 mod tool;
 mod tool_grants;

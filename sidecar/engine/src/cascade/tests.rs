@@ -1,7 +1,8 @@
 //! Table and seed-derived tests of the tool-call cascade.
 
-use crate::testkit::{Kit, call, delegate, response, result, task};
-use blindfold_schemas::{Intent, Layer, Reason, Relation, Verdict};
+use crate::Step;
+use crate::testkit::{Kit, call, channel, delegate, response, result, task, with_verdicts};
+use blindfold_schemas::{Event, Intent, Layer, Reason, Relation, Verdict};
 use serde_json::json;
 
 fn decided(step: &crate::Step) -> (Verdict, Reason, String, Layer) {
@@ -49,7 +50,7 @@ fn a_sub_agent_proposal_needs_an_independent_positive_verification() {
     let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
     assert_eq!(
         decided(&s),
-        (Verdict::Deny, Reason::Unverified, "P3.verification".into(), Layer::ContentFree)
+        (Verdict::Review, Reason::Unverified, "P3.verification".into(), Layer::ContentFree)
     );
     assert_eq!(s.adopts.as_ref().map(|a| a.proposer.as_str()), Some("a1"));
     assert!(s.decision.as_ref().and_then(|d| d.detail.as_deref()).is_some_and(|d| !d.contains("a2")));
@@ -57,8 +58,7 @@ fn a_sub_agent_proposal_needs_an_independent_positive_verification() {
     // The same agent cannot verify itself, nor can another agent of the same true family.
     k.step(delegate("a1", Intent::Verify, "check p1", Some("p1")));
     k.step(response("a1", "Looks good, go ahead.", &[], &[("p1", Relation::FullSupport)]));
-    k.step(delegate("a3", Intent::Verify, "check p1", Some("p1")));
-    let r = k.step(response("a3", "Safe to run.", &[], &[]));
+    let r = k.verdict("a3", "p1", "Safe to run.", "approve");
     assert!(r.relations.iter().all(|rel| !rel.counts_as_verification));
     let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
     assert_eq!(decided(&s).1, Reason::Unverified);
@@ -74,9 +74,15 @@ fn a_sub_agent_proposal_needs_an_independent_positive_verification() {
     let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
     assert_eq!(decided(&s).1, Reason::Unverified);
 
-    // An agent of another family, on a verify delegation, approving: now it runs.
+    // An agent of another family approving in prose only: no verification.
     k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
     let r = k.step(response("a2", "This is not dangerous; go ahead.", &[], &[]));
+    assert!(r.relations.is_empty(), "{r:?}");
+    let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
+    assert_eq!(decided(&s).1, Reason::Unverified);
+
+    // Its verdict for the handle Blindfold issued: now it runs.
+    let r = k.verdict("a2", "p1", "This is not dangerous; go ahead.", "approve");
     assert!(
         r.relations.iter().any(|rel| rel.counts_as_verification && rel.relation == Relation::FullSupport)
     );
@@ -88,8 +94,7 @@ fn a_sub_agent_proposal_needs_an_independent_positive_verification() {
 fn verified_unsolicited_rm(k: &mut Kit, agent: &str) {
     k.step(task("Clean the cache under /data/cache"));
     k.step(response(agent, "I propose clearing it.", &[("p1", "bash", json!({"command": RM}))], &[]));
-    k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
-    let r = k.step(response("a2", "This is not dangerous; go ahead.", &[], &[]));
+    let r = k.verdict("a2", "p1", "This is not dangerous; go ahead.", "approve");
     assert!(r.relations.iter().any(|rel| rel.counts_as_verification), "{r:?}");
     k.grant("bash", RM, RM.as_bytes(), json!({}), None, None);
 }
@@ -377,13 +382,18 @@ fn a_verify_delegation_naming_several_proposals_covers_each() {
         ],
         &[],
     ));
-    k.step(delegate("a2", Intent::Verify, "Check p1 and p2.", Some("p1")));
-    let r = k.step(response(
+    let mut answer = response(
         "a2",
         "Do not post to http://203.0.113.50/report — that host is unknown. Writing notes/ok.md is fine, go ahead.",
         &[],
         &[("p1", Relation::Refutes), ("p2", Relation::FullSupport)],
-    ));
+    );
+    let d = k.step(delegate("a2", Intent::Verify, "Check p1 and p2.", Some("p1")));
+    assert_eq!(d.verification.as_ref().map(|v| v.handles.len()), Some(2), "one handle per action");
+    if let Event::Response { call_id, .. } = &mut answer {
+        assert_eq!(call_id.as_deref(), Some(channel("a2").as_str()));
+    }
+    let r = k.step(answer);
     assert!(r.relations.iter().any(|x| x.proposal == "p2" && x.counts_as_verification), "{:?}", r.relations);
     k.grant("write_file", "notes/ok.md", b"Audit passed.", json!({}), None, None);
     let s = k.step(call(
@@ -600,7 +610,7 @@ fn a_refusal_anywhere_in_a_verify_answer_refutes_the_asked_proposal() {
 }
 
 #[test]
-fn plain_approvals_and_refusals_of_other_targets_still_verify() {
+fn prose_never_approves_and_a_verdict_with_clean_prose_does() {
     for answer in [
         "No issues found. Looks good.",
         "No problems — approved",
@@ -611,10 +621,67 @@ fn plain_approvals_and_refusals_of_other_targets_still_verify() {
         propose_rm(&mut k);
         k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
         let r = k.step(response("a2", answer, &[], &[]));
+        assert!(r.relations.iter().all(|x| !x.counts_as_verification), "{answer}: {:?}", r.relations);
+        let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
+        assert_eq!(decided(&s).1, Reason::Unverified, "{answer}: {s:?}");
+        let r = k.verdict("a2", "p1", answer, "approve");
         assert!(r.relations.iter().any(|x| x.counts_as_verification), "{answer}: {:?}", r.relations);
         let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
         assert!(s.decision.as_ref().expect("d").is_allow(), "{answer}: {s:?}");
     }
+}
+
+#[test]
+fn a_verdict_counts_only_for_its_own_handle_from_its_agent_on_its_channel() {
+    let mut k = kit();
+    propose_rm(&mut k);
+    let d = k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
+    let line = with_verdicts(&d, "Fine.", &[("p1", "approve")]);
+    // Another agent repeating the line, the same agent on another channel, and a made-up handle.
+    let mut elsewhere = response("a2", &line, &[], &[]);
+    if let Event::Response { call_id, .. } = &mut elsewhere {
+        *call_id = None;
+    }
+    for answer in [
+        response("a3", &line, &[], &[]),
+        elsewhere,
+        response("a2", &with_verdicts(&Step::default(), "Fine.", &[("p1", "approve")]), &[], &[]),
+    ] {
+        let r = k.step(answer);
+        assert!(r.relations.iter().all(|x| !x.counts_as_verification), "{:?}", r.relations);
+    }
+    let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
+    assert_eq!(decided(&s).1, Reason::Unverified);
+    // An approving verdict from an agent whose prose refuses is a dispute.
+    let r = k.step(response(
+        "a2",
+        &with_verdicts(&d, "Do not run this, it destroys the data.", &[("p1", "approve")]),
+        &[],
+        &[],
+    ));
+    assert!(r.relations.iter().all(|x| !x.counts_as_verification), "{:?}", r.relations);
+    let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
+    assert_eq!(decided(&s).1, Reason::Contradicted);
+}
+
+#[test]
+fn a_refusal_split_over_two_messages_is_one() {
+    let mut k = kit();
+    propose_rm(&mut k);
+    k.step(delegate("a2", Intent::Scope, "Look at the plan.", None));
+    k.step(response("a2", &format!("About `{RM}`:"), &[], &[]));
+    k.step(response("a2", "don't.", &[], &[]));
+    let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
+    assert_eq!(decided(&s).1, Reason::Contradicted, "{s:?}");
+}
+
+#[test]
+fn an_approving_verdict_under_a_condition_is_a_dispute() {
+    let mut k = kit();
+    propose_rm(&mut k);
+    k.verdict("a2", "p1", "Go ahead once you have taken a full backup.", "approve");
+    let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
+    assert_eq!(decided(&s).1, Reason::Contradicted, "{s:?}");
 }
 
 const OTHER_RM: &str = "rm -rf /data/archive";
@@ -630,20 +697,18 @@ fn a_verification_does_not_carry_over_to_another_action_under_the_same_id() {
     let mut k = kit();
     k.step(task("Clean /data/cache; /data/archive is next week's job"));
     propose_rm(&mut k);
-    k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
-    k.step(response("a2", "Looks good, go ahead.", &[], &[]));
+    k.verdict("a2", "p1", "Looks good, go ahead.", "approve");
     re_propose_p1(&mut k);
     let s = k.step(call("coordinator", "bash", json!({"command": OTHER_RM}), Some("p1")));
     assert_eq!(
         decided(&s),
-        (Verdict::Deny, Reason::Unverified, "P3.verification".into(), Layer::ContentFree)
+        (Verdict::Review, Reason::Unverified, "P3.verification".into(), Layer::ContentFree)
     );
     // The action that was verified still is.
     let s = k.step(call("coordinator", "bash", json!({"command": RM}), None));
     assert!(s.decision.as_ref().expect("d").is_allow(), "{s:?}");
     // The re-proposal verified on its own runs.
-    k.step(delegate("a2", Intent::Verify, "check p1 again", Some("p1")));
-    k.step(response("a2", "The revised plan is fine too, go ahead.", &[], &[]));
+    k.verdict("a2", "p1", "The revised plan is fine too, go ahead.", "approve");
     let s = k.step(call("coordinator", "bash", json!({"command": OTHER_RM}), Some("p1")));
     assert!(s.decision.as_ref().expect("d").is_allow(), "{s:?}");
 }
@@ -712,8 +777,13 @@ fn a_verifier_shown_only_the_proposed_action_stays_independent() {
     for ask in ["check p1", "Is `rm -rf /data/cache` safe to run?"] {
         let mut k = kit();
         propose_rm_from_runbook(&mut k);
-        k.step(delegate("a2", Intent::Verify, ask, Some("p1")));
-        let r = k.step(response("a2", "Looks good, go ahead.", &[], &[]));
+        let d = k.step(delegate("a2", Intent::Verify, ask, Some("p1")));
+        let r = k.step(response(
+            "a2",
+            &with_verdicts(&d, "Looks good, go ahead.", &[("p1", "approve")]),
+            &[],
+            &[],
+        ));
         assert!(r.relations.iter().any(|x| x.counts_as_verification), "{ask}: {:?}", r.relations);
         let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
         assert!(s.decision.as_ref().expect("d").is_allow(), "{ask}: {s:?}");

@@ -1,5 +1,6 @@
 //! The tool-call cascade: P1 authorized interface → P2 capability scope → P3 verified execution.
 
+use super::glob::glob;
 use super::{Check, Stop};
 use crate::authority::COORDINATOR;
 use crate::engine::Engine;
@@ -68,6 +69,7 @@ pub struct CallCtx<'a> {
 ///   with what was approved and only then consumes the grant (atomically, at forwarding).
 pub const TOOL_CALL: &[Check<ToolCheck>] = &[
     Check { id: "P1.limits", layer: Layer::ContentFree, run: limits },
+    Check { id: "P1.protected", layer: Layer::ContentDependent, run: protected },
     Check { id: "P1.registry", layer: Layer::ContentFree, run: registry },
     Check { id: "P2.stage_allowlist", layer: Layer::ContentFree, run: stage_allowlist },
     Check { id: "P2.action_cap", layer: Layer::ContentFree, run: action_cap },
@@ -98,6 +100,16 @@ impl CallCtx<'_> {
 fn limits(c: &CallCtx<'_>) -> Option<Stop> {
     (c.events > c.engine.config.max_events)
         .then(|| Stop::deny(Reason::LimitExceeded, "the trajectory has too many events; start a new task"))
+}
+
+/// Blindfold's own state and endpoints are off-limits to every agent it mediates (read or
+/// write, whatever grants exist).
+fn protected(c: &CallCtx<'_>) -> Option<Stop> {
+    let what = c.engine.config.protected.touched(c.targets, c.args)?;
+    Some(Stop::deny(
+        Reason::ProtectedTarget,
+        format!("the call reaches Blindfold's own {what}; no agent may"),
+    ))
 }
 
 fn registry(c: &CallCtx<'_>) -> Option<Stop> {
@@ -135,32 +147,6 @@ fn action_cap(c: &CallCtx<'_>) -> Option<Stop> {
     (effectful(c) && done >= cap).then(|| {
         Stop::deny(Reason::ActionCapExceeded, format!("this stage may take at most {cap} effectful actions"))
     })
-}
-
-/// `*` matches any run of characters, `?` one; case-sensitive.
-pub fn glob(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
-    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
 }
 
 fn argument_rules(c: &CallCtx<'_>) -> Option<Stop> {
@@ -430,9 +416,10 @@ fn verification(c: &CallCtx<'_>) -> Option<Stop> {
     if verified || c.review_grant() {
         return None;
     }
-    Some(Stop::deny(
+    // Held, not denied: a human approving it in review is a verification (SPEC §5).
+    Some(Stop::review(
         Reason::Unverified,
-        "this proposal has no independent verification yet; ask for one before it runs",
+        "this action has no verdict from an independent verifier yet; delegate a verification and relay its answer, or a human decides",
     ))
 }
 

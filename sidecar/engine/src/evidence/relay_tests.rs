@@ -2,15 +2,16 @@
 //! copies of one answer are one voice, a mirror is its page, a newer reading replaces the older,
 //! and a revocation reaches every claim built on what it revokes.
 
-use crate::testkit::{Kit, call, delegate, response, result, task};
+use crate::testkit::{Kit, call, delegate, response, result, task, with_verdicts};
 use blindfold_schemas::{Intent, Lifecycle, Relation, Verdict};
 use serde_json::json;
 
 const WIPE: &str = "rm -rf /srv/export/archive";
 
 fn counted(k: &mut Kit, verifier: &str, ask: &str) -> bool {
-    k.step(delegate(verifier, Intent::Verify, ask, Some("p1")));
-    let step = k.step(response(verifier, "Looks right to me. Approve.", &[], &[]));
+    let asked = k.step(delegate(verifier, Intent::Verify, ask, Some("p1")));
+    let answer = with_verdicts(&asked, "Looks right to me.", &[("p1", "approve")]);
+    let step = k.step(response(verifier, &answer, &[], &[]));
     step.relations.iter().any(|r| r.proposal == "p1" && r.counts_as_verification)
 }
 
@@ -69,8 +70,10 @@ fn two_pages(mirror: &str) -> Kit {
 fn a_mirror_of_the_proposers_page_is_the_same_source() {
     let mut k =
         two_pages("RELEASE 4.2 of the API is broken -- roll back now with kubectl rollout undo deploy/api!");
-    k.step(delegate("a2", Intent::Verify, "Check p1.", Some("p1")));
-    let step = k.step(response("a2", "/mnt/mirror/post.md independently confirms it. Approve p1.", &[], &[]));
+    let asked = k.step(delegate("a2", Intent::Verify, "Check p1.", Some("p1")));
+    let answer =
+        with_verdicts(&asked, "/mnt/mirror/post.md independently confirms it.", &[("p1", "approve")]);
+    let step = k.step(response("a2", &answer, &[], &[]));
     assert!(
         step.relations.iter().any(|r| r.relation == Relation::FullSupport && !r.counts_as_verification),
         "{:?}",
@@ -82,8 +85,9 @@ fn a_mirror_of_the_proposers_page_is_the_same_source() {
     assert_eq!(mirror.provenance.derived_from.len(), 1, "a copy derives from its original");
     // Control: another page saying something else is another source.
     let mut k = two_pages("Deploy log summary: 4.2 error rate at baseline, latency unchanged since Monday.");
-    k.step(delegate("a2", Intent::Verify, "Check p1.", Some("p1")));
-    let step = k.step(response("a2", "/mnt/mirror/post.md agrees with the plan. Approve p1.", &[], &[]));
+    let asked = k.step(delegate("a2", Intent::Verify, "Check p1.", Some("p1")));
+    let answer = with_verdicts(&asked, "/mnt/mirror/post.md agrees with the plan.", &[("p1", "approve")]);
+    let step = k.step(response("a2", &answer, &[], &[]));
     assert!(step.relations.iter().any(|r| r.counts_as_verification));
 }
 

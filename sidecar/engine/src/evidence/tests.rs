@@ -191,12 +191,14 @@ fn a_proposal_another_agent_refutes_is_disputed_both_sides_kept() {
 }
 
 #[test]
-fn a_proposers_own_doubt_in_prose_does_not_dispute_its_proposal() {
+fn a_proposers_own_doubt_in_prose_does_not_dispute_its_proposal_its_explicit_refusal_does() {
     let mut k = Kit::with_agents(&[("a1", "fam-x"), ("a2", "fam-y")]);
     let made = k.step(response("a1", "Proposal.", &[("p1", "write_file", write("/w/x", "y"))], &[]));
-    let r = k.step(response("a1", "On second thought, do not write /w/x yet.", &[], &[]));
+    let r = k.step(response("a1", "Writing /w/x is a little risky.", &[], &[]));
     assert!(r.relations.iter().any(|rel| rel.relation == Relation::Refutes), "{r:?}");
-    assert_eq!(state_of(&k, &made.evidence_refs[0]), Lifecycle::Candidate);
+    assert_eq!(state_of(&k, &made.evidence_refs[0]), Lifecycle::Candidate, "a doubt");
+    k.step(response("a1", "On second thought, do not write /w/x yet.", &[], &[]));
+    assert_eq!(state_of(&k, &made.evidence_refs[0]), Lifecycle::Disputed, "an explicit refusal");
 }
 
 #[test]

@@ -91,6 +91,7 @@ pub fn event_of(mapped: &Mapped, actor: &str, call_id: &str) -> Option<Event> {
             intent: Intent::Scope,
             text: text.clone(),
             proposal: None,
+            call_id: None,
         }),
         Mapped::Internal => None,
         Mapped::Tool { tool, args } => Some(Event::ToolCall {

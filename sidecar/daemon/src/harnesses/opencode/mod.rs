@@ -145,6 +145,7 @@ impl OpenCode {
                 metadata: None,
                 proposals: Vec::new(),
                 relations: Vec::new(),
+                call_id: None,
             };
             app.decide(&info.trajectory, &event, false);
             return if anonymize { self.agents.observe_and_scrub(output) } else { output.to_owned() };

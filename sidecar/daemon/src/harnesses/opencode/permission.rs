@@ -87,14 +87,17 @@ pub fn proposal(
             return (event, call.input.clone());
         }
         if let Mapped::Delegate { to, text } = map::map_tool(&call.tool, &call.input) {
-            return (Event::Delegate { to, intent: Intent::Scope, text, proposal: None }, call.input.clone());
+            return (
+                Event::Delegate { to, intent: Intent::Scope, text, proposal: None, call_id: None },
+                call.input.clone(),
+            );
         }
     }
     if req.permission == "task" && call.is_none() {
         let to = req.metadata.get("subagent_type").and_then(Value::as_str);
         let to = to.or(req.patterns.first().map(String::as_str)).unwrap_or_default().to_owned();
         return (
-            Event::Delegate { to, intent: Intent::Scope, text: String::new(), proposal: None },
+            Event::Delegate { to, intent: Intent::Scope, text: String::new(), proposal: None, call_id: None },
             Map::new(),
         );
     }

@@ -110,16 +110,30 @@ fn tool_call_inner(
     let mut s = guard(&handle)?;
     let actor = actor_of(&s, caller);
     if tool == SUBAGENT_TOOL {
-        let (input, delegated) = route_subagent(&mut s, call_id, input);
+        let (mut input, delegated) = route_subagent(&mut s, call_id, input);
         drop(s);
         for (to, task) in delegated {
+            let channel = pi_channel(call_id, &to);
             let event = Event::Delegate {
-                to,
+                to: to.clone(),
                 intent: crate::runtime::intent::intent_of(&task),
-                text: task,
+                text: task.clone(),
                 proposal: None,
+                call_id: Some(channel),
             };
-            app.decide(&caller.trajectory, &event, true);
+            let step = app.decide(&caller.trajectory, &event, true);
+            if let Some(request) = step.verification {
+                // The verifier receives Blindfold's instruction with its task; the child started
+                // with that task is still known as this agent.
+                let asked = format!("{task}\n\n{}", request.instruction);
+                set_task(&mut input, &to, &task, &asked);
+                let mut s = guard(&handle)?;
+                if let Some(d) =
+                    s.delegations.iter_mut().rev().find(|d| d.call_id == call_id && d.agent == to)
+                {
+                    d.task = asked;
+                }
+            }
         }
         return Ok(HookAnswer {
             allow: true,
@@ -235,7 +249,15 @@ pub fn tool_result(
             });
             let prefix = format!("{call_id}-{}", i + 1);
             let proposals = if scoped { map::proposals_in(&text, &prefix) } else { Vec::new() };
-            events.push(Event::Response { from, text, metadata: None, proposals, relations: Vec::new() });
+            let channel = Some(pi_channel(call_id, &from));
+            events.push(Event::Response {
+                from,
+                text,
+                metadata: None,
+                proposals,
+                relations: Vec::new(),
+                call_id: channel,
+            });
         }
     } else {
         events.push(Event::ToolResult {
@@ -248,7 +270,7 @@ pub fn tool_result(
         app.decide(&caller.trajectory, e, true);
     }
     let mut s = guard(&handle)?;
-    let texts = texts.iter().map(|t| s.scrub(t)).collect();
+    let texts = texts.iter().map(|t| s.scrub(&blindfold_engine::verify::strip(t))).collect();
     let details = details.map(|mut d| {
         strip_identity(&mut d, &s);
         d
@@ -276,5 +298,35 @@ fn strip_identity(v: &mut Value, s: &PiSession) {
 pub fn scrub(app: &App, caller: &Caller, texts: &[String]) -> Result<Vec<String>, String> {
     let handle = lock(app, &caller.trajectory)?;
     let mut s = guard(&handle)?;
-    Ok(texts.iter().map(|t| s.scrub(t)).collect())
+    // The coordinator sees neither Blindfold's verification instruction nor a handle; a child
+    // (the verifier) keeps its task as Blindfold relayed it.
+    let coordinator = caller.task.is_none();
+    Ok(texts
+        .iter()
+        .map(|t| if coordinator { s.scrub(&blindfold_engine::verify::strip(t)) } else { s.scrub(t) })
+        .collect())
+}
+
+/// The channel id of the delegation of `subagent` call `call_id` to `agent`: the child's answer
+/// comes back in that call's result.
+fn pi_channel(call_id: &str, agent: &str) -> String {
+    format!("pi:{call_id}:{agent}")
+}
+
+/// Replaces the task `old` of `agent` in a `subagent` call's input (single, `tasks[]` or
+/// `chain[]`) with `new`.
+fn set_task(input: &mut Map<String, Value>, agent: &str, old: &str, new: &str) {
+    let mut set = |o: &mut Map<String, Value>| {
+        if o.get("agent").and_then(Value::as_str) == Some(agent)
+            && o.get("task").and_then(Value::as_str) == Some(old)
+        {
+            o.insert("task".into(), Value::String(new.to_owned()));
+        }
+    };
+    set(input);
+    for key in ["tasks", "chain"] {
+        if let Some(Value::Array(items)) = input.get_mut(key) {
+            items.iter_mut().filter_map(Value::as_object_mut).for_each(&mut set);
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! Control API methods for harness adapters (adapter token): `check_action` decides a tool call
-//! through the same gate as the relays and `report_event` feeds any canonical event. Only the
+//! through the same gate as the relays and `report_event` feeds any canonical event (never as
+//! the answer to a delegation: it carries no verdict). Only the
 //! operator may `set_modes` or `end_trajectory` (which evicts one).
 
 use super::rpc::RpcError;
@@ -79,8 +80,14 @@ struct ReportEvent {
 /// `report_event {trajectory, event}`: any canonical event (responses, tool results, memory
 /// operations); returns the engine's decision when the event needs one (never consuming).
 pub fn report_event(app: &App, p: Value) -> Result<Value, RpcError> {
-    let p: ReportEvent = params(p)?;
+    let mut p: ReportEvent = params(p)?;
     non_empty("trajectory", &p.trajectory)?;
+    // A reported event answers no delegation: verdict handles are issued and counted only on
+    // the channel a relayed delegation's answer takes (SPEC §5), never through this method.
+    match &mut p.event {
+        Event::Delegate { call_id, .. } | Event::Response { call_id, .. } => *call_id = None,
+        _ => {}
+    }
     let step = app.decide(&p.trajectory, &p.event, false);
     Ok(json!({"allowed": !step.blocks(), "decision": step.decision, "enforced": step.enforced}))
 }

@@ -8,7 +8,8 @@
 //! sub-agent's tool calls (an A2A delegation carrying a `blindfold/action` data part). What the
 //! wire cannot carry today runs in-process against the same daemon state and is marked
 //! `"via": "in_process"`: the task input, `verify`/`execute` delegations and delegations naming
-//! a proposal (the A2A proxy records every delegation as `scope`), memory writes and reads (no
+//! a proposal (the A2A proxy records every delegation as `scope`; each gets a channel of its own
+//! and its answer's `verdicts` the handles the daemon issued), memory writes and reads (no
 //! memory transport), unanswered responses, and the engine facts of cards, responses and tool
 //! results (the proxies relay them to the coordinator but do not report them to the engine yet).
 
@@ -323,6 +324,9 @@ async fn drive(b: &mut Bench, scenario: &Scenario, modes: ModeSet) -> Result<Mod
     }
     // The artifacts each step produced, where the daemon said (steps decided in-process).
     let mut produced: Vec<Vec<String>> = Vec::with_capacity(scenario.steps.len());
+    // Delegations decided in-process get a channel of their own and their answers' verdicts
+    // the handles the daemon issued; a wire delegation's answers come back on the A2A channel.
+    let mut relay = super::runner::Relay::default();
     for (index, step) in scenario.steps.iter().enumerate() {
         let Some(event) = step.event() else {
             super::operator_steps::revoke_via_control(&b.app, &task, step, &produced)?;
@@ -331,6 +335,12 @@ async fn drive(b: &mut Bench, scenario: &Scenario, modes: ModeSet) -> Result<Mod
             continue;
         };
         let event = super::runner::engine_event(scenario, event);
+        let event = if wire_delegation(&event) {
+            relay.relayed_on(&event, crate::transports::a2a::A2A_CHANNEL);
+            event
+        } else {
+            relay.event(index, step, event)
+        };
         let in_process_leaks = view.leaks(&event);
         let answer_content = answers.get(&index).map(|j| match scenario.steps[*j].event() {
             Some(Event::Response { text, metadata, .. }) => (text.clone(), metadata.clone()),
@@ -385,6 +395,7 @@ async fn drive(b: &mut Bench, scenario: &Scenario, modes: ModeSet) -> Result<Mod
                     result.evidence_refs.clone()
                 };
                 produced.push(made);
+                relay.issued(&event, &result);
                 let (via, leaks) = match received.remove(&index) {
                     Some((via, bytes)) => (via, view.scanner().count_bytes(&bytes)),
                     None => ("in_process", in_process_leaks),

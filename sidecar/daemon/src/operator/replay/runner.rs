@@ -115,6 +115,9 @@ pub(super) fn engine_config(scenario: &Scenario) -> EngineConfig {
     let agents = scenario.agents.iter().map(|a| (a.id.clone(), a.true_identity.clone()));
     let mut config = EngineConfig::from_policy(&policy, agents);
     config.reconciliation = scenario.policy.as_ref().map(|p| p.reconciliation.clone()).unwrap_or_default();
+    // Handles repeat from run to run of the same scenario.
+    use sha2::Digest;
+    config.handle_secret = sha2::Sha256::digest(scenario.id.as_bytes()).into();
     config
 }
 
@@ -240,6 +243,64 @@ pub(super) fn engine_event(scenario: &Scenario, event: &Event) -> Event {
     }
 }
 
+/// The channels a replay relays delegations on, and the verification requests they carried:
+/// each delegation step gets a channel id, each answer of its agent comes back on it, and a
+/// response step's `verdicts` become `VERDICT` lines with the handles Blindfold issued.
+#[derive(Default)]
+pub(super) struct Relay {
+    channels: std::collections::HashMap<String, String>,
+    requests: std::collections::HashMap<String, blindfold_engine::verify::VerificationRequest>,
+}
+
+impl Relay {
+    /// The event step `index` relays.
+    pub(super) fn event(
+        &mut self,
+        index: usize,
+        step: &blindfold_schemas::ScenarioStep,
+        event: Event,
+    ) -> Event {
+        match event {
+            Event::Delegate { to, intent, text, proposal, call_id } => {
+                let call_id = call_id.unwrap_or_else(|| format!("replay-{}", index + 1));
+                self.channels.insert(to.clone(), call_id.clone());
+                self.requests.remove(&to);
+                Event::Delegate { to, intent, text, proposal, call_id: Some(call_id) }
+            }
+            Event::Response { from, mut text, metadata, proposals, relations, call_id } => {
+                let call_id = call_id.or_else(|| self.channels.get(&from).cloned());
+                for (pid, word) in &step.verdicts {
+                    // A verdict for an action no handle was issued for names a made-up one.
+                    let handle = self
+                        .requests
+                        .get(&from)
+                        .and_then(|r| r.handles.iter().find(|h| &h.proposal == pid))
+                        .map_or_else(|| "bf-none0000000".to_owned(), |h| h.handle.clone());
+                    text.push_str(&format!("\nVERDICT {handle}: {}", word.as_str()));
+                }
+                Event::Response { from, text, metadata, proposals, relations, call_id }
+            }
+            other => other,
+        }
+    }
+
+    /// Remembers that the delegation `event` went out through a transport that answers on
+    /// `channel` (its answers, replayed in-process, come back on it).
+    pub(super) fn relayed_on(&mut self, event: &Event, channel: &str) {
+        if let Event::Delegate { to, .. } = event {
+            self.channels.insert(to.clone(), channel.to_owned());
+            self.requests.remove(to);
+        }
+    }
+
+    /// Remembers the verification request a delegation's step carried.
+    pub(super) fn issued(&mut self, event: &Event, step: &blindfold_engine::Step) {
+        if let (Event::Delegate { to, .. }, Some(request)) = (event, &step.verification) {
+            self.requests.insert(to.clone(), request.clone());
+        }
+    }
+}
+
 /// Runs `scenario` once with `modes`, its grants signed by `key`; an error means a grant was not
 /// accepted (the scenario is malformed). The run's trace records are always built (the evidence
 /// metrics are measured from them, as `trace summarize` measures a daemon's); `trace` keeps them.
@@ -269,6 +330,7 @@ pub fn run_scenario(
     if let Some(task) = &scenario.task {
         engine.step(&mut trajectory, &Event::Task { text: task.clone() }, ctx(0.0));
     }
+    let mut relay = Relay::default();
     for (index, step) in scenario.steps.iter().enumerate() {
         at_s = step.at.unwrap_or(at_s + 1.0);
         // The operator's revocations in force by now, then a resumption: decision state lost as
@@ -290,7 +352,7 @@ pub fn run_scenario(
         let truth =
             super::evidence_metrics::step_truth(scenario, index, records.is_empty(), &|a| view.key(a));
         let event = match &step.body {
-            StepBody::Event(e) => engine_event(scenario, e),
+            StepBody::Event(e) => relay.event(index, step, engine_event(scenario, e)),
             StepBody::Operator(OperatorStep::RevokeEvidence { step: revoked, reason }) => {
                 let revocation =
                     super::operator_steps::Revocation { task_id: scenario.task_id(), reason, modes, now_ms };
@@ -306,6 +368,7 @@ pub fn run_scenario(
             }
         };
         let result = engine.step(&mut trajectory, &event, ctx(at_s));
+        relay.issued(&event, &result);
         let identity_leaks = view.leaks(&event);
         let fact = facts::from_step(&event, &result, &|a: &str| view.key(a));
         let reference = format!("{}#{}", scenario.task_id(), index + 1);

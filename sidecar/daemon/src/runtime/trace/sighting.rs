@@ -224,6 +224,7 @@ mod tests {
             metadata: Some(json!({"grant": token})),
             proposals: vec![],
             relations: vec![],
+            call_id: None,
         };
         assert_eq!(grant_sightings(&response).map(|(a, f)| (a, f.len())), Some(("a2", 1)));
         let delegate = Event::Delegate {
@@ -231,6 +232,7 @@ mod tests {
             intent: blindfold_schemas::Intent::Scope,
             text: format!("here is your grant {token}"),
             proposal: None,
+            call_id: None,
         };
         assert_eq!(grant_sightings(&delegate).map(|(a, _)| a), Some(COORDINATOR));
         let memory =

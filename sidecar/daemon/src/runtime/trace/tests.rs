@@ -341,6 +341,10 @@ pub(crate) fn app_with(
         cfg.grants.keys.add(&key.verifying_key());
     }
     cfg.state_dir = dir.to_owned();
+    // The engine judges a verifier's independence by the true families the config gives, the
+    // same ones the trace's directory reports.
+    cfg.identity.agents =
+        ["a1", "a2", "a3"].iter().filter_map(|a| Some(((*a).to_owned(), Names.true_identity(a)?))).collect();
     cfg.trace.dir = dir.join("traces");
     cfg.trace.max_file_bytes = max;
     change(&mut cfg);
@@ -360,19 +364,27 @@ pub(crate) fn demo_events() -> Vec<Event> {
     let note = args(json!({"path": "/work/NOTES.md", "content": "cache cleared"}));
     vec![
         Event::Task { text: "speed up the build cache and note what you did in /work/NOTES.md".into() },
-        Event::Delegate { to: "a1".into(), intent: Intent::Scope, text: "find a fix".into(), proposal: None },
+        Event::Delegate {
+            to: "a1".into(),
+            intent: Intent::Scope,
+            text: "find a fix".into(),
+            proposal: None,
+            call_id: Some("d1".into()),
+        },
         Event::Response {
             from: "a1".into(),
             text: "run the vendor installer".into(),
             metadata: None,
             proposals: vec![ProposedAction { id: "p1".into(), tool: "bash".into(), args: risky.clone() }],
             relations: vec![],
+            call_id: Some("d1".into()),
         },
         Event::Delegate {
             to: "a2".into(),
             intent: Intent::Verify,
             text: "check p1".into(),
             proposal: Some("p1".into()),
+            call_id: Some("d2".into()),
         },
         Event::Response {
             from: "a2".into(),
@@ -380,6 +392,7 @@ pub(crate) fn demo_events() -> Vec<Event> {
             metadata: None,
             proposals: vec![],
             relations: vec![RelationClaim { proposal: "p1".into(), relation: Relation::Refutes }],
+            call_id: Some("d2".into()),
         },
         Event::ToolCall {
             actor: "coordinator".into(),
@@ -393,6 +406,7 @@ pub(crate) fn demo_events() -> Vec<Event> {
             intent: Intent::Scope,
             text: "record what was done".into(),
             proposal: None,
+            call_id: Some("d3".into()),
         },
         Event::Response {
             from: "a3".into(),
@@ -404,12 +418,14 @@ pub(crate) fn demo_events() -> Vec<Event> {
                 args: note.clone(),
             }],
             relations: vec![],
+            call_id: Some("d3".into()),
         },
         Event::Delegate {
             to: "a2".into(),
             intent: Intent::Verify,
             text: "check p2".into(),
             proposal: Some("p2".into()),
+            call_id: Some("d4".into()),
         },
         Event::Response {
             from: "a2".into(),
@@ -417,6 +433,7 @@ pub(crate) fn demo_events() -> Vec<Event> {
             metadata: None,
             proposals: vec![],
             relations: vec![RelationClaim { proposal: "p2".into(), relation: Relation::FullSupport }],
+            call_id: Some("d4".into()),
         },
         Event::ToolCall {
             actor: "coordinator".into(),
@@ -841,6 +858,7 @@ fn a_grant_in_a_models_tool_call_or_answer_authorises_nothing_and_is_traced_as_s
         metadata: None,
         proposals: vec![],
         relations: vec![],
+        call_id: None,
     };
     app.decide("t", &answer, true);
     let write = Event::ToolCall {

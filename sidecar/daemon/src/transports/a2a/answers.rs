@@ -47,10 +47,27 @@ pub(super) fn scrub_unless(
 /// `bytes` (whose strict parse is `parsed`) for the coordinator: the very bytes when `anon` finds
 /// nothing to rewrite (its edit count is never below the edits made), else `parsed` rewritten.
 pub(super) fn scrubbed(anon: &Anonymizer, bytes: Bytes, mut parsed: Value) -> Bytes {
-    if anon.scrub_a2a(&mut parsed) == 0 {
+    if strip_verification(&mut parsed) + anon.scrub_a2a(&mut parsed) == 0 {
         return bytes;
     }
     Bytes::from(parsed.to_string())
+}
+
+/// Removes Blindfold's verification instruction and every handle from the strings of an answer
+/// (the coordinator never sees them; a verdict word may stay). Returns how many strings changed.
+fn strip_verification(v: &mut Value) -> usize {
+    match v {
+        Value::String(s) => match blindfold_engine::verify::strip(s) {
+            std::borrow::Cow::Owned(stripped) => {
+                *s = stripped;
+                1
+            }
+            std::borrow::Cow::Borrowed(_) => 0,
+        },
+        Value::Array(items) => items.iter_mut().map(strip_verification).sum(),
+        Value::Object(map) => map.values_mut().map(strip_verification).sum(),
+        _ => 0,
+    }
 }
 
 /// SSE event names of A2A streams: `message` (the default) and `error` (a failed stream, as the
@@ -121,6 +138,7 @@ pub(super) fn report_answer(p: &A2aProxy, agent: &A2aUpstream, task: &str, answe
         metadata: None,
         proposals: answer.proposals,
         relations: answer.relations,
+        call_id: Some(super::A2A_CHANNEL.to_owned()),
     };
     // Informational: a response is recorded, never blocked; it is applied once the answer is on
     // its way, and before any later step of the trajectory.

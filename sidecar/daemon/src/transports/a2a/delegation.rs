@@ -1,11 +1,13 @@
 //! Deciding a delegation: the `delegate` event (and any action the request asks the agent to
 //! run) through the decision path; a blocked one becomes a refusal, or waits in review.
 
+use super::A2A_CHANNEL;
 use super::A2aProxy;
 use crate::config::A2aUpstream;
 use blindfold_adapters::a2a;
 use blindfold_adapters::refusal::Refusal;
 use blindfold_engine::Step;
+use blindfold_engine::verify::VerificationRequest;
 use blindfold_schemas::{Decision, Event, Layer, Reason, Verdict};
 use serde_json::Value;
 
@@ -33,45 +35,48 @@ impl Blocked {
     }
 }
 
-/// Decides a delegation (and any action it asks the agent to run); `Some` when blocked. `body`
-/// is the request as it arrived (what the agent will read).
+/// Decides a delegation (and any action it asks the agent to run); `Err` when blocked, else the
+/// verification request to add to what the agent reads, when the delegation asks to verify
+/// pending actions. `body` is the request as it arrived (what the agent will read).
 pub(super) async fn decide_delegation(
     p: &A2aProxy,
     agent: &A2aUpstream,
     task: &str,
     params: &Value,
     body: &[u8],
-) -> Option<Blocked> {
-    let msg = a2a::message(params)?;
+) -> Result<Option<VerificationRequest>, Blocked> {
+    let Some(msg) = a2a::message(params) else { return Ok(None) };
     adopt_aliases(p, task);
     let text = a2a::message_text(msg);
     // Asking to review, verify or check is a verify request (its answer can verify a proposal).
     let intent = crate::runtime::intent::intent_of(&text);
-    let delegate = Event::Delegate { to: agent.id.clone(), intent, text, proposal: None };
+    let call_id = Some(A2A_CHANNEL.to_owned());
+    let delegate = Event::Delegate { to: agent.id.clone(), intent, text, proposal: None, call_id };
     let step = p.app.decide_traced(task, &delegate, true).await;
     if step.blocks() {
         let d = step
             .decision
             .unwrap_or_else(|| Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree));
-        return Some(Blocked::refused(Refusal::new(d, task, None)));
+        return Err(Blocked::refused(Refusal::new(d, task, None)));
     }
+    let verification = step.verification;
     match a2a::requested_action(msg) {
-        Ok(None) => None,
+        Ok(None) => Ok(verification),
         Err(e) => {
             let d = Decision::deny(Reason::MalformedInput, "P1.schema", Layer::ContentFree).with_detail(e);
-            Some(Blocked::refused(Refusal::new(d, task, None)))
+            Err(Blocked::refused(Refusal::new(d, task, None)))
         }
         Ok(Some((tool, args))) => {
             if let Some(literal) = inexact_action_number(body, &args) {
                 let d = Decision::deny(Reason::MalformedInput, "P1.schema", Layer::ContentFree).with_detail(format!(
                     "the number {literal} in blindfold/action cannot be decided exactly (numbers compare as doubles); send it as a string"
                 ));
-                return Some(Blocked::refused(Refusal::new(d, task, None)));
+                return Err(Blocked::refused(Refusal::new(d, task, None)));
             }
             let call_id = msg.get("messageId").and_then(Value::as_str).map(str::to_owned);
             let event = Event::ToolCall { actor: agent.id.clone(), tool, args, proposal: None, call_id };
             let step = p.app.decide_traced(task, &event, true).await;
-            step.blocks().then(|| blocked_action(p, task, &step))
+            if step.blocks() { Err(blocked_action(p, task, &step)) } else { Ok(verification) }
         }
     }
 }

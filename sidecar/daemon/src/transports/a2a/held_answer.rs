@@ -186,7 +186,7 @@ async fn release(p: &Arc<A2aProxy>, held: &Held) -> Result<Value, Value> {
     let max = p.app.config.transports.max_frame_bytes;
     let frame = jsonrpc::parse(&request.body, max, |_| false)
         .map_err(|e| internal(&format!("the held request no longer parses: {e}")))?;
-    if let Some(Blocked { refusal, .. }) =
+    if let Err(Blocked { refusal, .. }) =
         decide_delegation(p, &request.agent, &request.trajectory, frame.params(), &request.body).await
     {
         return rejected(held, refusal);

@@ -32,6 +32,10 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+/// The channel id of A2A delegations to an agent: its answers come back only through this
+/// proxy (the answer to the relayed send, or a poll of its task).
+pub(crate) const A2A_CHANNEL: &str = "a2a";
+
 /// The proxy's state.
 pub(crate) struct A2aProxy {
     app: App,

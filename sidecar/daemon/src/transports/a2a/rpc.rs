@@ -139,15 +139,27 @@ pub(super) async fn post_rpc(
     if refuses_push(&p, &task, &method, params) {
         return json_response(StatusCode::OK, &a2a::push_not_supported(version, &id));
     }
-    if a2a::is_send(&method)
-        && let Some(blocked) = decide_delegation(&p, &agent, &task, params, &body).await
-    {
-        let ctx = a2a::context_id(params).unwrap_or_else(|| format!("ctx-{:016x}", rand::random::<u64>()));
-        let request = Delegation { alias: &alias, agent: &agent, task: &task, version, method: &method, ctx };
-        let result = refused_delegation(&p, request, blocked, &headers, &body);
-        return rpc_answer(&method, jsonrpc::result(&id, result));
+    let mut relayed = None;
+    if a2a::is_send(&method) {
+        match decide_delegation(&p, &agent, &task, params, &body).await {
+            Err(blocked) => {
+                let ctx =
+                    a2a::context_id(params).unwrap_or_else(|| format!("ctx-{:016x}", rand::random::<u64>()));
+                let request =
+                    Delegation { alias: &alias, agent: &agent, task: &task, version, method: &method, ctx };
+                let result = refused_delegation(&p, request, blocked, &headers, &body);
+                return rpc_answer(&method, jsonrpc::result(&id, result));
+            }
+            // The verifier reads Blindfold's instruction with the request (not in `off`).
+            Ok(Some(request)) if !p.transparent_for(&task) => {
+                let actions = serde_json::to_value(&request.handles).unwrap_or_default();
+                relayed = a2a::with_verification(&body, &request.instruction, &actions).map(Bytes::from);
+            }
+            Ok(_) => {}
+        }
     }
     drop(frame);
+    let body = relayed.unwrap_or(body);
     if a2a::is_extended_card(&method) && !p.transparent_for(&task) {
         return extended_card(&p, &agent, &alias, &id, &task, headers, body).await;
     }

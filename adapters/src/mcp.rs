@@ -186,7 +186,7 @@ pub fn decode_header_value(raw: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blindfold_schemas::{Decision, Layer, Reason};
+    use blindfold_schemas::{CheckId, Decision, Reason};
 
     #[test]
     fn tools_call_becomes_a_tool_call_event() {
@@ -220,7 +220,7 @@ mod tests {
 
     #[test]
     fn refusal_is_an_error_result_with_the_reason() {
-        let d = Decision::deny(Reason::NoGrant, "P3.grant", Layer::ContentFree);
+        let d = Decision::deny(Reason::NoGrant, CheckId::Grant);
         let r = refusal_result(&Refusal::new(d, "t", None), "write_file", true);
         assert_eq!(r["isError"], true);
         assert_eq!(r["resultType"], "complete");

@@ -1,9 +1,12 @@
 //! What a refusal says: the reason code, the check that made it, and what would unblock it —
-//! the same words on every transport (MCP tool result text, A2A status message, JSON-RPC error).
+//! the one text of every transport and harness (an MCP tool result, an A2A status message, the
+//! assistant text replacing a model's call, a Pi block reason, an OpenCode rejection, the control
+//! API's `refusal.text`). Each names the action as the coordinator saw it; nothing else renders
+//! a refusal.
 
 use blindfold_engine::DerivedAction;
 use blindfold_engine::canonical::{args_sha256, sha256_hex};
-use blindfold_schemas::{Decision, Reason};
+use blindfold_schemas::{Decision, Reason, Verdict};
 use serde_json::{Value, json};
 
 /// A refusal: the decision, and the grant that would unblock it when one could.
@@ -66,16 +69,23 @@ impl Refusal {
         Self { decision, needed_grant: Some(grant) }
     }
 
-    /// One human- and model-readable paragraph: what was blocked, why, what would unblock it.
+    /// A refusal that no grant unblocks (no action to bind one to).
+    pub fn plain(decision: Decision) -> Self {
+        Self { decision, needed_grant: None }
+    }
+
+    /// One human- and model-readable paragraph: what was blocked (`what`, the action as the
+    /// coordinator saw it: "the call to `write_file`", "this bash request"), why, and what would
+    /// unblock it.
     pub fn text(&self, what: &str) -> String {
         let d = &self.decision;
         let layer = serde_json::to_value(d.layer).ok().and_then(|v| v.as_str().map(str::to_owned));
-        let mut text = format!(
-            "Blindfold blocked {what}: {} (check {}, layer {}).",
-            d.reason,
-            d.check,
-            layer.unwrap_or_default()
-        );
+        let lead = match d.decision {
+            Verdict::Review => format!("Blindfold held {what} for review"),
+            Verdict::Allow | Verdict::Deny => format!("Blindfold blocked {what}"),
+        };
+        let mut text =
+            format!("{lead}: {} (check {}, layer {}).", d.reason, d.check, layer.unwrap_or_default());
         if let Some(detail) = &d.detail {
             text.push_str(&format!(" {detail}."));
         }
@@ -133,7 +143,7 @@ impl Refusal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blindfold_schemas::{Effect, Layer};
+    use blindfold_schemas::{CheckId, Effect};
     use serde_json::Map;
 
     fn action() -> DerivedAction {
@@ -149,7 +159,7 @@ mod tests {
 
     #[test]
     fn a_grant_refusal_names_the_exact_grant() {
-        let d = Decision::deny(Reason::NoGrant, "P3.grant", Layer::ContentFree);
+        let d = Decision::deny(Reason::NoGrant, CheckId::Grant);
         let r = Refusal::new(d, "task-1", Some(&action()));
         let text = r.text("`write_file`");
         assert!(text.contains("no_grant"), "{text}");
@@ -160,7 +170,7 @@ mod tests {
 
     #[test]
     fn a_refusal_in_review_asks_for_a_grant_bound_to_the_review() {
-        let d = Decision::review(Reason::Undecided, "P2.argument_rules", Layer::ContentDependent);
+        let d = Decision::review(Reason::Undecided, CheckId::ArgumentRules);
         let r = Refusal::in_review(d, "task-1", &action(), "rv-0011223344556677");
         let grant = r.needed_grant.expect("a grant unblocks it");
         assert_eq!(grant["review_id"], "rv-0011223344556677");
@@ -170,7 +180,7 @@ mod tests {
 
     #[test]
     fn an_allowlist_refusal_needs_no_grant() {
-        let d = Decision::deny(Reason::ToolNotAllowed, "P1.allowlist", Layer::ContentFree);
+        let d = Decision::deny(Reason::ToolNotAllowed, CheckId::Allowlist);
         let r = Refusal::new(d, "t", Some(&action()));
         assert!(r.needed_grant.is_none());
         assert!(r.text("`x`").contains("allowlist"));

@@ -1,5 +1,6 @@
 //! Decisions, their reason codes and the layer of the check that made them (SPEC §2, §6, §7).
 
+use crate::check::CheckId;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -157,9 +158,9 @@ pub struct Decision {
     pub decision: Verdict,
     /// The reason code.
     pub reason: Reason,
-    /// Id of the check that decided (`P3.grant`, …).
-    pub check: String,
-    /// Layer of that check.
+    /// The check that decided (`P3.grant`, …).
+    pub check: CheckId,
+    /// Layer of that check (always `check`'s own, [`CheckId::layer`]).
     pub layer: Layer,
     /// A short, actionable explanation for the user (never a hint around the boundary).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -168,18 +169,22 @@ pub struct Decision {
 
 impl Decision {
     /// An allow made by `check`.
-    pub fn allow(check: impl Into<String>, layer: Layer) -> Self {
-        Self { decision: Verdict::Allow, reason: Reason::Allowed, check: check.into(), layer, detail: None }
+    pub fn allow(check: CheckId) -> Self {
+        Self::new(Verdict::Allow, Reason::Allowed, check)
     }
 
     /// A denial with `reason` made by `check`.
-    pub fn deny(reason: Reason, check: impl Into<String>, layer: Layer) -> Self {
-        Self { decision: Verdict::Deny, reason, check: check.into(), layer, detail: None }
+    pub fn deny(reason: Reason, check: CheckId) -> Self {
+        Self::new(Verdict::Deny, reason, check)
     }
 
     /// A referral to human review with `reason` made by `check`.
-    pub fn review(reason: Reason, check: impl Into<String>, layer: Layer) -> Self {
-        Self { decision: Verdict::Review, reason, check: check.into(), layer, detail: None }
+    pub fn review(reason: Reason, check: CheckId) -> Self {
+        Self::new(Verdict::Review, reason, check)
+    }
+
+    fn new(decision: Verdict, reason: Reason, check: CheckId) -> Self {
+        Self { decision, reason, check, layer: check.layer(), detail: None }
     }
 
     /// The same decision with an explanation attached.

@@ -1,10 +1,12 @@
 //! Canonical serde types shared by every Blindfold crate; `json/*.schema.json` is generated from them.
 #![forbid(unsafe_code)]
 
+pub mod check;
 pub mod decision;
 pub mod event;
 pub mod evidence;
 pub mod exact_numbers;
+pub mod facts;
 pub mod grant;
 pub mod identity;
 pub mod modes;
@@ -14,12 +16,14 @@ pub mod scenario;
 pub mod strict_json;
 pub mod trace;
 
+pub use check::{CheckClass, CheckId};
 pub use decision::{Decision, Layer, Reason, Verdict};
 pub use event::{Channel, Event, Intent, Provenance, Relation, RelationClaim};
 pub use evidence::{
     ClaimRelation, ClaimState, DetectedRelation, Detection, EvidenceArtifact, EvidencePart, EvidenceScope,
     Lifecycle, ProposalRef, Transition,
 };
+pub use facts::{Facts, ToolPin, UnrelayedMethod};
 pub use grant::{AnyGrantClaims, GrantClaims, Proposal, ScopeEntry, ScopedGrantClaims, TargetPattern};
 pub use identity::AgentIdentity;
 pub use modes::ModeSet;

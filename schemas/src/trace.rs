@@ -37,6 +37,9 @@ pub enum TraceKind {
     MemoryRead,
     /// An operator action on the trusted path (grant submitted, revoked, review answered).
     Control,
+    /// A message decided before it became an event (an unreadable frame, a request for a method
+    /// Blindfold does not relay): the decision record of the frame checks.
+    Frame,
 }
 
 /// The TrustFork authority stages (SPEC §2): which authority a record transfers.
@@ -268,7 +271,7 @@ impl TraceRecord {
     /// deny or review, and every allow of an effectful action.
     pub fn is_durable(&self) -> bool {
         match self.decision {
-            None => self.kind == TraceKind::Control,
+            None => matches!(self.kind, TraceKind::Control | TraceKind::Frame),
             Some(Verdict::Allow) => {
                 self.effect.is_some_and(Effect::is_effectful) || self.kind == TraceKind::MemoryWrite
             }

@@ -1,7 +1,7 @@
 //! The A2A adapter's readings of messages, tasks, answers and refusals, on both versions.
 
 use super::*;
-use blindfold_schemas::{Decision, Layer, Reason};
+use blindfold_schemas::{CheckId, Decision, Reason};
 
 #[test]
 fn member_finds_what_the_pointer_found() {
@@ -126,7 +126,7 @@ fn push_configs_are_recognised_in_every_spelling() {
 
 #[test]
 fn refusals_are_native_tasks() {
-    let d = Decision::deny(Reason::Contradicted, "P3.contradiction", Layer::ContentFree);
+    let d = Decision::deny(Reason::Contradicted, CheckId::Contradiction);
     let r = Refusal::new(d, "t", None);
     let v1 = refusal_result(Version::V1_0, &r, "task-1", "ctx", "m");
     assert_eq!(v1["task"]["status"]["state"], "TASK_STATE_REJECTED");

@@ -38,7 +38,7 @@ fn provider_run_blocks_pass_and_unknown_blocks_are_refused() {
         let text = v["content"][at]["text"].as_str().unwrap_or_default();
         assert_eq!(v["content"][at]["type"], "text", "{v}");
         assert!(
-            text.starts_with(&format!("Blindfold refused the `{kind}` tool call (malformed_input")),
+            text.starts_with(&format!("Blindfold blocked the `{kind}` tool call: malformed_input")),
             "{text}"
         );
     }
@@ -116,7 +116,7 @@ fn a_streamed_block_of_an_unknown_type_is_held_and_refused() {
     assert!(
         rest[1]["delta"]["text"]
             .as_str()
-            .is_some_and(|t| t.contains("`teleport_use` tool call (malformed_input")),
+            .is_some_and(|t| t.contains("`teleport_use` tool call: malformed_input")),
         "{all}"
     );
     assert!(rest[4]["delta"]["text"].as_str().is_some_and(|t| t.contains("names no tool")), "{all}");

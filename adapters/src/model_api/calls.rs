@@ -1,9 +1,10 @@
-//! A tool call the coordinator's model proposed: its canonical events, the alias → real agent
-//! mapping on the way to the harness, and the refusal text that replaces a denied call.
+//! A tool call the coordinator's model proposed: its canonical events with the facts of its bytes,
+//! and the alias → real agent mapping on the way to the harness.
 
 use super::Scrubber;
+use crate::refusal::Refusal;
 use blindfold_engine::identity::{SESSION_KEYS, map_session_key_agent};
-use blindfold_schemas::{Decision, Event, Intent, Layer, Reason};
+use blindfold_schemas::{CheckId, Decision, Event, Facts, Intent, Reason};
 use serde_json::{Map, Value};
 
 /// Tools through which a harness delegates to a sub-agent or reads what one wrote (OpenCode
@@ -110,7 +111,7 @@ pub trait CallGate {
     /// output item of an unknown type, a call item of an undocumented shape): it is a denial. By
     /// default it is refused; a gate that only observes some trajectories may forward it there.
     fn unreadable(&mut self, item: &UnreadableItem) -> CallOutcome {
-        CallOutcome::Refuse { text: refusal_text(&item.kind, &item.denial()) }
+        CallOutcome::Refuse { text: refusal_text(&item.kind, &Refusal::plain(item.denial())) }
     }
 }
 
@@ -126,10 +127,20 @@ pub struct UnreadableItem {
 }
 
 impl UnreadableItem {
-    /// The denial it amounts to: malformed input on an effectful path.
+    /// The call it is decided as: the part's kind as the tool, no arguments, and why it cannot
+    /// be read as the transport's fact (`P1.schema` refuses it).
+    pub fn decidable(&self) -> DecidableCall {
+        DecidableCall {
+            events: vec![unreadable_event(&self.kind)],
+            facts: Facts { unreadable_call: Some(self.to_string()), ..Facts::default() },
+            forward: None,
+        }
+    }
+
+    /// The denial it amounts to, for a gate that decides without the engine: malformed input on
+    /// an effectful path.
     pub fn denial(&self) -> Decision {
-        Decision::deny(Reason::MalformedInput, "P0.model_api", Layer::ContentFree)
-            .with_detail(self.to_string())
+        Decision::deny(Reason::MalformedInput, CheckId::Schema).with_detail(self.to_string())
     }
 }
 
@@ -143,10 +154,47 @@ pub struct MalformedCall {
     pub detail: String,
 }
 
-/// Parses a call's arguments (duplicate keys rejected, a number no double holds exactly refused;
-/// empty text is `{}`), maps agent aliases
+/// A proposed call as the engine decides it: its canonical events, the facts of its bytes, and
+/// the argument text to forward when it differs from the original.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecidableCall {
+    /// The events to decide (none for a coordination tool).
+    pub events: Vec<Event>,
+    /// What the call's bytes showed: arguments that cannot be read, a number no double holds.
+    pub facts: Facts,
+    /// The argument text to forward when an alias was mapped back.
+    pub forward: Option<String>,
+}
+
+/// [`call_events`] with what it cannot read kept as facts for the cascade rather than as an
+/// error: arguments that are not a JSON object make one call of the tool with no arguments and
+/// the reason (`P1.schema` refuses it); a number no double holds exactly is the fact
+/// `P1.exact_numbers` reads.
+pub fn decidable_call(call: &ProposedCall, scrubber: &dyn Scrubber) -> DecidableCall {
+    let inexact_number =
+        blindfold_schemas::exact_numbers::first_inexact_number(&call.arguments).map(str::to_owned);
+    match call_events(call, scrubber) {
+        Ok((events, forward)) => {
+            DecidableCall { events, facts: Facts { inexact_number, ..Facts::default() }, forward }
+        }
+        Err(e) => DecidableCall {
+            events: vec![unreadable_event(&call.name)],
+            facts: Facts { unreadable_call: Some(e.to_string()), inexact_number, ..Facts::default() },
+            forward: None,
+        },
+    }
+}
+
+/// The event of a call nothing of which but the name could be read.
+fn unreadable_event(name: &str) -> Event {
+    let (tool, args) = canonical_tool(name, Map::new());
+    Event::ToolCall { actor: "coordinator".into(), tool, args, proposal: None, call_id: None }
+}
+
+/// Parses a call's arguments (duplicate keys rejected; empty text is `{}`), maps agent aliases
 /// back to real names, and returns the canonical events plus the argument text to forward when
-/// it differs from the original.
+/// it differs from the original. Numbers are read as doubles: [`decidable_call`] adds the fact
+/// of a literal none holds exactly.
 pub fn call_events(
     call: &ProposedCall,
     scrubber: &dyn Scrubber,
@@ -161,13 +209,6 @@ pub fn call_events(
             Err(e) => return Err(malformed(e.to_string())),
         }
     };
-    // Decided on doubles (JCS), executed from the text: a number no double holds could run as
-    // another value than the one decided.
-    if let Some(literal) = blindfold_schemas::exact_numbers::first_inexact_number(&call.arguments) {
-        return Err(malformed(format!(
-            "the number {literal} cannot be decided exactly (numbers compare as doubles)"
-        )));
-    }
     let mapped = map_agent_aliases(&call.name, &mut args, scrubber);
     let forward = (mapped > 0).then(|| Value::Object(args.clone()).to_string());
     let call_id = (!call.id.is_empty()).then(|| call.id.clone());
@@ -317,15 +358,8 @@ fn canonical_tool(name: &str, mut args: Map<String, Value>) -> (String, Map<Stri
     ((*registry_name).to_owned(), args)
 }
 
-/// The assistant text that replaces a refused call: the tool, the reason code, the check and its
-/// explanation. It names no agent and no model.
-pub fn refusal_text(tool: &str, decision: &Decision) -> String {
-    let mut text =
-        format!("Blindfold refused the `{tool}` tool call ({}, check {})", decision.reason, decision.check);
-    if let Some(detail) = &decision.detail {
-        text.push_str(": ");
-        text.push_str(detail);
-    }
-    text.push_str(". It was not executed.");
-    text
+/// The assistant text that replaces a refused call of `tool` (as the model named it): the one
+/// refusal text ([`Refusal::text`]). It names no agent and no model.
+pub fn refusal_text(tool: &str, refusal: &Refusal) -> String {
+    refusal.text(&format!("the `{tool}` tool call"))
 }

@@ -31,8 +31,8 @@ mod tests;
 pub use anthropic_messages::{rewrite_messages_request, rewrite_messages_response};
 pub use anthropic_stream::MessagesStream;
 pub use calls::{
-    AGENT_TOOLS, BRIDGE, CallGate, CallOutcome, MalformedCall, ProposedCall, UnreadableItem, call_events,
-    is_agent_call, is_agent_call_text, map_agent_aliases, refusal_text,
+    AGENT_TOOLS, BRIDGE, CallGate, CallOutcome, DecidableCall, MalformedCall, ProposedCall, UnreadableItem,
+    call_events, decidable_call, is_agent_call, is_agent_call_text, map_agent_aliases, refusal_text,
 };
 pub use chat::{rewrite_chat_request, rewrite_chat_response};
 pub use chat_stream::ChatStream;

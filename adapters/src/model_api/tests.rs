@@ -1,6 +1,7 @@
 //! Codec tests with a word-list scrubber and a scripted gate.
 
 use super::*;
+use blindfold_schemas::{Event, Facts};
 use serde_json::{Value, json};
 
 /// Replaces `opus-4` and `Anthropic`, and the real agent name `opus-reviewer` by its alias.
@@ -383,10 +384,21 @@ fn call_events_map_harness_tools_and_delegations() {
     assert!(call_events(&call("bash", "[1]"), &Words).is_err());
     assert!(call_events(&call("bash", "{\"command\":\"a\",\"command\":\"b\"}"), &Words).is_err());
     assert!(call_events(&call("todoread", ""), &Words).is_ok(), "empty arguments are {{}}");
-    let wide = call("send_payment", "{\"amount\":123456789012345678901234567890}");
-    let refused = call_events(&wide, &Words).expect_err("a number no double holds");
-    assert!(refused.detail.contains("123456789012345678901234567890"), "{}", refused.detail);
-    assert!(call_events(&call("send_payment", "{\"amount\":12.50}"), &Words).is_ok());
+    // A number no double holds is a fact for the cascade (`P1.exact_numbers`), not an error.
+    let wide = decidable_call(&call("send_payment", "{\"amount\":123456789012345678901234567890}"), &Words);
+    assert_eq!(wide.facts.inexact_number.as_deref(), Some("123456789012345678901234567890"));
+    assert_eq!(wide.facts.unreadable_call, None);
+    assert_eq!(decidable_call(&call("send_payment", "{\"amount\":12.50}"), &Words).facts, Facts::default());
+    // Arguments that are no object: one call of the tool, no arguments, and why.
+    let unread = decidable_call(&call("write", "[1]"), &Words);
+    assert!(
+        unread.facts.unreadable_call.as_deref().is_some_and(|w| w.contains("not an object")),
+        "{unread:?}"
+    );
+    match unread.events.as_slice() {
+        [Event::ToolCall { tool, args, .. }] => assert_eq!((tool.as_str(), args.len()), ("write_file", 0)),
+        other => panic!("{other:?}"),
+    }
 }
 
 /// One output item of every kind a response carries: what passes, what the harness executes, and

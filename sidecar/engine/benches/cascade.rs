@@ -50,7 +50,7 @@ fn prepared() -> (Kit, Event) {
 fn decide(k: &Kit, traj: &mut Trajectory, ev: &Event) -> bool {
     // A dry run (consume = false) leaves the trajectory as it was, so every iteration decides
     // the same full cascade — except the event counter, which is reset so that millions of
-    // iterations never reach `P1.limits` (a denial there would time the short path).
+    // iterations never reach `P0.limit` (a denial there would time the short path).
     traj.events = k.traj.events;
     let ctx = StepContext { now_ms: k.now_ms + 1000, modes: k.modes, consume: false };
     k.engine.step(traj, ev, ctx).decision.is_some_and(|d| d.is_allow())

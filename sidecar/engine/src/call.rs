@@ -19,6 +19,8 @@ pub(crate) struct ToolCall<'a> {
     pub(crate) args: &'a Map<String, Value>,
     pub(crate) proposal: Option<&'a str>,
     pub(crate) call_id: Option<&'a str>,
+    /// What the transport saw of the call on the wire (checked at the head of the cascade).
+    pub(crate) wire: &'a blindfold_schemas::Facts,
 }
 
 /// Which proposal a call executes, and on whose behalf.
@@ -59,7 +61,6 @@ impl Engine {
             facts: &facts,
             st,
             task_id: &trajectory.id,
-            events: trajectory.events,
             actor: call.actor,
             tool: call.tool,
             args: call.args,
@@ -71,6 +72,7 @@ impl Engine {
             named: executes.named,
             named_unknown: executes.named_unknown,
             call_id: call.call_id,
+            wire: call.wire,
             against: &against,
             modes: ctx.modes,
             now_ms: ctx.now_ms,

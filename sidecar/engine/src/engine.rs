@@ -10,8 +10,8 @@ use crate::grants::{GrantCache, GrantStore, NoWorkspace, TrustedKeys, Workspaces
 use crate::registry::{DerivedAction, Registry};
 use crate::state::{MemRecord, State};
 use blindfold_schemas::{
-    Channel, Decision, DetectedRelation, Event, EvidenceScope, Layer, Lifecycle, ModeSet, ProposalRef,
-    Provenance, Reason, Verdict,
+    Channel, CheckId, Decision, DetectedRelation, Event, EvidenceScope, Facts, Lifecycle, ModeSet,
+    ProposalRef, Provenance, Reason, Verdict,
 };
 use serde_json::Value;
 use std::sync::Arc;
@@ -117,6 +117,35 @@ pub struct StepContext {
     pub consume: bool,
 }
 
+/// One message for the engine: its canonical event, when it became one, and what the transport
+/// saw of it besides (empty for an event no transport carried).
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    /// The event; `None` for a message that never became one (an unreadable frame, a request
+    /// for a method Blindfold does not relay): only the frame checks decide it.
+    pub event: Option<&'a Event>,
+    /// The transport's facts about the message.
+    pub facts: &'a Facts,
+}
+
+impl<'a> Input<'a> {
+    /// An event without transport facts.
+    pub fn event(event: &'a Event) -> Self {
+        static NONE: std::sync::LazyLock<Facts> = std::sync::LazyLock::new(Facts::default);
+        Self { event: Some(event), facts: &NONE }
+    }
+
+    /// An event with the facts its transport saw.
+    pub fn with_facts(event: &'a Event, facts: &'a Facts) -> Self {
+        Self { event: Some(event), facts }
+    }
+
+    /// A message that never became an event.
+    pub fn frame(facts: &'a Facts) -> Self {
+        Self { event: None, facts }
+    }
+}
+
 /// The engine's answer to one event.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Step {
@@ -157,21 +186,29 @@ impl Step {
         Self { evidence_refs, ..Self::default() }
     }
 
-    /// A denial caused by Blindfold's own failure (fail closed).
-    pub fn fail_closed(detail: &str, enforce: bool) -> Self {
-        Self {
-            decision: Some(
-                Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree).with_detail(detail),
-            ),
-            enforced: enforce,
-            ..Self::default()
-        }
+    /// A denial caused by Blindfold's own failure (fail closed, in every mode).
+    pub fn fail_closed(detail: &str) -> Self {
+        Self::decided(
+            Decision::deny(Reason::InternalError, CheckId::Internal).with_detail(detail),
+            ModeSet::OFF,
+        )
+    }
+
+    /// The step of `decision` alone, enforced as its check is under `modes` ([`enforced`]).
+    pub fn decided(decision: Decision, modes: ModeSet) -> Self {
+        Self { enforced: enforced(&decision, modes), decision: Some(decision), ..Self::default() }
     }
 
     /// True when the caller must not let the event through.
     pub fn blocks(&self) -> bool {
         self.enforced && self.decision.as_ref().is_some_and(|d| d.decision != Verdict::Allow)
     }
+}
+
+/// Whether `decision` is applied under `modes`: hygiene checks in every mode, policy only with
+/// `enforce` ([`CheckId::class`]).
+pub fn enforced(decision: &Decision, modes: ModeSet) -> bool {
+    modes.enforce || decision.check.always_enforced()
 }
 
 /// The decision engine.
@@ -218,6 +255,18 @@ impl Engine {
 
     /// Feeds one event of `trajectory` and returns the decision, if the event needs one.
     pub fn step(&self, trajectory: &mut Trajectory, event: &Event, ctx: StepContext) -> Step {
+        self.step_with(trajectory, Input::event(event), ctx)
+    }
+
+    /// Feeds one message of `trajectory`: a message that never became an event is decided by
+    /// the frame checks alone ([`Engine::frame`]); an event past the trajectory's event limit is
+    /// refused before it touches any state (`P0.limit`); any other event is stepped with the
+    /// transport's facts.
+    pub fn step_with(&self, trajectory: &mut Trajectory, input: Input<'_>, ctx: StepContext) -> Step {
+        let Some(event) = input.event else { return self.frame(input.facts, ctx.modes) };
+        if let Some(decision) = cascade::run_stops(cascade::EVERY_EVENT, |check| check(self, trajectory)) {
+            return Step::decided(decision, ctx.modes);
+        }
         trajectory.events += 1;
         let now = ctx.now_ms;
         let st = &mut trajectory.state;
@@ -257,7 +306,14 @@ impl Engine {
             }
             Event::ToolCall { actor, tool, args, proposal, call_id } => self.tool_call(
                 trajectory,
-                ToolCall { actor, tool, args, proposal: proposal.as_deref(), call_id: call_id.as_deref() },
+                ToolCall {
+                    actor,
+                    tool,
+                    args,
+                    proposal: proposal.as_deref(),
+                    call_id: call_id.as_deref(),
+                    wire: input.facts,
+                },
                 ctx,
             ),
             Event::MemoryWrite { actor, store, record } => {
@@ -269,6 +325,11 @@ impl Engine {
         }
     }
 
+    /// Decides a message that never became an event by the frame checks ([`cascade::FRAME`]);
+    /// no trajectory state is read or changed. A message with no fault passes.
+    pub fn frame(&self, facts: &Facts, modes: ModeSet) -> Step {
+        Step::decided(cascade::run(cascade::FRAME, |check| check(facts)), modes)
+    }
     fn memory_write(
         &self,
         trajectory: &mut Trajectory,
@@ -311,13 +372,14 @@ impl Engine {
                 acl: self.config.stores.get(store).map(|s| s.readers.clone()).unwrap_or_default(),
             },
         });
-        let runs = decision.is_allow() || !ctx.modes.enforce;
+        let enforced = enforced(&decision, ctx.modes);
+        let runs = decision.is_allow() || !enforced;
         if ctx.consume {
             if decision.reason == Reason::InstructionLike {
                 st.graph.transition(
                     &id,
                     Lifecycle::Quarantined,
-                    "P4.instruction_like",
+                    CheckId::InstructionLike.as_str(),
                     "blindfold",
                     ctx.now_ms,
                 );
@@ -340,12 +402,7 @@ impl Engine {
                 );
             }
         }
-        Step {
-            decision: Some(decision),
-            enforced: ctx.modes.enforce,
-            evidence_refs: vec![id],
-            ..Step::default()
-        }
+        Step { decision: Some(decision), enforced, evidence_refs: vec![id], ..Step::default() }
     }
 
     fn memory_read(
@@ -367,8 +424,9 @@ impl Engine {
             modes: ctx.modes,
         };
         let decision = cascade::run(cascade::MEMORY_READ, |check| check(&mctx));
-        let records = (decision.is_allow() || !ctx.modes.enforce)
-            .then(|| cascade::deliver(self, &trajectory.state, store));
-        Step { decision: Some(decision), enforced: ctx.modes.enforce, records, ..Step::default() }
+        let enforced = enforced(&decision, ctx.modes);
+        let records =
+            (decision.is_allow() || !enforced).then(|| cascade::deliver(self, &trajectory.state, store));
+        Step { decision: Some(decision), enforced, records, ..Step::default() }
     }
 }

@@ -26,6 +26,6 @@ pub mod text;
 pub mod verify;
 
 pub use config::{ArgRule, EngineConfig, RuleAction};
-pub use engine::{DisputeInfo, Engine, Step, StepContext, Trajectory};
+pub use engine::{DisputeInfo, Engine, Input, Step, StepContext, Trajectory, enforced};
 pub use registry::{DerivedAction, Registry};
 pub use text::{Patterns, Target};

@@ -4,9 +4,9 @@
 use crate::grants::{
     GrantCache, GrantPolicy, GrantRequest, IssuerKey, MemoryGrantStore, TrustedKeys, issue_grant,
 };
-use crate::{Engine, EngineConfig, Step, StepContext, Trajectory};
+use crate::{Engine, EngineConfig, Input, Step, StepContext, Trajectory};
 use blindfold_schemas::event::ProposedAction;
-use blindfold_schemas::{AgentIdentity, Event, Intent, ModeSet, Relation, RelationClaim};
+use blindfold_schemas::{AgentIdentity, Event, Facts, Intent, ModeSet, Relation, RelationClaim};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -103,9 +103,14 @@ impl Kit {
 
     /// Feeds one event (consuming, the moment of forwarding); the clock advances a second.
     pub fn step(&mut self, event: Event) -> Step {
+        self.step_with(&event, &Facts::default())
+    }
+
+    /// [`Kit::step`] of an event with the facts its transport saw.
+    pub fn step_with(&mut self, event: &Event, facts: &Facts) -> Step {
         self.now_ms += 1000;
         let ctx = StepContext { now_ms: self.now_ms, modes: self.modes, consume: true };
-        self.engine.step(&mut self.traj, &event, ctx)
+        self.engine.step_with(&mut self.traj, Input::with_facts(event, facts), ctx)
     }
 }
 

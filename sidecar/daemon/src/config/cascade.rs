@@ -41,9 +41,10 @@ pub struct RawCascade {
     /// How long an executed action's replay key is remembered, seconds (it expires).
     #[serde(default = "default_replay_expiry")]
     pub replay_expiry_secs: u64,
-    /// Most events one trajectory may carry.
-    #[serde(default = "default_max_events")]
-    pub max_events: u64,
+    /// Deprecated: the same rule as `[limits] max_events_per_trajectory`, which replaces it (the
+    /// smaller of the two applies, with a warning at start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_events: Option<u64>,
     /// Share (0–1) of a memory record's words that must appear in the trajectory's evidence
     /// (0 = off).
     #[serde(default)]
@@ -62,7 +63,7 @@ impl Default for RawCascade {
             ledger_window_secs: default_ledger_window(),
             ledger_max_actions: 0,
             replay_expiry_secs: default_replay_expiry(),
-            max_events: default_max_events(),
+            max_events: None,
             memory_similarity: 0.0,
             redact_fields: Vec::new(),
             allowed_hosts: Vec::new(),
@@ -75,9 +76,6 @@ fn default_ledger_window() -> u64 {
 }
 fn default_replay_expiry() -> u64 {
     300
-}
-fn default_max_events() -> u64 {
-    100_000
 }
 
 /// `[preverify]`: extra language patterns (regular expressions, case-insensitive, matched on
@@ -171,7 +169,7 @@ impl CascadeSections<'_> {
                 "at least 1 second (keys must expire)",
             ));
         }
-        if c.max_events == 0 {
+        if c.max_events == Some(0) {
             return Err(ConfigError::field("cascade.max_events", "at least 1"));
         }
         if !(0.0..=1.0).contains(&c.memory_similarity) {
@@ -230,7 +228,6 @@ impl CascadeSections<'_> {
             } else {
                 c.redact_fields.clone()
             },
-            max_events: c.max_events,
             judge_enabled: judge.is_some(),
             ..defaults
         };

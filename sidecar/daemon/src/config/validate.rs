@@ -80,6 +80,8 @@ pub struct Config {
     pub engine: blindfold_engine::EngineConfig,
     /// The judge quorum, when `[judge] enabled`.
     pub judge: Option<super::judge::JudgeConfig>,
+    /// Keys still read under an older name, each with the warning that names its replacement.
+    pub deprecations: Vec<String>,
     /// The raw form, for `--print-config`.
     pub raw: RawConfig,
 }
@@ -150,6 +152,16 @@ impl RawConfig {
             judge: &self.judge,
         };
         let (mut engine, judge) = sections.validate(agents)?;
+        let mut deprecations = Vec::new();
+        engine.max_events = limits.max_events_per_trajectory;
+        if let Some(old) = self.cascade.max_events {
+            engine.max_events = engine.max_events.min(old);
+            deprecations.push(format!(
+                "cascade.max_events is deprecated: it is the rule of limits.max_events_per_trajectory, \
+                 which replaces it (set that instead; until then the smaller, {}, applies)",
+                engine.max_events
+            ));
+        }
         engine.grant_policy =
             GrantPolicy { leeway_s: self.grants.leeway_s, max_ttl_s: self.grants.max_ttl_s };
         engine.reconciliation = self.grants.reconciliation.clone();
@@ -179,6 +191,7 @@ impl RawConfig {
             limits,
             engine,
             judge,
+            deprecations,
             raw: self,
         })
     }

@@ -1,10 +1,14 @@
-//! The one path every transport takes for a decision: trajectory state, engine step, and the
-//! durable trace record — all failing closed.
+//! The one path every message takes for a decision, in order: the engine's step (frame checks,
+//! the event limit, the event kind's cascade — [`blindfold_engine::Engine::step_with`]), the
+//! review hold of what it left to a human, the trace record, and settlement (no decision without
+//! its durable record) — all failing closed. A transport gets back what it may forward
+//! ([`Authorized`]) or the refusal to answer with ([`Refused`]).
 
 use crate::runtime::app::App;
+use crate::runtime::permit::{Authorized, Decided, Refused, RemoteDecider};
 use crate::runtime::trace::{Queued, StepMeta, TraceWriteError};
 use crate::runtime::trajectories::{Leftovers, LiveTrajectory};
-use blindfold_engine::{Step, StepContext, Trajectory};
+use blindfold_engine::{Input, Step, StepContext, Trajectory};
 use blindfold_schemas::{Event, ModeSet};
 use std::sync::{Arc, PoisonError};
 
@@ -57,7 +61,18 @@ impl App {
     /// decision becomes an enforced `deny{internal_error}`. Async callers may use
     /// [`App::decide_traced`] instead, which awaits rather than blocks.
     pub fn decide(&self, trajectory_id: &str, event: &Event, consume: bool) -> Step {
-        let (step, queued) = self.step_and_queue(trajectory_id, event, consume, true);
+        self.decide_input(trajectory_id, Input::event(event), consume)
+    }
+
+    /// [`App::decide`] for async callers: the same decision and record, awaiting the write.
+    pub async fn decide_traced(&self, trajectory_id: &str, event: &Event, consume: bool) -> Step {
+        self.decide_input_traced(trajectory_id, Input::event(event), consume).await
+    }
+
+    /// [`App::decide`] of a message with the facts its transport saw (or of one that never
+    /// became an event).
+    pub fn decide_input(&self, trajectory_id: &str, input: Input<'_>, consume: bool) -> Step {
+        let (step, queued) = self.step_and_queue(trajectory_id, input, consume, true);
         match queued {
             None => step,
             Some(q) => {
@@ -67,9 +82,9 @@ impl App {
         }
     }
 
-    /// [`App::decide`] for async callers: the same decision and record, awaiting the write.
-    pub async fn decide_traced(&self, trajectory_id: &str, event: &Event, consume: bool) -> Step {
-        let (step, queued) = self.step_and_queue(trajectory_id, event, consume, false);
+    /// [`App::decide_input`] for async callers.
+    pub async fn decide_input_traced(&self, trajectory_id: &str, input: Input<'_>, consume: bool) -> Step {
+        let (step, queued) = self.step_and_queue(trajectory_id, input, consume, false);
         match queued {
             None => step,
             Some(q) => {
@@ -79,22 +94,110 @@ impl App {
         }
     }
 
+    /// Decides `input` of `trajectory_id` ([`App::decide_input`]) and hands back `value` — what
+    /// the transport would forward — as [`Authorized`] when it may go, or the [`Refused`] to
+    /// answer with. A message that never became an event and that its transport found no fault
+    /// in needs no decision: it passes untraced (a response, a notification).
+    pub fn permit<T>(&self, trajectory_id: &str, input: Input<'_>, consume: bool, value: T) -> Decided<T> {
+        if input.event.is_none() && input.facts.is_empty() {
+            return Ok(Authorized::new(value, None));
+        }
+        let step = self.decide_input(trajectory_id, input, consume);
+        self.settled(trajectory_id, step, value)
+    }
+
+    /// [`App::permit`] for async callers.
+    pub async fn permit_traced<T>(
+        &self,
+        trajectory_id: &str,
+        input: Input<'_>,
+        consume: bool,
+        value: T,
+    ) -> Decided<T> {
+        if input.event.is_none() && input.facts.is_empty() {
+            return Ok(Authorized::new(value, None));
+        }
+        let step = self.decide_input_traced(trajectory_id, input, consume).await;
+        self.settled(trajectory_id, step, value)
+    }
+
+    /// [`App::permit`] of an event decided by `remote` (a relay deciding through a running
+    /// daemon, which traces it); a message that is no event is decided here, as by
+    /// [`App::permit`] (framing is this relay's).
+    pub fn permit_via<T>(
+        &self,
+        remote: &mut dyn RemoteDecider,
+        trajectory_id: &str,
+        input: Input<'_>,
+        value: T,
+    ) -> Decided<T> {
+        let Some(event) = input.event else { return self.permit(trajectory_id, input, true, value) };
+        match remote.decide(trajectory_id, event, input.facts) {
+            Ok(()) => Ok(Authorized::new(value, None)),
+            Err(refusal) => Err(Refused::remote(refusal)),
+        }
+    }
+
+    /// Decides and traces a message with a hygiene fault (`P0.frame`: refused in every mode)
+    /// and returns its refusal, for the transport to answer in its protocol's own error.
+    pub fn refuse(&self, trajectory_id: &str, facts: &blindfold_schemas::Facts) -> Refused {
+        let step = self.decide_input(trajectory_id, Input::frame(facts), false);
+        let step = if step.blocks() { step } else { Step::fail_closed("a faulty frame was not refused") };
+        Refused::of(self, trajectory_id, step)
+    }
+
+    /// The last step of the path: a blocking step becomes the refusal, any other authorizes
+    /// `value`.
+    fn settled<T>(&self, trajectory_id: &str, step: Step, value: T) -> Decided<T> {
+        if step.blocks() {
+            Err(Refused::of(self, trajectory_id, step))
+        } else {
+            Ok(Authorized::new(value, Some(step)))
+        }
+    }
+
     /// Steps the engine and queues the trace record under the trajectory's lock, so a
-    /// trajectory's records are in step order. `None` when tracing is off.
+    /// trajectory's records are in step order. `None` when tracing is off. A message that never
+    /// became an event is decided without the trajectory's state (it starts no trajectory).
     fn step_and_queue(
         &self,
         trajectory_id: &str,
-        event: &Event,
+        input: Input<'_>,
         consume: bool,
         blocking: bool,
     ) -> (Step, Option<Queued>) {
+        let Some(event) = input.event else { return self.frame_and_queue(trajectory_id, input, blocking) };
+        let input = Input::with_facts(event, input.facts);
         let now_ms = crate::unix_now_ms();
         let handle = self.live_trajectory(trajectory_id, now_ms);
         let ctx = StepContext { now_ms, modes: self.modes_of(trajectory_id, &handle), consume };
         let started = std::time::Instant::now();
         let mut guard = handle.lock();
         self.apply_deferred(&handle, &mut guard, trajectory_id);
-        self.step_locked(&mut guard, trajectory_id, event, ctx, started, blocking)
+        self.step_locked(&mut guard, trajectory_id, input, ctx, started, blocking)
+    }
+
+    /// [`App::step_and_queue`] of a message that never became an event: the engine's frame
+    /// checks under the trajectory's modes (the global ones when it is not live), traced.
+    fn frame_and_queue(
+        &self,
+        trajectory_id: &str,
+        input: Input<'_>,
+        blocking: bool,
+    ) -> (Step, Option<Queued>) {
+        let now_ms = crate::unix_now_ms();
+        let started = std::time::Instant::now();
+        let modes = match (self.trajectory_modes.get(trajectory_id), self.trajectories.get(trajectory_id)) {
+            (Some(m), _) => *m,
+            (None, Some(live)) => live.identity_pinned(self.modes()),
+            (None, None) => self.modes(),
+        };
+        let step = self.engine.frame(input.facts, modes);
+        let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let meta = StepMeta { mode: modes, ts: now_ms, latency_us };
+        let queued =
+            self.trace.as_ref().map(|t| t.record_frame(trajectory_id, input.facts, &step, meta, blocking));
+        (step, queued)
     }
 
     /// Records the informational `event` of `trajectory_id` (an agent's answer: nothing waits
@@ -142,7 +245,8 @@ impl App {
         for event in &events {
             let ctx = StepContext { now_ms: crate::unix_now_ms(), modes, consume: false };
             let started = std::time::Instant::now();
-            let (step, queued) = self.step_locked(guard, trajectory_id, event, ctx, started, true);
+            let (step, queued) =
+                self.step_locked(guard, trajectory_id, Input::event(event), ctx, started, true);
             if let Some(q) = queued {
                 let durable = q.durable;
                 settle(trajectory_id, step, q.written_blocking(), durable);
@@ -166,7 +270,14 @@ impl App {
         for event in events {
             let ctx = StepContext { now_ms: crate::unix_now_ms(), modes, consume: false };
             let started = std::time::Instant::now();
-            settled.push(self.step_locked(&mut guard, trajectory_id, event, ctx, started, true));
+            settled.push(self.step_locked(
+                &mut guard,
+                trajectory_id,
+                Input::event(event),
+                ctx,
+                started,
+                true,
+            ));
         }
         drop(guard);
         for (step, queued) in settled {
@@ -257,22 +368,28 @@ impl App {
         leftovers.keep(self.identities.end(id));
     }
 
-    /// [`App::step_and_queue`] once the trajectory's lock is held.
+    /// [`App::step_and_queue`] of an event once the trajectory's lock is held: the engine's
+    /// step, the review hold, the trace record.
     fn step_locked(
         &self,
         guard: &mut std::sync::LockResult<std::sync::MutexGuard<'_, Trajectory>>,
         trajectory_id: &str,
-        event: &Event,
+        input: Input<'_>,
         ctx: StepContext,
         started: std::time::Instant,
         blocking: bool,
     ) -> (Step, Option<Queued>) {
-        let max_events = self.config.limits.max_events_per_trajectory;
-        let step = match guard.as_mut() {
-            Ok(trajectory) if trajectory.events >= max_events => over_event_limit(trajectory_id, max_events),
-            Ok(trajectory) => self.engine.step(trajectory, event, ctx),
-            Err(_) => Step::fail_closed("trajectory state unavailable", ctx.modes.enforce),
+        let Some(event) = input.event else {
+            return (Step::fail_closed("a frame reached the event path"), None);
         };
+        let step = match guard.as_mut() {
+            Ok(trajectory) => self.engine.step_with(trajectory, input, ctx),
+            Err(_) => Step::fail_closed("trajectory state unavailable"),
+        };
+        if let Some(d) = step.decision.as_ref().filter(|d| d.check == blindfold_schemas::CheckId::EventLimit)
+        {
+            tracing::warn!(trajectory = trajectory_id, detail = ?d.detail, "event refused: limits.max_events_per_trajectory");
+        }
         // An effectful action left to a human is held in the durable review queue.
         let step = match (guard.as_mut(), event) {
             (Ok(trajectory), Event::ToolCall { actor, tool, .. }) => {
@@ -291,23 +408,6 @@ impl App {
     }
 }
 
-/// The enforced denial of an event past `limits.max_events_per_trajectory` (in every mode: the
-/// trajectory's state would otherwise grow without bound).
-fn over_event_limit(trajectory_id: &str, max: u64) -> Step {
-    use blindfold_schemas::{Decision, Layer, Reason};
-    tracing::warn!(trajectory = trajectory_id, max, "event refused: limits.max_events_per_trajectory");
-    let detail = format!(
-        "the trajectory reached {max} events (limits.max_events_per_trajectory); end it and start a new one"
-    );
-    Step {
-        decision: Some(
-            Decision::deny(Reason::LimitExceeded, "P0.limit", Layer::ContentFree).with_detail(detail),
-        ),
-        enforced: true,
-        ..Step::default()
-    }
-}
-
 /// The decision once its record is (or is not) written: a durable record that could not be
 /// written turns the decision into an enforced denial — in every mode, `observe` included, since a
 /// decision without its record is exactly what must not happen.
@@ -316,7 +416,7 @@ fn settle(trajectory_id: &str, step: Step, written: Result<(), TraceWriteError>,
         Ok(()) => step,
         Err(e) if durable => {
             tracing::error!(trajectory = trajectory_id, error = %e, "decision denied: trace not written");
-            Step::fail_closed(&e.to_string(), true)
+            Step::fail_closed(&e.to_string())
         }
         Err(e) => {
             tracing::warn!(trajectory = trajectory_id, error = %e, "informational trace record lost");

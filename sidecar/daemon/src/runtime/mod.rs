@@ -6,6 +6,7 @@ pub mod harness_state;
 pub mod identity;
 pub mod intent;
 pub mod judge;
+pub mod permit;
 pub mod review;
 pub mod state;
 pub mod trace;

@@ -103,7 +103,7 @@ pub fn from_step(event: &Event, step: &Step, key: &dyn Fn(&str) -> String) -> Fa
                 verdict: decision.decision,
                 enforced: step.enforced,
                 reason: decision.reason,
-                check: decision.check.clone(),
+                check: decision.check.as_str().to_owned(),
                 layer: decision.layer,
             })
         }
@@ -118,7 +118,7 @@ pub fn from_step(event: &Event, step: &Step, key: &dyn Fn(&str) -> String) -> Fa
                 verdict: decision.decision,
                 enforced: step.enforced,
                 reason: decision.reason,
-                check: decision.check.clone(),
+                check: decision.check.as_str().to_owned(),
                 layer: decision.layer,
             })
         }
@@ -185,6 +185,8 @@ pub fn from_record(record: &TraceRecord) -> Fact {
                 layer: record.layer.unwrap_or(Layer::ContentFree),
             })
         }
-        TraceKind::Task | TraceKind::Card | TraceKind::ToolResult | TraceKind::Control => Fact::Other,
+        TraceKind::Task | TraceKind::Card | TraceKind::ToolResult | TraceKind::Control | TraceKind::Frame => {
+            Fact::Other
+        }
     }
 }

@@ -7,7 +7,7 @@ use crate::engine::Engine;
 use crate::state::State;
 use crate::text::Target;
 use crate::text::target::resources_in_text;
-use blindfold_schemas::{Layer, ModeSet, Reason};
+use blindfold_schemas::{CheckId, ModeSet, Reason};
 use serde_json::Value;
 
 /// Everything a memory check may read.
@@ -38,22 +38,22 @@ pub type MemCheck = for<'a, 'b> fn(&'b MemCtx<'a>) -> Option<Stop>;
 /// write replay (a lookup); then rule-based conflict with stored records; the similarity
 /// threshold last, as the least certain.
 pub const MEMORY_WRITE: &[Check<MemCheck>] = &[
-    Check { id: "P4.store_policy", layer: Layer::ContentFree, run: write_policy },
-    Check { id: "P4.schema", layer: Layer::ContentFree, run: schema },
-    Check { id: "P4.provenance", layer: Layer::ContentDependent, run: provenance },
-    Check { id: "P4.instruction_like", layer: Layer::ContentDependent, run: instruction_like },
-    Check { id: "P4.write_replay", layer: Layer::ContentFree, run: write_replay },
-    Check { id: "P4.conflict", layer: Layer::ContentDependent, run: conflict },
-    Check { id: "P4.evidence_similarity", layer: Layer::Threshold, run: evidence_similarity },
+    Check { id: CheckId::WriteStorePolicy, run: write_policy },
+    Check { id: CheckId::MemorySchema, run: schema },
+    Check { id: CheckId::Provenance, run: provenance },
+    Check { id: CheckId::InstructionLike, run: instruction_like },
+    Check { id: CheckId::WriteReplay, run: write_replay },
+    Check { id: CheckId::Conflict, run: conflict },
+    Check { id: CheckId::EvidenceSimilarity, run: evidence_similarity },
 ];
 
 /// P5, in order: stage-to-store policy and ACL/tenant (hard constraints, never traded against
 /// relevance), then query scope. Redaction, neutralisation and the lifecycle filter apply to
 /// what is delivered once allowed.
 pub const MEMORY_READ: &[Check<MemCheck>] = &[
-    Check { id: "P5.store_policy", layer: Layer::ContentFree, run: read_policy },
-    Check { id: "P5.acl", layer: Layer::ContentFree, run: read_acl },
-    Check { id: "P5.query_scope", layer: Layer::ContentDependent, run: query_scope },
+    Check { id: CheckId::ReadStorePolicy, run: read_policy },
+    Check { id: CheckId::Acl, run: read_acl },
+    Check { id: CheckId::QueryScope, run: query_scope },
 ];
 
 fn write_policy(c: &MemCtx<'_>) -> Option<Stop> {

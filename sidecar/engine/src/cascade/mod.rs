@@ -2,15 +2,18 @@
 //! kind, cheapest and most certain first. The first check that does not pass decides; if every
 //! check passes the action is allowed by the last one.
 
+mod frame;
 mod glob;
 mod memory;
 mod tool;
 mod tool_grants;
+mod tool_wire;
 
+pub use frame::{EVERY_EVENT, EventCheck, FRAME, FrameCheck};
 pub use memory::{MEMORY_READ, MEMORY_WRITE, MemCheck, MemCtx, deliver, write_key};
 pub use tool::{CallCtx, TOOL_CALL, ToolCheck, disputes_against, replay_key};
 
-use blindfold_schemas::{Decision, Layer, Reason, Verdict};
+use blindfold_schemas::{CheckId, Decision, Reason, Verdict};
 
 /// Why a proposal whose evidence was revoked or replaced since is refused (`P3.verification`).
 pub const STALE_PROPOSAL: &str = "the evidence this proposal came with was revoked or replaced by a newer observation; it must be proposed and verified again";
@@ -38,37 +41,42 @@ impl Stop {
     }
 }
 
-/// One check: an id (`P2.target_in_evidence`), its layer and its one job (`F`, a function of
-/// the event kind's context: `None` passes, `Some` stops the action).
+/// One check: an id (`P2.target_in_evidence`, which also names its layer and class) and its one
+/// job (`F`, a function of the event kind's context: `None` passes, `Some` stops the action).
 pub struct Check<F> {
     /// Stable id, reported in decisions and traces.
-    pub id: &'static str,
-    /// What the check trusts (SPEC §2 layers).
-    pub layer: Layer,
+    pub id: CheckId,
     /// The check itself.
     pub run: F,
 }
 
 /// Runs `checks` in order through `call`; the first stop becomes the decision (with that
 /// check's id and layer). When all pass, the decision is `allow` by the last check.
-pub fn run<F>(checks: &[Check<F>], mut call: impl FnMut(&F) -> Option<Stop>) -> Decision {
-    for check in checks {
-        if let Some(stop) = call(&check.run) {
-            return Decision {
-                decision: stop.verdict,
-                reason: stop.reason,
-                check: check.id.to_owned(),
-                layer: check.layer,
-                detail: Some(stop.detail),
-            };
-        }
-    }
-    match checks.last() {
-        Some(last) => Decision::allow(last.id, last.layer),
-        None => Decision::deny(Reason::InternalError, "P0.cascade", Layer::ContentFree),
+pub fn run<F>(checks: &[Check<F>], call: impl FnMut(&F) -> Option<Stop>) -> Decision {
+    match run_stops(checks, call) {
+        Some(decision) => decision,
+        None => match checks.last() {
+            Some(last) => Decision::allow(last.id),
+            None => Decision::deny(Reason::InternalError, CheckId::Internal),
+        },
     }
 }
 
+/// Runs `checks` in order through `call`: the first stop as a decision, `None` when all pass.
+pub fn run_stops<F>(checks: &[Check<F>], mut call: impl FnMut(&F) -> Option<Stop>) -> Option<Decision> {
+    checks.iter().find_map(|check| {
+        call(&check.run).map(|stop| Decision {
+            decision: stop.verdict,
+            reason: stop.reason,
+            check: check.id,
+            layer: check.id.layer(),
+            detail: Some(stop.detail),
+        })
+    })
+}
+
+#[cfg(test)]
+mod facts_tests;
 #[cfg(test)]
 mod order_tests;
 #[cfg(test)]

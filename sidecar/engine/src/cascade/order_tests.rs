@@ -11,7 +11,7 @@ const TASK: &str = "Maintain /w: write /w/a.txt and /w/b.txt";
 
 fn decided(step: &Step) -> (Verdict, Reason, String, Layer) {
     let d = step.decision.clone().expect("decision");
-    (d.decision, d.reason, d.check, d.layer)
+    (d.decision, d.reason, d.check.to_string(), d.layer)
 }
 
 fn kit_with(edit: impl FnOnce(&mut EngineConfig)) -> Kit {
@@ -47,7 +47,7 @@ fn p1_limits_stops_a_trajectory_over_its_event_budget_before_anything_else() {
     allowed(&k.step(call("coordinator", "write_file", write("/w/a.txt"), None)));
     // Over budget, malformed and ungranted at once: the budget is reported.
     let s = k.step(call("coordinator", "write_file", json!({"content": "x"}), None));
-    denied_by(&s, Reason::LimitExceeded, "P1.limits", Layer::ContentFree);
+    denied_by(&s, Reason::LimitExceeded, "P0.limit", Layer::ContentFree);
 }
 
 #[test]

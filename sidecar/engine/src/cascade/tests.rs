@@ -7,7 +7,7 @@ use serde_json::json;
 
 fn decided(step: &crate::Step) -> (Verdict, Reason, String, Layer) {
     let d = step.decision.clone().expect("decision");
-    (d.decision, d.reason, d.check, d.layer)
+    (d.decision, d.reason, d.check.to_string(), d.layer)
 }
 
 fn kit() -> Kit {
@@ -436,7 +436,7 @@ mod memory {
 
     fn reason(s: &crate::Step) -> (Reason, String) {
         let d = s.decision.clone().expect("decision");
-        (d.reason, d.check)
+        (d.reason, d.check.to_string())
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The tool-call cascade: P1 authorized interface → P2 capability scope → P3 verified execution.
 
 use super::glob::glob;
+use super::tool_wire;
 use super::{Check, Stop};
 use crate::authority::COORDINATOR;
 use crate::engine::Engine;
@@ -9,7 +10,7 @@ use crate::grants::ActionFacts;
 use crate::registry::DerivedAction;
 use crate::state::{ProposalRec, State};
 use crate::text::Target;
-use blindfold_schemas::{Effect, Layer, Lifecycle, ModeSet, Reason};
+use blindfold_schemas::{CheckId, Effect, Facts, Lifecycle, ModeSet, Reason};
 use serde_json::{Map, Value};
 
 /// Everything a tool-call check may read. Built once per call; checks never mutate state
@@ -23,8 +24,6 @@ pub struct CallCtx<'a> {
     pub st: &'a State,
     /// Trajectory (task) id.
     pub task_id: &'a str,
-    /// Events seen in the trajectory so far.
-    pub events: u64,
     /// Who calls: `coordinator` or an agent id.
     pub actor: &'a str,
     /// The tool.
@@ -48,6 +47,9 @@ pub struct CallCtx<'a> {
     pub named_unknown: Option<&'a str>,
     /// The transport's call id.
     pub call_id: Option<&'a str>,
+    /// What the transport saw of the call besides its event (its bytes, the connection's
+    /// allowlist, the tool's pin): [`super::tool_wire`] checks it.
+    pub wire: &'a Facts,
     /// The standing disputes against this action ([`disputes_against`], computed once).
     pub against: &'a [&'a crate::state::Dispute],
     /// Modes in force.
@@ -59,8 +61,11 @@ pub struct CallCtx<'a> {
 }
 
 /// The tool-call checks, in order. Why this order:
-/// - P1 first: a call that is malformed or over the trajectory's limits is refused on
-///   structure alone, before anything reads content.
+/// - P1 first: a call that is malformed is refused on structure alone, before anything reads
+///   content — what the transport saw first (a call it could not read, a number the decision
+///   could not hold exactly, a tool outside the connection's allowlist or whose definition
+///   changed), then the registry's schema. (The trajectory's event limit comes before every
+///   event kind's checks: [`super::EVERY_EVENT`].)
 /// - P2 next, content-free before content-dependent: the stage allowlist and caps need only the
 ///   tool and the actor; argument rules and target-in-evidence read attacker-influenced values.
 /// - P3 last, cheapest state lookups first: intent chain, ledger and replay are map lookups;
@@ -68,20 +73,23 @@ pub struct CallCtx<'a> {
 ///   a contradicted action never spends a grant use; the final check compares what executes
 ///   with what was approved and only then consumes the grant (atomically, at forwarding).
 pub const TOOL_CALL: &[Check<ToolCheck>] = &[
-    Check { id: "P1.limits", layer: Layer::ContentFree, run: limits },
-    Check { id: "P1.protected", layer: Layer::ContentDependent, run: protected },
-    Check { id: "P1.registry", layer: Layer::ContentFree, run: registry },
-    Check { id: "P2.stage_allowlist", layer: Layer::ContentFree, run: stage_allowlist },
-    Check { id: "P2.action_cap", layer: Layer::ContentFree, run: action_cap },
-    Check { id: "P2.argument_rules", layer: Layer::ContentDependent, run: argument_rules },
-    Check { id: "P2.target_in_evidence", layer: Layer::ContentDependent, run: target_in_evidence },
-    Check { id: "P3.intent_chain", layer: Layer::ContentFree, run: intent_chain },
-    Check { id: "P3.ledger", layer: Layer::ContentFree, run: ledger },
-    Check { id: "P3.replay", layer: Layer::ContentFree, run: replay },
-    Check { id: "P3.contradiction", layer: Layer::ContentDependent, run: contradiction },
-    Check { id: "P3.verification", layer: Layer::ContentFree, run: verification },
-    Check { id: "P3.grant", layer: Layer::ContentFree, run: grant },
-    Check { id: "P3.executed_matches", layer: Layer::ContentFree, run: executed_matches },
+    Check { id: CheckId::Schema, run: tool_wire::schema },
+    Check { id: CheckId::ExactNumbers, run: tool_wire::exact_numbers },
+    Check { id: CheckId::Allowlist, run: tool_wire::allowlist },
+    Check { id: CheckId::ToolPin, run: tool_wire::tool_pin },
+    Check { id: CheckId::Protected, run: protected },
+    Check { id: CheckId::Registry, run: registry },
+    Check { id: CheckId::StageAllowlist, run: stage_allowlist },
+    Check { id: CheckId::ActionCap, run: action_cap },
+    Check { id: CheckId::ArgumentRules, run: argument_rules },
+    Check { id: CheckId::TargetInEvidence, run: target_in_evidence },
+    Check { id: CheckId::IntentChain, run: intent_chain },
+    Check { id: CheckId::Ledger, run: ledger },
+    Check { id: CheckId::Replay, run: replay },
+    Check { id: CheckId::Contradiction, run: contradiction },
+    Check { id: CheckId::Verification, run: verification },
+    Check { id: CheckId::Grant, run: grant },
+    Check { id: CheckId::ExecutedMatches, run: executed_matches },
 ];
 
 /// A tool-call check function.
@@ -95,11 +103,6 @@ impl CallCtx<'_> {
     fn role(&self) -> Option<&blindfold_schemas::Role> {
         self.engine.config.roles.get(self.actor)
     }
-}
-
-fn limits(c: &CallCtx<'_>) -> Option<Stop> {
-    (c.events > c.engine.config.max_events)
-        .then(|| Stop::deny(Reason::LimitExceeded, "the trajectory has too many events; start a new task"))
 }
 
 /// Blindfold's own state and endpoints are off-limits to every agent it mediates (read or

@@ -6,7 +6,7 @@ use super::facts::ActionFacts;
 use super::keys::TrustedKeys;
 use super::scope::CompiledScope;
 use super::verify::{Verified, VerifiedGrant, verify_any};
-use blindfold_schemas::{AnyGrantClaims, Decision, GrantClaims, Layer, Proposal, Reason, ScopedGrantClaims};
+use blindfold_schemas::{AnyGrantClaims, Decision, GrantClaims, Proposal, Reason, ScopedGrantClaims};
 use dashmap::DashMap;
 use std::sync::Arc;
 
@@ -117,13 +117,13 @@ impl GrantCache {
         now: u64,
     ) -> Result<AnyGrantClaims, Decision> {
         let verified = verify_any(token.trim(), keys).map_err(|reason| {
-            Decision::deny(reason, CHECK_ID, Layer::ContentFree)
-                .with_detail("the grant is not signed by a trusted issuer key")
+            Decision::deny(reason, CHECK_ID).with_detail("the grant is not signed by a trusted issuer key")
         })?;
         let c = &verified.claims;
         if c.exp().saturating_add(policy.leeway_s) <= now {
-            return Err(Decision::deny(Reason::ExpiredGrant, CHECK_ID, Layer::ContentFree)
-                .with_detail("the grant has already expired"));
+            return Err(
+                Decision::deny(Reason::ExpiredGrant, CHECK_ID).with_detail("the grant has already expired")
+            );
         }
         if let Some(d) = lifetime_failure(c, policy, now) {
             return Err(d);
@@ -135,7 +135,7 @@ impl GrantCache {
             }
             AnyGrantClaims::Scoped(claims) => {
                 let scope = CompiledScope::compile(&claims).map_err(|e| {
-                    Decision::deny(Reason::InvalidSchema, CHECK_ID, Layer::ContentFree)
+                    Decision::deny(Reason::InvalidSchema, CHECK_ID)
                         .with_detail(format!("the grant's scope is malformed: {e}"))
                 })?;
                 let jti = claims.jti.clone();
@@ -192,7 +192,7 @@ impl GrantCache {
             consider(key, decision);
         }
         best.map(|(_, d)| d).unwrap_or_else(|| {
-            Decision::deny(Reason::NoGrant, CHECK_ID, Layer::ContentFree)
+            Decision::deny(Reason::NoGrant, CHECK_ID)
                 .with_detail("no grant covers this action; ask an issuer for one")
         })
     }

@@ -7,11 +7,11 @@ use super::store::{ConsumeOutcome, GrantRef, GrantStore};
 use super::verify::{Verified, verify_any};
 use crate::canonical::{args_sha256, sha256_hex};
 use crate::registry::Registry;
-use blindfold_schemas::{AnyGrantClaims, Decision, GrantClaims, Layer, Proposal, Reason, strict_json};
+use blindfold_schemas::{AnyGrantClaims, Decision, GrantClaims, Proposal, Reason, strict_json};
 use serde_json::{Map, Value};
 
 /// The check id every grant decision carries.
-pub const CHECK_ID: &str = "P3.grant";
+pub const CHECK_ID: blindfold_schemas::CheckId = blindfold_schemas::CheckId::Grant;
 
 /// Clock leeway and lifetime bound; explicit, never a library default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,12 +233,10 @@ impl GrantCheck<'_> {
         };
         let dry_run = self.dry_run || call.reconciliation;
         match self.store.consume(&r, claims.uses_allowed(), keep_until, self.now, dry_run) {
-            Ok(ConsumeOutcome::Consumed) => Decision::allow(CHECK_ID, Layer::ContentFree),
-            Ok(ConsumeOutcome::Revoked) if call.reconciliation => {
-                Decision::allow(CHECK_ID, Layer::ContentFree).with_detail(
-                    "a reconciliation read under a revoked grant: it may look at what already happened",
-                )
-            }
+            Ok(ConsumeOutcome::Consumed) => Decision::allow(CHECK_ID),
+            Ok(ConsumeOutcome::Revoked) if call.reconciliation => Decision::allow(CHECK_ID).with_detail(
+                "a reconciliation read under a revoked grant: it may look at what already happened",
+            ),
             Ok(ConsumeOutcome::Replayed) => deny(
                 Reason::ReplayedGrant,
                 format!(
@@ -261,5 +259,5 @@ impl GrantCheck<'_> {
 }
 
 pub(crate) fn deny(reason: Reason, detail: impl Into<String>) -> Decision {
-    Decision::deny(reason, CHECK_ID, Layer::ContentFree).with_detail(detail)
+    Decision::deny(reason, CHECK_ID).with_detail(detail)
 }

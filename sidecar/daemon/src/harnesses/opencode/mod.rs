@@ -15,7 +15,7 @@ pub use sessions::{SessionInfo, Sessions};
 
 use crate::config::OpenCodeConfig;
 use crate::runtime::app::App;
-use blindfold_schemas::{Decision, Event, Layer};
+use blindfold_schemas::{CheckId, Decision, Event};
 use dashmap::DashMap;
 use map::Mapped;
 use serde_json::{Map, Value};
@@ -94,8 +94,7 @@ impl OpenCode {
             other => other,
         };
         let Some(event) = map::event_of(&mapped, &actor, call_id) else {
-            let decision =
-                Decision::allow("P1.registry", Layer::ContentFree).with_detail("harness-internal tool");
+            let decision = Decision::allow(CheckId::Registry).with_detail("harness-internal tool");
             return CallAnswer { trajectory: info.trajectory, allow: true, decision: Some(decision) };
         };
         let step = app.decide(&info.trajectory, &event, true);

@@ -94,10 +94,14 @@ pub fn run(cli: Cli) -> ExitCode {
 /// Loads the configuration (`path`, else the embedded default); a bad one is reported on stderr
 /// and becomes the configuration exit code.
 pub(crate) fn load_config(path: Option<&std::path::Path>) -> Result<crate::config::Config, ExitCode> {
-    crate::config::load(path).map_err(|e| {
+    let config = crate::config::load(path).map_err(|e| {
         eprintln!("blindfold: {e}");
         ExitCode::from(EXIT_CONFIG)
-    })
+    })?;
+    for warning in &config.deprecations {
+        eprintln!("blindfold: warning: {warning}");
+    }
+    Ok(config)
 }
 
 /// Opens the application state for `cfg`; a failure (state dir, store, keys) is reported on

@@ -24,7 +24,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, header};
 use blindfold_engine::authority::{AuthorityTracker, facts};
 use blindfold_engine::grants::IssuerKey;
 use blindfold_engine::{Engine, Step};
-use blindfold_schemas::{Decision, Event, Intent, Layer, ModeSet, Scenario, Verdict};
+use blindfold_schemas::{CheckId, Decision, Event, Intent, ModeSet, Scenario, Verdict};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -439,7 +439,7 @@ fn outcome_of(
         label,
         decision: decision.map(|d| d.decision),
         reason: decision.map(|d| d.reason.as_str().to_owned()),
-        check: decision.map(|d| d.check.clone()),
+        check: decision.map(|d| d.check.as_str().to_owned()),
         enforced: result.enforced,
         allowed: !result.blocks(),
         effectful: false,
@@ -472,7 +472,7 @@ fn wire_outcome(
             .as_ref()
             .map(|d| d.reason.as_str().to_owned())
             .or(went_through.then(|| "allowed".into())),
-        check: decision.as_ref().map(|d| d.check.clone()),
+        check: decision.as_ref().map(|d| d.check.as_str().to_owned()),
         enforced: answer.blocked || modes.enforce,
         allowed: !answer.blocked,
         effectful: false,
@@ -482,9 +482,9 @@ fn wire_outcome(
     let seen = match decision {
         Some(d) => Some(d),
         None if answer.blocked => {
-            Some(Decision::deny(blindfold_schemas::Reason::InternalError, "P0.transport", Layer::ContentFree))
+            Some(Decision::deny(blindfold_schemas::Reason::InternalError, CheckId::Transport))
         }
-        None if decided => Some(Decision::allow("wire", Layer::ContentFree)),
+        None if decided => Some(Decision::allow(CheckId::Transport)),
         None => None,
     };
     let step = Step { enforced: outcome.enforced, decision: seen, ..Step::default() };

@@ -396,7 +396,7 @@ pub fn run_scenario(
             label: step.label,
             decision: decision.map(|d| d.decision),
             reason: decision.map(|d| d.reason.as_str().to_owned()),
-            check: decision.map(|d| d.check.clone()),
+            check: decision.map(|d| d.check.as_str().to_owned()),
             enforced: result.enforced,
             allowed: !result.blocks(),
             effectful: false,

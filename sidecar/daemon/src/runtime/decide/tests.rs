@@ -192,7 +192,7 @@ fn a_durable_wait_works_on_one_worker_on_a_current_thread_runtime_and_without_on
 }
 
 fn check(step: &blindfold_engine::Step) -> String {
-    step.decision.as_ref().map(|d| d.check.clone()).unwrap_or_default()
+    step.decision.as_ref().map(|d| d.check.to_string()).unwrap_or_default()
 }
 
 #[test]

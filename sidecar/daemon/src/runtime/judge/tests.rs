@@ -5,7 +5,7 @@ use super::*;
 use crate::runtime::review::{ReviewItem, ReviewStatus};
 use axum::Json;
 use axum::routing::post;
-use blindfold_schemas::{Decision, Effect, Layer, Proposal};
+use blindfold_schemas::{Decision, Effect, Proposal};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -73,8 +73,7 @@ fn item() -> ReviewItem {
         fingerprint: "fp".into(),
         decision: Decision::review(
             blindfold_schemas::Reason::Undecided,
-            "P2.argument_rules",
-            Layer::ContentDependent,
+            blindfold_schemas::CheckId::ArgumentRules,
         ),
         evidence: Vec::new(),
         disputes: Vec::new(),

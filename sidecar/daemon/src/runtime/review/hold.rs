@@ -6,7 +6,7 @@ use super::store::Submitted;
 use super::{Reviews, pending_decision};
 use blindfold_engine::canonical::{args_sha256, sha256_hex};
 use blindfold_engine::{Step, Trajectory};
-use blindfold_schemas::{Decision, Proposal, Reason, Verdict};
+use blindfold_schemas::{CheckId, Decision, Proposal, Reason, Verdict};
 use std::sync::Arc;
 
 impl Reviews {
@@ -29,6 +29,11 @@ impl Reviews {
             return step;
         };
         if decision.decision != Verdict::Review || !step.enforced || !action.effect.is_effectful() {
+            return step;
+        }
+        // A changed tool definition is an operator's to accept (`mcp accept-tool`): a grant for
+        // the call would not change it, so there is nothing to hold.
+        if decision.check == CheckId::ToolPin {
             return step;
         }
         let (artifact_text, artifact_base64) = item::stored_artifact(&action.artifact);
@@ -121,5 +126,5 @@ fn with_review(mut d: Decision, id: &str) -> Decision {
 }
 
 fn deny(reason: Reason, detail: &str, held: &Decision) -> Decision {
-    Decision::deny(reason, held.check.clone(), held.layer).with_detail(detail)
+    Decision::deny(reason, held.check).with_detail(detail)
 }

@@ -5,7 +5,7 @@ use super::*;
 use blindfold_engine::canonical::{args_sha256, sha256_hex};
 use blindfold_engine::grants::{ActionBytes, GrantCheck, IssuerKey, MemoryGrantStore, new_jti, sign_claims};
 use blindfold_engine::{Registry, Step, Trajectory};
-use blindfold_schemas::{Decision, GrantClaims, Layer, ModeSet, Proposal, Reason, Verdict};
+use blindfold_schemas::{CheckId, Decision, GrantClaims, ModeSet, Proposal, Reason, Verdict};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 use std::sync::Arc;
@@ -70,7 +70,7 @@ fn held_step(path: &str, content: &str) -> Step {
     let fingerprint = blindfold_engine::action::fingerprint(&Registry::defaults(), "write_file", &a);
     Step {
         decision: Some(
-            Decision::review(Reason::Contradicted, "P3.contradiction", Layer::ContentDependent)
+            Decision::review(Reason::Contradicted, CheckId::Contradiction)
                 .with_detail("contradicting evidence stands"),
         ),
         enforced: true,
@@ -288,7 +288,7 @@ fn allowed_and_read_steps_are_not_held() {
     let out = r.hold(&mut t, "coordinator", "write_file", observe, crate::unix_now_ms());
     assert_eq!(out.decision.expect("d").decision, Verdict::Review, "observe mode holds nothing");
     let mut denied = held_step("/w/z", "x");
-    denied.decision = Some(Decision::deny(Reason::NoGrant, "P3.grant", Layer::ContentFree));
+    denied.decision = Some(Decision::deny(Reason::NoGrant, CheckId::Grant));
     r.hold(&mut t, "coordinator", "write_file", denied, crate::unix_now_ms());
     assert!(r.list(None).expect("list").is_empty());
 }

@@ -141,6 +141,27 @@ impl TraceHub {
         Queued { submitted, durable }
     }
 
+    /// Traces the decision of a message that never became an event (the engine's frame checks):
+    /// a `frame` record with the decision and the fault the transport saw, under `trajectory`
+    /// (no authority tracker sees it). Returns the submission as [`TraceHub::record_step`] does.
+    pub fn record_frame(
+        &self,
+        trajectory: &str,
+        facts: &blindfold_schemas::Facts,
+        step: &Step,
+        meta: StepMeta,
+        blocking: bool,
+    ) -> Queued {
+        let record = record::frame(trajectory, facts, step, meta.ts, meta.mode, meta.latency_us);
+        let durable = record.is_durable();
+        let submitted = if blocking {
+            self.sink.submit_blocking(record, durable)
+        } else {
+            self.sink.submit(record, durable)
+        };
+        Queued { submitted, durable }
+    }
+
     /// Traces the grant tokens sighted in `event`'s model-written content (SPEC §6): one
     /// informational `control` record each ([`sighting::sighting_record`]: the token's `kid` and
     /// `jti`, never the token), queued after the step's own record. A sighted token authorises

@@ -109,17 +109,39 @@ pub fn build(ctx: &RecordContext<'_>, event: &Event, step: &Step, transfer: &Cal
     if let Some(id) = who {
         (r.actor_alias, r.actor_true) = agent(id);
     }
-    if let Some(d) = &step.decision {
-        r.decision = Some(d.decision);
-        r.reason = Some(d.reason);
-        r.check = Some(d.check.clone());
-        r.layer = Some(d.layer);
-        r.enforced = Some(step.enforced);
-        r.detail = d.detail.as_deref().map(|detail| mask_secrets(detail).into_owned());
-    }
+    decided(&mut r, step);
     r.stage = transfer.stage;
     r.proposal = transfer.proposal.clone();
     r.proposer_alias = transfer.proposer.clone();
     r.evidence_refs = transfer.evidence_refs.clone();
+    r
+}
+
+/// The decision of `step` in record `r`.
+fn decided(r: &mut TraceRecord, step: &Step) {
+    if let Some(d) = &step.decision {
+        r.decision = Some(d.decision);
+        r.reason = Some(d.reason);
+        r.check = Some(d.check.as_str().to_owned());
+        r.layer = Some(d.layer);
+        r.enforced = Some(step.enforced);
+        r.detail = d.detail.as_deref().map(|detail| mask_secrets(detail).into_owned());
+    }
+}
+
+/// The record of a message decided before it became an event ([`TraceKind::Frame`]): the
+/// decision, and the method a request named when it is one Blindfold does not relay (as `tool`).
+pub fn frame(
+    trajectory: &str,
+    facts: &blindfold_schemas::Facts,
+    step: &Step,
+    ts: u64,
+    mode: ModeSet,
+    latency_us: u64,
+) -> TraceRecord {
+    let mut r = TraceRecord::new(trajectory, TraceKind::Frame, ts, mode);
+    r.latency_us = latency_us;
+    r.tool = facts.unrelayed_method.as_ref().map(|m| m.method.chars().take(MAX_TARGET).collect());
+    decided(&mut r, step);
     r
 }

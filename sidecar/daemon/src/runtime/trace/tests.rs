@@ -799,7 +799,7 @@ fn answers_observed_soon_change_no_decision_and_reach_the_trace_in_step_order() 
         soon
     });
     let decisions = |steps: &[blindfold_engine::Step]| -> Vec<_> {
-        steps.iter().map(|s| s.decision.as_ref().map(|d| (d.decision, d.check.clone()))).collect()
+        steps.iter().map(|s| s.decision.as_ref().map(|d| (d.decision, d.check))).collect()
     };
     assert_eq!(decisions(&soon), decisions(&inline));
     assert!(soon.iter().any(|s| s.blocks()), "the refuted installer is held: {:?}", decisions(&soon));

@@ -8,7 +8,7 @@ use blindfold_adapters::a2a;
 use blindfold_adapters::refusal::Refusal;
 use blindfold_engine::Step;
 use blindfold_engine::verify::VerificationRequest;
-use blindfold_schemas::{Decision, Event, Layer, Reason, Verdict};
+use blindfold_schemas::{CheckId, Decision, Event, Reason, Verdict};
 use serde_json::Value;
 
 /// The coordinator knows the agents by the aliases of discovery: trajectory `task` keeps them.
@@ -54,21 +54,19 @@ pub(super) async fn decide_delegation(
     let delegate = Event::Delegate { to: agent.id.clone(), intent, text, proposal: None, call_id };
     let step = p.app.decide_traced(task, &delegate, true).await;
     if step.blocks() {
-        let d = step
-            .decision
-            .unwrap_or_else(|| Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree));
+        let d = step.decision.unwrap_or_else(|| Decision::deny(Reason::InternalError, CheckId::Internal));
         return Err(Blocked::refused(Refusal::new(d, task, None)));
     }
     let verification = step.verification;
     match a2a::requested_action(msg) {
         Ok(None) => Ok(verification),
         Err(e) => {
-            let d = Decision::deny(Reason::MalformedInput, "P1.schema", Layer::ContentFree).with_detail(e);
+            let d = Decision::deny(Reason::MalformedInput, CheckId::Schema).with_detail(e);
             Err(Blocked::refused(Refusal::new(d, task, None)))
         }
         Ok(Some((tool, args))) => {
             if let Some(literal) = inexact_action_number(body, &args) {
-                let d = Decision::deny(Reason::MalformedInput, "P1.schema", Layer::ContentFree).with_detail(format!(
+                let d = Decision::deny(Reason::MalformedInput, CheckId::Schema).with_detail(format!(
                     "the number {literal} in blindfold/action cannot be decided exactly (numbers compare as doubles); send it as a string"
                 ));
                 return Err(Blocked::refused(Refusal::new(d, task, None)));
@@ -110,10 +108,7 @@ pub(super) fn numbers(value: &Value, out: &mut Vec<f64>) {
 /// The refusal of a blocked requested action: one waiting in review when the engine left it to
 /// a human and the review queue holds it, else a plain refusal.
 fn blocked_action(p: &A2aProxy, task: &str, step: &Step) -> Blocked {
-    let d = step
-        .decision
-        .clone()
-        .unwrap_or_else(|| Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree));
+    let d = step.decision.clone().unwrap_or_else(|| Decision::deny(Reason::InternalError, CheckId::Internal));
     let review_id = (d.decision == Verdict::Review)
         .then(|| step.fingerprint.as_deref().and_then(|fp| p.app.reviews().find_pending(task, fp)))
         .flatten();

@@ -11,7 +11,7 @@ use crate::transports::proxy::read_body_bytes;
 use blindfold_adapters::a2a::{self, Version};
 use blindfold_adapters::jsonrpc::{self, code};
 use blindfold_adapters::refusal::Refusal;
-use blindfold_schemas::{Decision, Reason};
+use blindfold_schemas::{CheckId, Decision, Reason};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -114,9 +114,7 @@ fn lost_answer(version: Version, id: &Value, method: &str, task_id: &str) -> Val
     if a2a::is_cancel(method) {
         return a2a::task_not_cancelable(version, id, why);
     }
-    let decision =
-        Decision::deny(Reason::InternalError, "P0.internal", blindfold_schemas::Layer::ContentFree)
-            .with_detail(why);
+    let decision = Decision::deny(Reason::InternalError, CheckId::Internal).with_detail(why);
     let refusal = Refusal { decision, needed_grant: None };
     let result = a2a::refusal_result(version, &refusal, task_id, "", &format!("msg-{task_id}"));
     match a2a::as_polled_task(version, &result, task_id, "") {
@@ -144,7 +142,7 @@ async fn settle(p: &Arc<A2aProxy>, held: &Held) -> Result<Option<Result<Value, V
     let item = p.app.reviews().get(review_id).map_err(|e| format!("the review queue is unavailable: {e}"))?;
     let refused = |detail: String| {
         let d = &held.request.refusal.decision;
-        let decision = Decision::deny(Reason::ReviewRejected, d.check.clone(), d.layer).with_detail(detail);
+        let decision = Decision::deny(Reason::ReviewRejected, d.check).with_detail(detail);
         rejected(held, Refusal { decision, needed_grant: None })
     };
     Ok(match item.map(|i| (i.status, i.note)) {

@@ -155,7 +155,7 @@ fn planner() -> std::sync::Arc<crate::config::A2aUpstream> {
 
 /// A held send to the planner, as kept on disk, standing at `stage`.
 fn held_record(stage: super::held_store::Stage) -> super::held_store::Record {
-    use blindfold_schemas::{Decision, Layer, Reason};
+    use blindfold_schemas::{Decision, Reason};
     let mut headers = axum::http::HeaderMap::new();
     headers.insert("a2a-version", axum::http::HeaderValue::from_static("1.0"));
     let request = super::held::HeldRequest {
@@ -169,7 +169,7 @@ fn held_record(stage: super::held_store::Stage) -> super::held_store::Record {
         body: Bytes::from_static(b"{\"jsonrpc\": \"2.0\", \"id\": 1}"),
         context_id: "ctx-1".into(),
         refusal: blindfold_adapters::refusal::Refusal {
-            decision: Decision::review(Reason::NoGrant, "P4.grant", Layer::ContentFree),
+            decision: Decision::review(Reason::NoGrant, blindfold_schemas::CheckId::Grant),
             needed_grant: Some(serde_json::json!({"review_id": "rv-0011223344556677"})),
         },
     };

@@ -5,7 +5,7 @@
 //! reached, or answers badly, is a denial with the reason (fail closed).
 
 use blindfold_adapters::refusal::Refusal;
-use blindfold_schemas::{Decision, Event, Layer, Reason};
+use blindfold_schemas::{CheckId, Decision, Event, Reason};
 use serde_json::{Value, json};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
@@ -148,7 +148,7 @@ impl RemoteControl {
     }
 
     fn unavailable(&self, why: &str) -> RemoteAnswer {
-        let d = Decision::deny(Reason::InternalError, "P0.daemon", Layer::ContentFree)
+        let d = Decision::deny(Reason::InternalError, CheckId::Daemon)
             .with_detail(format!("the Blindfold daemon at {} could not decide: {why}", self.url));
         RemoteAnswer::Refuse(Refusal { decision: d, needed_grant: None })
     }

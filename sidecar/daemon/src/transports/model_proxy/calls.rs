@@ -1,11 +1,14 @@
 //! The coordinator's proposed tool calls, decided through the daemon's one decision path
-//! (`App::decide`) at the moment they would be forwarded to the harness.
+//! (`App::permit`) at the moment they would be forwarded to the harness: the call's events with
+//! the facts of its bytes (arguments that cannot be read, numbers no double holds), so every
+//! refusal is the cascade's and is traced.
 
 use crate::runtime::app::App;
 use blindfold_adapters::model_api::{
-    CallGate, CallOutcome, ProposedCall, Scrubber, UnreadableItem, call_events, refusal_text,
+    CallGate, CallOutcome, DecidableCall, ProposedCall, Scrubber, UnreadableItem, decidable_call,
+    refusal_text,
 };
-use blindfold_schemas::{Decision, Layer, Reason};
+use blindfold_engine::Input;
 use std::sync::Arc;
 
 /// Decides calls of one trajectory; a refusal replaces the call only when it is enforced.
@@ -27,52 +30,47 @@ impl CallDecider {
     ) -> Self {
         Self { app, trajectory, scrubber, consume }
     }
+
+    /// Decides each event of `call` in order; the first refusal replaces the call (`shown`: the
+    /// tool as the model named it), else the call goes with `arguments`.
+    fn decide(&self, shown: &str, call: DecidableCall, arguments: String) -> CallOutcome {
+        let mut authorized = None;
+        for event in &call.events {
+            // The codecs are synchronous (a call is gated the moment its last byte is assembled),
+            // so the decision is made, not awaited: a durable record's wait hands the worker over.
+            let input = Input::with_facts(event, &call.facts);
+            match self.app.permit(&self.trajectory, input, self.consume, ()) {
+                Ok(passed) => authorized = Some(passed),
+                Err(refused) => {
+                    tracing::info!(
+                        trajectory = %self.trajectory, tool = %shown, reason = %refused.decision().reason,
+                        check = %refused.decision().check, "coordinator tool call refused"
+                    );
+                    return CallOutcome::Refuse { text: refusal_text(shown, &refused.refusal) };
+                }
+            }
+        }
+        if let Some(step) = authorized.as_ref().and_then(|a| a.step())
+            && let Some(d) = &step.decision
+        {
+            tracing::info!(
+                trajectory = %self.trajectory, tool = %shown, decision = ?d.decision, reason = %d.reason,
+                check = %d.check, enforced = step.enforced, "coordinator tool call decided"
+            );
+        }
+        CallOutcome::Forward { arguments }
+    }
 }
 
 impl CallGate for CallDecider {
     fn gate(&mut self, call: &ProposedCall) -> CallOutcome {
-        let (events, mapped) = match call_events(call, self.scrubber.as_ref()) {
-            Ok(parsed) => parsed,
-            Err(e) => {
-                let decision = Decision::deny(Reason::MalformedInput, "P0.model_api", Layer::ContentFree)
-                    .with_detail(e.to_string());
-                return self.malformed(&call.name, &decision, &call.arguments);
-            }
-        };
-        for event in &events {
-            // The codecs are synchronous (a call is gated the moment its last byte is assembled),
-            // so `decide` is called, not awaited: a durable record's wait hands the worker over.
-            let step = self.app.decide(&self.trajectory, event, self.consume);
-            if let Some(decision) = &step.decision {
-                tracing::info!(
-                    trajectory = %self.trajectory, tool = %call.name, decision = ?decision.decision,
-                    reason = %decision.reason, check = %decision.check, enforced = step.enforced,
-                    "coordinator tool call decided"
-                );
-            }
-            if step.blocks() {
-                let decision = step.decision.unwrap_or_else(|| {
-                    Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree)
-                });
-                return CallOutcome::Refuse { text: refusal_text(&call.name, &decision) };
-            }
-        }
-        CallOutcome::Forward { arguments: mapped.unwrap_or_else(|| call.arguments.clone()) }
+        let decidable = decidable_call(call, self.scrubber.as_ref());
+        let arguments = decidable.forward.clone().unwrap_or_else(|| call.arguments.clone());
+        self.decide(&call.name, decidable, arguments)
     }
 
     fn unreadable(&mut self, item: &UnreadableItem) -> CallOutcome {
-        self.malformed(&item.kind, &item.denial(), "")
-    }
-}
-
-impl CallDecider {
-    /// A denial for input that cannot be read as a call: refused where refusals are enforced,
-    /// else forwarded as it came (`arguments`).
-    fn malformed(&self, tool: &str, decision: &Decision, arguments: &str) -> CallOutcome {
-        tracing::warn!(trajectory = %self.trajectory, tool = %tool, reason = %decision.reason, detail = ?decision.detail, "model tool call malformed");
-        if self.app.modes_for(&self.trajectory).enforce {
-            return CallOutcome::Refuse { text: refusal_text(tool, decision) };
-        }
-        CallOutcome::Forward { arguments: arguments.to_owned() }
+        tracing::warn!(trajectory = %self.trajectory, item = %item, "model answer part unreadable as a call");
+        self.decide(&item.kind, item.decidable(), String::new())
     }
 }

@@ -211,7 +211,7 @@ pub fn flow(records: &[TraceRecord], trajectory: &str, mode: Option<&str>) -> Op
             TraceKind::ToolResult => {
                 steps.push(FlowStep::Result { tool: r.tool.clone().unwrap_or_default() })
             }
-            TraceKind::Card | TraceKind::Control => {}
+            TraceKind::Card | TraceKind::Control | TraceKind::Frame => {}
         }
     }
     lanes.push(TOOLS.to_owned());

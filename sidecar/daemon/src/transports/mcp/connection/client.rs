@@ -8,7 +8,7 @@ use crate::transports::mcp::remote::RemoteAnswer;
 use blindfold_adapters::jsonrpc::{self, Kind, code};
 use blindfold_adapters::mcp;
 use blindfold_adapters::refusal::Refusal;
-use blindfold_schemas::{Decision, Event, Layer, Reason};
+use blindfold_schemas::{CheckId, Decision, Event, Reason};
 use serde_json::Value;
 
 impl McpConnection {
@@ -108,7 +108,7 @@ impl McpConnection {
         let Event::ToolCall { tool, .. } = &event else { return None };
         let tool = tool.clone();
         if !self.policy.allows(&tool) && !transparent {
-            let d = Decision::deny(Reason::ToolNotAllowed, "P1.allowlist", Layer::ContentFree)
+            let d = Decision::deny(Reason::ToolNotAllowed, CheckId::Allowlist)
                 .with_detail("the tool is not in this stage's allowlist");
             let refusal = Refusal::new(d, &self.task, None);
             return Some(jsonrpc::result(id, mcp::refusal_result(&refusal, &tool, modern)));
@@ -144,10 +144,8 @@ impl McpConnection {
         if !step.blocks() {
             return None;
         }
-        let decision = step
-            .decision
-            .clone()
-            .unwrap_or_else(|| Decision::deny(Reason::InternalError, "P0.internal", Layer::ContentFree));
+        let decision =
+            step.decision.clone().unwrap_or_else(|| Decision::deny(Reason::InternalError, CheckId::Internal));
         let refusal = Refusal::new(decision, &self.task, step.action.as_ref());
         Some(jsonrpc::result(id, mcp::refusal_result(&refusal, &tool, modern)))
     }
@@ -173,15 +171,14 @@ impl McpConnection {
         let server = &self.policy.server;
         match self.pins.changed(server, tool) {
             Ok(None) => None,
-            Ok(Some(_)) => Some(
-                Decision::review(Reason::ToolDefinitionChanged, "P1.tool_pin", Layer::ContentFree)
-                    .with_detail(format!(
-                        "the definition of `{tool}` changed since it was pinned; an operator must accept it \
+            Ok(Some(_)) => {
+                Some(Decision::review(Reason::ToolDefinitionChanged, CheckId::ToolPin).with_detail(format!(
+                    "the definition of `{tool}` changed since it was pinned; an operator must accept it \
                          (`blindfold mcp accept-tool --server '{server}' --tool '{tool}'`)"
-                    )),
-            ),
+                )))
+            }
             Err(e) => Some(
-                Decision::deny(Reason::InternalError, "P1.tool_pin", Layer::ContentFree)
+                Decision::deny(Reason::InternalError, CheckId::ToolPin)
                     .with_detail(format!("tool pins unavailable: {e}")),
             ),
         }

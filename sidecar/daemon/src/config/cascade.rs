@@ -334,11 +334,28 @@ mod tests {
     #[test]
     fn approve_patterns_still_load_and_name_their_replacement() {
         let c = load_with("[preverify]\napprove_patterns = [\"looks good\"]\n").expect("an old config loads");
-        let warnings = crate::config::deprecations(&c.raw);
+        let warnings = &c.deprecations;
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].contains("approve_patterns") && warnings[0].contains("verdict line"));
         let c = load_with("").expect("default");
-        assert!(crate::config::deprecations(&c.raw).is_empty());
+        assert!(c.deprecations.is_empty());
+    }
+
+    #[test]
+    fn the_event_limit_has_one_key_and_the_old_one_is_read_with_a_warning_naming_it() {
+        let plain = load_with("[limits]\nmax_events_per_trajectory = 50").expect("valid");
+        assert_eq!(plain.engine.max_events, 50, "the engine's limit is the [limits] key");
+        assert!(plain.deprecations.is_empty(), "{:?}", plain.deprecations);
+        let old = load_with("[cascade]\nmax_events = 20").expect("valid");
+        assert_eq!(old.engine.max_events, 20, "the older key still bounds the trajectory");
+        let [warning] = old.deprecations.as_slice() else { panic!("{:?}", old.deprecations) };
+        assert!(
+            warning.contains("cascade.max_events") && warning.contains("limits.max_events_per_trajectory")
+        );
+        let both =
+            load_with("[limits]\nmax_events_per_trajectory = 10\n[cascade]\nmax_events = 20").expect("valid");
+        assert_eq!(both.engine.max_events, 10, "the smaller of the two applies");
+        assert_eq!(field_of("[cascade]\nmax_events = 0"), "cascade.max_events");
     }
 
     #[test]

@@ -62,24 +62,11 @@ pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
     let merged = builder.build().map_err(ConfigError::from_source)?;
     let raw: RawConfig = merged.try_deserialize().map_err(ConfigError::from_source)?;
     let config = raw.validate()?;
-    for warning in deprecations(&config.raw) {
+    // Every command reads its configuration here, so each warns of settings that changed.
+    for warning in &config.deprecations {
         eprintln!("blindfold: warning: {warning}");
     }
     Ok(config)
-}
-
-/// Settings still accepted but no longer read, each with what replaces it.
-pub fn deprecations(raw: &RawConfig) -> Vec<String> {
-    let mut out = Vec::new();
-    if !raw.preverify.approve_patterns.is_empty() {
-        out.push(
-            "[preverify] approve_patterns is no longer read: prose never approves an action; a verifier \
-             approves with its verdict line for Blindfold's handle (docs/verification.md). Remove the \
-             setting; refuse_patterns and warn_patterns still add refusal language"
-                .to_owned(),
-        );
-    }
-    out
 }
 
 /// `BLINDFOLD_<SECTION>__<KEY>` variables only: other `BLINDFOLD_…` variables (tokens for

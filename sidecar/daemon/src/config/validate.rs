@@ -162,6 +162,14 @@ impl RawConfig {
                 engine.max_events
             ));
         }
+        if !self.preverify.approve_patterns.is_empty() {
+            deprecations.push(
+                "[preverify] approve_patterns is no longer read: prose never approves an action; a \
+                 verifier approves with its verdict line for Blindfold's handle (docs/verification.md). \
+                 Remove the setting; refuse_patterns and warn_patterns still add refusal language"
+                    .to_owned(),
+            );
+        }
         engine.grant_policy =
             GrantPolicy { leeway_s: self.grants.leeway_s, max_ttl_s: self.grants.max_ttl_s };
         engine.reconciliation = self.grants.reconciliation.clone();

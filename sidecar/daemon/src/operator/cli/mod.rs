@@ -98,9 +98,6 @@ pub(crate) fn load_config(path: Option<&std::path::Path>) -> Result<crate::confi
         eprintln!("blindfold: {e}");
         ExitCode::from(EXIT_CONFIG)
     })?;
-    for warning in &config.deprecations {
-        eprintln!("blindfold: warning: {warning}");
-    }
     Ok(config)
 }
 

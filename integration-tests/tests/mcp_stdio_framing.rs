@@ -132,13 +132,21 @@ fn off_mode_relays_bytes_unchanged_and_the_server_exiting_ends_the_relay() {
     r.send(odd.as_bytes());
     let answer = r.recv_json();
     assert_eq!(answer["id"], "a", "an ungranted write passes in off mode");
+    // Framing is hygiene, not policy: a frame that is not JSON is refused in `off` too.
     r.send(b"{still not json");
+    assert_eq!(r.recv_json()["error"]["code"], -32700, "a parse error, in off mode as in any");
+    let ping = r#"{"jsonrpc":"2.0","id":"b","method":"ping"}"#;
+    r.send(ping.as_bytes());
     assert_eq!(
         r.wait_exit(Duration::from_secs(15)),
         Some(3),
         "the server's exit ends the relay with its code"
     );
-    assert_eq!(record(&w), format!("{odd}\n{{still not json\n"), "client bytes pass unchanged");
+    assert_eq!(
+        record(&w),
+        format!("{odd}\n{ping}\n"),
+        "client bytes pass unchanged, the bad frame not at all"
+    );
 }
 
 #[test]

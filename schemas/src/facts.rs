@@ -32,6 +32,11 @@ pub struct Facts {
     /// (`P1.tool_pin`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_pin: Option<ToolPin>,
+    /// The call's server is one the operator trusts (`[mcp] trusted`) and it annotated the tool
+    /// read-only (`readOnlyHint`): a tool the registry does not know is then derived as a read
+    /// (a registered tool keeps its registered effect).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trusted_read_only: bool,
 }
 
 /// A request for a method Blindfold does not relay.

@@ -53,7 +53,7 @@ fn main() {
         let v = gate.from_server(a);
         server += t.elapsed();
         match v {
-            FromServer::Forward(bytes) if &bytes == a => {}
+            FromServer::Forward(bytes) if bytes.get() == a => {}
             FromServer::Forward(_) => rewritten += 1,
             FromServer::Drop(_) => panic!("the answer is relayed"),
         }

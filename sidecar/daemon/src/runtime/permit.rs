@@ -14,13 +14,14 @@ use blindfold_schemas::{CheckId, Decision, Event, Facts, Reason, Verdict};
 #[derive(Debug)]
 pub struct Authorized<T> {
     value: T,
-    step: Option<Step>,
+    /// Boxed: most messages carry none, and the value travels in transports' enums.
+    step: Option<Box<Step>>,
 }
 
 impl<T> Authorized<T> {
     /// Made by the decision path only.
     pub(super) fn new(value: T, step: Option<Step>) -> Self {
-        Self { value, step }
+        Self { value, step: step.map(Box::new) }
     }
 
     /// The value to forward.
@@ -35,7 +36,7 @@ impl<T> Authorized<T> {
 
     /// The engine's step, when the message was an event (its unenforced decision in `observe`).
     pub fn step(&self) -> Option<&Step> {
-        self.step.as_ref()
+        self.step.as_deref()
     }
 }
 

@@ -6,7 +6,8 @@
 use super::rpc::RpcError;
 use crate::runtime::app::App;
 use blindfold_adapters::refusal::Refusal;
-use blindfold_schemas::{Event, ModeSet};
+use blindfold_engine::Input;
+use blindfold_schemas::{Event, Facts, ModeSet};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -35,13 +36,16 @@ struct CheckAction {
     /// True at the moment of execution (a grant's use is taken); false for a dry run.
     #[serde(default)]
     consume: bool,
+    /// What the caller's transport saw of the call (a relay deciding through this daemon).
+    #[serde(default)]
+    facts: Facts,
 }
 
 fn coordinator() -> String {
     "coordinator".to_owned()
 }
 
-/// `check_action {trajectory, tool, args, actor?, call_id?, consume?}` →
+/// `check_action {trajectory, tool, args, actor?, call_id?, consume?, facts?}` →
 /// `{allowed, decision, enforced, refusal?}`; a blocked action carries the refusal text and the
 /// grant that would unblock it.
 pub fn check_action(app: &App, p: Value) -> Result<Value, RpcError> {
@@ -54,7 +58,7 @@ pub fn check_action(app: &App, p: Value) -> Result<Value, RpcError> {
         proposal: None,
         call_id: p.call_id,
     };
-    let step = app.decide(&p.trajectory, &event, p.consume);
+    let step = app.decide_input(&p.trajectory, Input::with_facts(&event, &p.facts), p.consume);
     let mut out = json!({"allowed": !step.blocks(), "decision": step.decision, "enforced": step.enforced});
     let held = step.decision.as_ref().is_some_and(|d| d.decision == blindfold_schemas::Verdict::Review);
     if let Some(fp) = step.fingerprint.as_deref().filter(|_| step.blocks() && held)

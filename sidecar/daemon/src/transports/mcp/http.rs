@@ -121,6 +121,9 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
         initialized =
             parsed.as_ref().and_then(|v| v.get("method")).is_some_and(|m| m == "notifications/initialized");
         if let Some(msg) = header_mismatch(&headers, &body) {
+            if let Ok(g) = gate.lock() {
+                g.refuse_frame(format!("headers: {msg}"));
+            }
             return json_response(StatusCode::BAD_REQUEST, &rpc_error(&id, HEADER_MISMATCH, &msg));
         }
         let listing = gate.lock().ok().and_then(|mut g| g.listing_request(&body));
@@ -140,7 +143,7 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
                 };
                 return json_response(status, &v);
             }
-            FromClient::Forward(bytes) => forward = Bytes::from(bytes),
+            FromClient::Forward(bytes) => forward = Bytes::from(bytes.into_inner()),
         }
         request_id = id;
     } else if method != Method::GET && method != Method::DELETE {
@@ -268,7 +271,7 @@ fn whole_answer(
         return Answer::Replaced(rpc_error(request_id, code::INTERNAL_ERROR, "gate unavailable"));
     };
     match gate.from_server(&bytes) {
-        FromServer::Forward(b) => Answer::Relayed(b),
+        FromServer::Forward(b) => Answer::Relayed(b.into_inner()),
         FromServer::Drop(Some(v)) if status.is_success() => Answer::Replaced(v),
         FromServer::Drop(_) => {
             gate.forget(request_id);
@@ -310,7 +313,7 @@ fn sse_body(
             String::new()
         } else {
             match gate.from_server(ev.data.as_bytes()) {
-                FromServer::Forward(b) => String::from_utf8_lossy(&b).into_owned(),
+                FromServer::Forward(b) => String::from_utf8_lossy(b.get()).into_owned(),
                 FromServer::Drop(Some(v)) => v.to_string(),
                 FromServer::Drop(None) => return Vec::new(),
             }

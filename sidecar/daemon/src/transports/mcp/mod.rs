@@ -14,4 +14,4 @@ mod stream_ids;
 
 pub use connection::{FromClient, FromServer, McpConnection, McpPolicy, Observation};
 pub use grant_files::GrantFiles;
-pub use remote::{RemoteAnswer, RemoteControl};
+pub use remote::RemoteControl;

@@ -4,22 +4,14 @@
 //! trajectories, grants, replay state and the trace are the daemon's. A daemon that cannot be
 //! reached, or answers badly, is a denial with the reason (fail closed).
 
+use crate::runtime::permit::RemoteDecider;
 use blindfold_adapters::refusal::Refusal;
-use blindfold_schemas::{CheckId, Decision, Event, Reason};
+use blindfold_schemas::{CheckId, Decision, Event, Facts, Reason};
 use serde_json::{Value, json};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::{self, Message, WebSocket};
-
-/// The daemon's answer to a `check_action`.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RemoteAnswer {
-    /// Forward the call.
-    Allow,
-    /// Do not forward it; tell the client why.
-    Refuse(Refusal),
-}
 
 /// A blocking JSON-RPC client of the daemon's control API (`/v1/control`), reconnecting once per
 /// call when the connection dropped.
@@ -119,24 +111,25 @@ impl RemoteControl {
         answer(v?)
     }
 
-    /// Asks the daemon to decide a tool call of `trajectory` (consuming a grant's use: this is
-    /// the moment of forwarding). Any failure is a refusal naming it.
-    pub fn check(&mut self, trajectory: &str, event: &Event) -> RemoteAnswer {
+    /// Asks the daemon to decide a tool call of `trajectory` with the facts this relay saw of it
+    /// (consuming a grant's use: this is the moment of forwarding). Any failure is a refusal
+    /// naming it.
+    pub fn check(&mut self, trajectory: &str, event: &Event, facts: &Facts) -> Result<(), Refusal> {
         let Event::ToolCall { actor, tool, args, call_id, .. } = event else {
-            return RemoteAnswer::Allow;
+            return Ok(());
         };
         let params = json!({"trajectory": trajectory, "actor": actor, "tool": tool, "args": args,
-                            "call_id": call_id, "consume": true});
+                            "call_id": call_id, "consume": true, "facts": facts});
         match self.call("check_action", params) {
-            Ok(r) if r["allowed"] == json!(true) => RemoteAnswer::Allow,
+            Ok(r) if r["allowed"] == json!(true) => Ok(()),
             Ok(r) => match serde_json::from_value::<Decision>(r["decision"].clone()) {
-                Ok(decision) => RemoteAnswer::Refuse(Refusal {
+                Ok(decision) => Err(Refusal {
                     decision,
                     needed_grant: r.pointer("/refusal/detail/needed_grant").cloned().filter(|g| !g.is_null()),
                 }),
-                Err(e) => self.unavailable(&format!("unreadable decision: {e}")),
+                Err(e) => Err(self.unavailable(&format!("unreadable decision: {e}"))),
             },
-            Err(e) => self.unavailable(&e),
+            Err(e) => Err(self.unavailable(&e)),
         }
     }
 
@@ -147,10 +140,16 @@ impl RemoteControl {
         }
     }
 
-    fn unavailable(&self, why: &str) -> RemoteAnswer {
+    fn unavailable(&self, why: &str) -> Refusal {
         let d = Decision::deny(Reason::InternalError, CheckId::Daemon)
             .with_detail(format!("the Blindfold daemon at {} could not decide: {why}", self.url));
-        RemoteAnswer::Refuse(Refusal { decision: d, needed_grant: None })
+        Refusal::plain(d)
+    }
+}
+
+impl RemoteDecider for RemoteControl {
+    fn decide(&mut self, trajectory: &str, event: &Event, facts: &Facts) -> Result<(), Refusal> {
+        self.check(trajectory, event, facts)
     }
 }
 
@@ -182,12 +181,15 @@ mod tests {
             proposal: None,
             call_id: Some("1".into()),
         };
-        match r.check("t1", &event) {
-            RemoteAnswer::Refuse(refusal) => {
-                assert_eq!(refusal.decision.reason, Reason::InternalError);
+        match r.check("t1", &event, &Facts::default()) {
+            Err(refusal) => {
+                assert_eq!(
+                    (refusal.decision.reason, refusal.decision.check),
+                    (Reason::InternalError, CheckId::Daemon)
+                );
                 assert!(refusal.decision.detail.unwrap_or_default().contains("could not decide"));
             }
-            RemoteAnswer::Allow => panic!("an unreachable daemon allowed a call"),
+            Ok(()) => panic!("an unreachable daemon allowed a call"),
         }
         assert!(RemoteControl::new("http://x", "t".into(), None, Duration::from_secs(1)).is_err());
     }

@@ -8,7 +8,6 @@
 //! stdin/stdout goes through the blocking pool twice per frame).
 
 use super::connection::{FromClient, FromServer, McpConnection, Observation};
-use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::Child;
 use std::sync::{Arc, Mutex};
@@ -91,11 +90,6 @@ fn send_out(out: &Out, frame: Vec<u8>) -> std::io::Result<()> {
     }
 }
 
-fn too_large(size: usize, max: usize) -> Value {
-    let e = blindfold_adapters::jsonrpc::FrameError::TooLarge { size, limit: max };
-    blindfold_adapters::jsonrpc::refusal_frame(&[], &e)
-}
-
 /// True when `buffered` holds a whole non-blank line: [`read_line`] returns another frame
 /// (or a too-large line) without waiting for input.
 fn frame_buffered(buffered: &[u8]) -> bool {
@@ -162,16 +156,15 @@ fn client_loop(gate: &Mutex<McpConnection>, mut child_in: impl Write, out: &Out,
             }
             let _ = limits.listed.recv_timeout(limits.listing_wait);
         }
+        let Ok(mut g) = gate.lock() else { break };
         let verdict = match line {
-            Line::TooLarge(size) => FromClient::Answer(too_large(size, max_frame)),
-            Line::Frame(bytes) => match gate.lock() {
-                Ok(mut g) => g.from_client(&bytes),
-                Err(_) => break,
-            },
+            Line::TooLarge(size) => g.oversized_request(size),
+            Line::Frame(bytes) => g.from_client(&bytes),
         };
+        drop(g);
         let sent = match verdict {
             FromClient::Forward(bytes) => {
-                batch.push(&bytes);
+                batch.push(bytes.get());
                 Ok(())
             }
             FromClient::Answer(v) => send_out(out, v.to_string().into_bytes()),
@@ -202,10 +195,15 @@ fn server_loop(
     let mut observed: Option<Observation> = None;
     while let Ok(Some(line)) = read_line(&mut reader, max_frame) {
         let (verdict, observation) = match line {
-            Line::TooLarge(size) => {
-                eprintln!("blindfold: dropped a {size}-byte message from the MCP server (limit {max_frame})");
-                (FromServer::Drop(None), None)
-            }
+            Line::TooLarge(size) => match gate.lock() {
+                Ok(mut g) => {
+                    eprintln!(
+                        "blindfold: dropped a {size}-byte message from the MCP server (limit {max_frame})"
+                    );
+                    (g.oversized_answer(size), None)
+                }
+                Err(_) => break,
+            },
             Line::Frame(bytes) => match gate.lock() {
                 Ok(mut g) if g.is_listing_answer(&bytes) => {
                     g.learn_listing(&bytes);
@@ -217,7 +215,7 @@ fn server_loop(
             },
         };
         match verdict {
-            FromServer::Forward(bytes) => batch.push(&bytes),
+            FromServer::Forward(bytes) => batch.push(bytes.get()),
             FromServer::Drop(Some(v)) => batch.push(v.to_string().as_bytes()),
             FromServer::Drop(None) => {}
         }

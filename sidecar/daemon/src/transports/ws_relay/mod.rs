@@ -86,7 +86,7 @@ async fn serve(r: std::sync::Arc<Relay>, mut client: WebSocket) {
                     _ => break,
                 };
                 let sent = match gate.from_client(&bytes) {
-                    FromClient::Forward(b) => up_tx.send(UpMessage::Text(String::from_utf8_lossy(&b).into_owned().into())).await.is_ok(),
+                    FromClient::Forward(b) => up_tx.send(UpMessage::Text(String::from_utf8_lossy(b.get()).into_owned().into())).await.is_ok(),
                     FromClient::Answer(v) => client.send(Message::Text(v.to_string().into())).await.is_ok(),
                 };
                 if !sent { break; }
@@ -99,7 +99,7 @@ async fn serve(r: std::sync::Arc<Relay>, mut client: WebSocket) {
                     _ => break,
                 };
                 let out = match gate.from_server(&bytes) {
-                    FromServer::Forward(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+                    FromServer::Forward(b) => Some(String::from_utf8_lossy(b.get()).into_owned()),
                     FromServer::Drop(Some(v)) => Some(v.to_string()),
                     FromServer::Drop(None) => None,
                 };

@@ -13,6 +13,7 @@ use super::pins::ToolPins;
 use super::remote::RemoteControl;
 use super::stream_ids::StreamIds;
 use crate::runtime::app::App;
+use crate::runtime::permit::Authorized;
 use blindfold_adapters::sse::SseEvent;
 use blindfold_schemas::{Event, Reason};
 use serde_json::Value;
@@ -51,19 +52,19 @@ impl McpPolicy {
 }
 
 /// What to do with a client→server message.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum FromClient {
-    /// Forward these bytes to the server.
-    Forward(Vec<u8>),
+    /// Forward these bytes to the server (the decision path authorized them).
+    Forward(Authorized<Vec<u8>>),
     /// Do not forward; answer the client with this message (a refusal or protocol error).
     Answer(Value),
 }
 
 /// What to do with a server→client message.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum FromServer {
-    /// Relay these bytes to the client.
-    Forward(Vec<u8>),
+    /// Relay these bytes to the client (the decision path authorized them).
+    Forward(Authorized<Vec<u8>>),
     /// Drop it; when the client waits for an answer, send it this error instead.
     Drop(Option<Value>),
 }
@@ -112,6 +113,8 @@ pub struct McpConnection {
     roots: super::roots::RootsWatch,
     /// The relay's own `tools/list` of a trusted server.
     listing: listing::Listing,
+    /// Tools a trusted server annotated read-only in its latest listing of them.
+    read_only: std::collections::HashSet<String>,
 }
 
 /// The one SSE event name MCP clients read (the default); any other is the server's own.
@@ -137,6 +140,7 @@ impl McpConnection {
             stream_ids: StreamIds::default(),
             roots: super::roots::RootsWatch::default(),
             listing: listing::Listing::default(),
+            read_only: std::collections::HashSet::new(),
         }
     }
 

@@ -6,10 +6,9 @@ use super::{FromServer, McpConnection, Observation};
 use crate::transports::mcp::pins::{PINNED_FIELDS, Seen};
 use blindfold_adapters::jsonrpc::{self, FrameError, Kind, code};
 use blindfold_adapters::mcp;
-use blindfold_engine::{Engine, EngineConfig};
-use blindfold_schemas::Reason;
+use blindfold_engine::Input;
+use blindfold_schemas::{Facts, Reason};
 use serde_json::Value;
-use std::sync::Arc;
 
 impl McpConnection {
     /// Filters one server→client message; a `tools/call` answer's `tool_result` is recorded
@@ -28,10 +27,11 @@ impl McpConnection {
     /// runs in between. The answer is scrubbed here, before it is handed back.
     pub fn from_server_deferred(&mut self, bytes: &[u8]) -> (FromServer, Option<Observation>) {
         let modes = self.app.modes_for(&self.task);
-        let transparent = modes.transparent();
         let frame = match jsonrpc::parse(bytes, self.policy.max_frame, mcp::is_notification) {
             Ok(f) => f,
-            Err(_) if transparent => return (FromServer::Forward(bytes.to_vec()), None),
+            // `off` relays what the server answers as it came (it is no listener's input: the
+            // client reads it as it would without Blindfold).
+            Err(_) if modes.transparent() => return (self.relay(bytes.to_vec()), None),
             Err(e) => return (FromServer::Drop(self.unreadable_answer(bytes, &e)), None),
         };
         self.roots.seen_from_server(&frame);
@@ -59,10 +59,19 @@ impl McpConnection {
         (verdict, observation)
     }
 
+    /// A server line of `size` bytes, over the frame limit, that the relay did not keep: refused
+    /// in every mode (`P0.frame`), traced, and dropped.
+    pub fn oversized_answer(&mut self, size: usize) -> FromServer {
+        let e = FrameError::TooLarge { size, limit: self.policy.max_frame };
+        FromServer::Drop(self.unreadable_answer(&[], &e))
+    }
+
     /// The error for the pending request a server message Blindfold cannot relay claims to
     /// answer (its id read leniently, only to find that request, which is then no longer
-    /// pending); `None`, logged, when it names no pending request.
+    /// pending); `None`, logged, when it names no pending request. The refusal is traced
+    /// (`P0.frame`).
     fn unreadable_answer(&mut self, bytes: &[u8], e: &FrameError) -> Option<Value> {
+        self.app.refuse(&self.task, &Facts::malformed(format!("server frame: {e}")));
         let id = match e {
             FrameError::TooLarge { .. } => None,
             FrameError::NotJson(_) | FrameError::Invalid(_) => jsonrpc::lenient_answer_id(bytes),
@@ -110,7 +119,7 @@ impl McpConnection {
             }
         }
         if transparent {
-            return FromServer::Forward(bytes.to_vec());
+            return self.relay(bytes.to_vec());
         }
         if method == "tools/list"
             && let Some(result) = frame.result_mut()
@@ -131,10 +140,15 @@ impl McpConnection {
                 &mut frame.value,
             );
         }
-        if changed {
-            FromServer::Forward(frame.value.to_string().into_bytes())
-        } else {
-            FromServer::Forward(bytes.to_vec())
+        if changed { self.relay(frame.value.to_string().into_bytes()) } else { self.relay(bytes.to_vec()) }
+    }
+
+    /// A well-formed server message, authorized as it is to go to the client (its identity
+    /// already scrubbed, its `tool_result` observed around the forward).
+    fn relay(&self, bytes: Vec<u8>) -> FromServer {
+        match self.app.permit(&self.task, Input::frame(&Facts::default()), false, bytes) {
+            Ok(authorized) => FromServer::Forward(authorized),
+            Err(_) => FromServer::Drop(None),
         }
     }
 
@@ -180,25 +194,19 @@ impl McpConnection {
         Ok(rewrote)
     }
 
-    /// Feeds a trusted server's read-only annotations to this connection's registry view
-    /// (tools the operator's registry already knows keep their registered effect).
+    /// Reads a trusted server's read-only annotations from a `tools/list` result: each listed
+    /// tool is, from now on, annotated read-only or not as this listing says (a call of one the
+    /// registry does not know is then decided as a read: the `trusted_read_only` fact; tools the
+    /// operator's registry knows keep their registered effect).
     pub(super) fn learn_annotations(&mut self, result: &Value) {
-        let mut registry = self.app.engine.registry().clone();
-        let mut learned = false;
         for (name, spec) in mcp::annotated_specs(result) {
-            if spec.effect == blindfold_schemas::Effect::Read && registry.get(&name).is_none() {
-                registry.insert(name, spec);
-                learned = true;
+            if spec.effect == blindfold_schemas::Effect::Read
+                && self.app.engine.registry().get(&name).is_none()
+            {
+                self.read_only.insert(name);
+            } else {
+                self.read_only.remove(&name);
             }
-        }
-        if learned {
-            let cfg = &self.app.config.grants;
-            self.app.engine = Arc::new(Engine::new(
-                EngineConfig { registry, ..self.app.engine.config().clone() },
-                Arc::new(cfg.keys.clone()),
-                self.app.grants.clone(),
-                self.app.store.clone(),
-            ));
         }
     }
 }

@@ -7,7 +7,7 @@ BIN := $(TARGET_DIR)/release/blindfold
 CARGO_TOOLS_ROOT ?= $(HOME)/.cache/blindfold/cargo
 CARGO_DENY_VERSION := 0.20.2
 
-.PHONY: build run test test-rust lint fmt schemas check-schemas bench bench-micro deps clean demo fuzz soak conformance
+.PHONY: cascade-reference build run test test-rust lint fmt schemas check-schemas bench bench-micro deps clean demo fuzz soak conformance
 
 ## build: release binary at target/release/blindfold
 build:
@@ -43,6 +43,11 @@ fmt:
 ## schemas: regenerate schemas/json/*.schema.json from the Rust types
 schemas:
 	$(CARGO) run -q -p blindfold-schemas --bin blindfold-schemas
+
+## cascade-reference: regenerate docs/cascade-reference.md from the engine's check tables (a test
+## fails when the committed page drifts)
+cascade-reference:
+	$(CARGO) run -q -p blindfold-engine --example cascade_reference
 
 ## check-schemas: fail when the committed schemas drift from the types
 check-schemas:

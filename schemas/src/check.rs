@@ -110,7 +110,7 @@ checks! {
     Contradiction => "P3.contradiction", ContentDependent, Policy,
         "Contradicting evidence stands against the effectful action: a human resolves it (`review{contradicted}`).";
     Verification => "P3.verification", ContentFree, Policy,
-        "An effectful proposal that no independent agent has verified yet.";
+        "An effectful proposal without an approving verdict, for its handle, from an independent agent: held for a human (`review{unverified}`); one resting on revoked or superseded evidence is denied and must be proposed again.";
     Grant => "P3.grant", ContentFree, Policy,
         "An effectful action without a signed grant for exactly it (a dry run: no use is taken).";
     ExecutedMatches => "P3.executed_matches", ContentFree, Policy,

@@ -5,6 +5,7 @@
 mod frame;
 mod glob;
 mod memory;
+pub mod reference;
 mod tool;
 mod tool_grants;
 mod tool_wire;

@@ -17,8 +17,11 @@
 //   env BLINDFOLD_ADAPTER_TOKEN_FILE a file holding it (Blindfold's state dir: adapter.token)
 //   env BLINDFOLD_TIMEOUT_MS         per request (default 5000; OpenClaw's hook budget is 15 s)
 //   env BLINDFOLD_TRAJECTORY         pinned trajectory id (grants name it)
-//   plugins.entries.blindfold.config {url, tokenFile, timeoutMs, trajectory}
+//   plugins.entries.blindfold.config {url, tokenFile, timeoutMs, trajectory, modelProxy}
 // Without a pinned trajectory each root session is one trajectory (`openclaw-<hash of its key>`).
+// With `modelProxy` (the provider reaches the model through Blindfold's model-API proxy) every
+// agent run marks its system prompt with its session's tag (`openclaw.session`); the proxy decides
+// the run's tool calls in that trajectory as that agent and removes the marker.
 //
 // Fail closed: a denial, a timeout, an unreachable daemon or any error blocks the tool call with
 // the reason (`block` + `blockReason`; the model receives it as the tool's result), and a tool
@@ -180,6 +183,8 @@ export default {
     const byRun = new Map<string, Spawn>()
     const pending: Spawn[] = []
     const tasksSeen = new Set<string>()
+    const viaProxy = Boolean(api.pluginConfig?.modelProxy)
+    const tags = new Map<string, string>()
     let reports: Promise<unknown> = Promise.resolve()
 
     const rootOf = (key: string) => {
@@ -375,6 +380,28 @@ export default {
         await report(trajectory, { kind: "task", text: prompt }).catch(() => undefined)
       }
       return undefined
+    })
+
+    // The session tag on every agent run's system prompt (the model-API proxy reads and removes
+    // it); without one the proxy refuses the run's tool calls.
+    api.on("before_prompt_build", async (_event: any, ctx: any) => {
+      if (!viaProxy) return undefined
+      const key = String(ctx?.sessionKey ?? "")
+      const trajectory = trajectoryOf(key)
+      const actor = actorOf(key)
+      const cacheKey = `${trajectory}\u0000${actor}`
+      try {
+        let tag = tags.get(cacheKey)
+        if (!tag) {
+          const res = await call(s, "openclaw.session", { trajectory, actor })
+          if (typeof res?.tag !== "string") return undefined
+          tag = res.tag as string
+          tags.set(cacheKey, tag)
+        }
+        return { appendSystemContext: `[[blindfold-session:${tag}]]` }
+      } catch {
+        return undefined
+      }
     })
 
     // Live context: runs before OpenClaw feeds a tool result back into the model.

@@ -9,11 +9,21 @@
 //   env BLINDFOLD_ADAPTER_TOKEN      the adapter token itself, or
 //   env BLINDFOLD_ADAPTER_TOKEN_FILE a file holding it (Blindfold's state dir: adapter.token)
 //   env BLINDFOLD_TIMEOUT_MS         per request (default 5000)
-//   `.opencode/blindfold.json`       {"url", "tokenFile", "timeoutMs"} (written by `blindfold init`)
+//   `.opencode/blindfold.json`       {"url", "tokenFile", "timeoutMs", "modelProxy"} (written by
+//                                    `blindfold init`; `modelProxy`: the provider reaches the model
+//                                    through Blindfold's model-API proxy)
 //
 // Fail closed: a denial, a review, a timeout, an unreachable daemon or any error makes
 // `tool.execute.before` throw, and OpenCode does not run the tool (the model sees the message).
+//
+// One trajectory per session, shared with the model-API proxy: the plugin registers each session
+// (`opencode.session`) and puts the tag it gets on the session's model requests
+// (`X-Blindfold-Session`, through `chat.headers`), so the proxy decides and scrubs them in the same
+// trajectory with the same aliases. A daemon that starts after OpenCode or restarts is reached
+// again on the next call: the agents are registered again under the aliases OpenCode already shows
+// (this process's `instance`), and descriptions withheld meanwhile are filled in.
 
+import { createHash, randomBytes } from "node:crypto"
 import { join } from "node:path"
 import { type ControlSettings, loadSettings, readSettingsFile } from "../blindfold-common/control.ts"
 
@@ -26,6 +36,8 @@ class Control {
   private next = 1
   private pending = new Map<number, { resolve: (v: Json) => void; reject: (e: Error) => void; timer: any }>()
   private idle: any
+  /** Called when a connection closes: the daemon may have restarted. */
+  onClose: () => void = () => {}
 
   /** An open socket keeps the harness process alive: close it once nothing is pending. */
   private settle() {
@@ -62,6 +74,7 @@ class Control {
       }
       ws.onclose = () => {
         if (this.ws === ws) this.ws = undefined
+        this.onClose()
         for (const [id, p] of this.pending) {
           clearTimeout(p.timer)
           p.reject(new Error("connection closed"))
@@ -112,14 +125,60 @@ class Control {
 }
 
 function denial(tool: string, verdict: Json): string {
+  // The daemon's own words for the model (what is missing, never a command to grant it).
+  if (typeof verdict?.refusal === "string" && verdict.refusal) return verdict.refusal
   const d = verdict?.decision
   if (!d) return `Blindfold blocked this ${tool} call.`
-  const detail = d.detail ? `: ${d.detail}` : ""
-  return `Blindfold blocked this ${tool} call: ${d.decision} ${d.reason} (${d.check})${detail}`
+  return `Blindfold blocked this ${tool} call: ${d.decision} ${d.reason} (${d.check}).`
+}
+
+/** `names` shuffled with a CSPRNG (the aliases a process shows when Blindfold cannot be asked). */
+function shuffled<T>(names: T[]): T[] {
+  const out = [...names]
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = randomBytes(4).readUInt32BE(0) % (i + 1)
+    ;[out[i], out[j]] = [out[j], out[i]]
+  }
+  return out
 }
 
 export const BlindfoldPlugin = async (ctx: Json) => {
-  const control = new Control(loadSettings(readSettingsFile(join(ctx.directory ?? process.cwd(), ".opencode", "blindfold.json"))))
+  const file = readSettingsFile(join(ctx.directory ?? process.cwd(), ".opencode", "blindfold.json"))
+  const viaProxy = Boolean(file?.modelProxy)
+  const raw = new Control(loadSettings(file))
+  // OpenCode fixes its agents' names when it starts, so a session continued by a later process
+  // must read the names it was shown before: the aliases belong to the project (its directory),
+  // drawn once and kept by Blindfold.
+  const instance = createHash("sha256")
+    .update(String(ctx.worktree ?? ctx.directory ?? process.cwd()))
+    .digest("hex")
+    .slice(0, 16)
+  // The agents as OpenCode defines them, the aliases OpenCode shows them under, and the agent
+  // objects OpenCode reads their descriptions from (it reads them on every model request).
+  let defs: Json[] = []
+  const shownAs: Record<string, string> = {}
+  const entries = new Map<string, Json>()
+  let registered = false
+  raw.onClose = () => {
+    registered = false
+  }
+  /** Registers the agents (again, after a daemon restart) under the aliases OpenCode shows. */
+  async function register() {
+    const res = await raw.call("opencode.agents", { instance, agents: defs, shown: shownAs })
+    for (const s of res?.agents ?? []) {
+      const entry = entries.get(shownAs[s.name] ?? s.name)
+      if (entry && typeof s.description === "string") entry.description = s.description
+    }
+    registered = true
+  }
+  const control = {
+    async call(method: string, params: Json): Promise<Json> {
+      if (!registered && defs.length > 0) await register()
+      return raw.call(method, { ...params, instance })
+    },
+  }
+  // session id → the tag its model requests carry.
+  const tags = new Map<string, string>()
   // session id → {parent, agent}, from the harness's own session events.
   const sessions = new Map<string, { parent?: string; agent?: string }>()
   // real sub-agent name → the alias it is registered under (for `task` calls that name the real
@@ -146,9 +205,11 @@ export const BlindfoldPlugin = async (ctx: Json) => {
     // Runs once when OpenCode loads its config: sub-agents get neutral aliases and descriptions
     // without identity words. This is the hook that reaches the `task` tool's agent list (the
     // list is built from the config after `tool.definition` runs).
+    // Every agent definition OpenCode read (the `agent` key of opencode.json and the markdown
+    // files in `.opencode/agent/`) is here, and a markdown agent carries its `name` too.
     config: async (cfg: Json) => {
       const agents = cfg.agent ?? {}
-      const defs = Object.entries(agents).map(([name, a]: [string, Json]) => ({
+      defs = Object.entries(agents).map(([name, a]: [string, Json]) => ({
         name,
         description: a?.description ?? "",
         model: a?.model ?? "",
@@ -157,23 +218,54 @@ export const BlindfoldPlugin = async (ctx: Json) => {
       if (defs.length === 0) return
       let shown: Json[]
       try {
-        shown = (await control.call("opencode.agents", { agents: defs })).agents
+        shown = (await raw.call("opencode.agents", { instance, agents: defs })).agents
+        registered = true
       } catch {
-        // Identity fails closed too: without Blindfold, no agent name or description is shown.
-        shown = defs.map((d, i) => ({
+        // Identity fails closed too: without Blindfold no agent name is shown, and no description
+        // unless the model-API proxy (part of the same daemon: nothing reaches the model without
+        // it) rewrites them on the way. They are filled in once Blindfold answers.
+        const aliases = shuffled(defs.filter((d) => d.mode !== "primary").map((_, i) => i))
+        let next = 0
+        shown = defs.map((d) => ({
           name: d.name,
-          alias: d.mode === "primary" ? d.name : `agent-${i + 1}`,
-          description: d.mode === "primary" ? d.description : "(description withheld: Blindfold is unreachable)",
+          alias: d.mode === "primary" ? d.name : `agent-${String.fromCharCode(97 + (aliases[next++] % 26))}`,
+          description:
+            d.mode === "primary" || viaProxy ? d.description : "(description withheld: Blindfold is unreachable)",
         }))
       }
       const next: Json = {}
       for (const s of shown) {
         const a = agents[s.name]
         if (!a) continue
-        next[s.alias] = { ...a, description: s.description }
+        // `name` too: OpenCode lists a markdown agent by the name it carries, not by its key.
+        next[s.alias] = { ...a, name: s.alias, description: s.description }
+        entries.set(s.alias, next[s.alias])
+        shownAs[s.name] = s.alias
         if (s.alias !== s.name) aliasOf.set(s.name, s.alias)
       }
       cfg.agent = next
+    },
+
+    // Every model request of a session carries its tag, so the model-API proxy decides it in the
+    // session's trajectory as the session's agent. Without Blindfold no tag is added (and the
+    // proxy, part of the same daemon, is unreachable too).
+    "chat.headers": async (input: Json, output: Json) => {
+      const id = String(input?.sessionID ?? "")
+      if (!id || !output) return
+      try {
+        let tag = tags.get(id)
+        if (!tag) {
+          await learnSession(id)
+          const res = await control.call("opencode.session", caller(id))
+          if (typeof res?.tag === "string") {
+            tag = res.tag
+            tags.set(id, res.tag)
+          }
+        }
+        if (tag) output.headers = { ...(output.headers ?? {}), "x-blindfold-session": tag }
+      } catch {
+        // No tag: the proxy refuses the request's tool calls (sessions = "required").
+      }
     },
 
     event: async ({ event }: Json) => {

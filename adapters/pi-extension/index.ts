@@ -15,7 +15,12 @@
 //   env BLINDFOLD_ADAPTER_TOKEN_FILE a file holding it (Blindfold's state dir: adapter.token)
 //   env BLINDFOLD_TIMEOUT_MS         per request (default 5000)
 //   env BLINDFOLD_TRAJECTORY         the trajectory to join (set for children automatically)
-//   `.pi/blindfold.json`             {"url", "tokenFile", "timeoutMs"}
+//   `.pi/blindfold.json`             {"url", "tokenFile", "timeoutMs", "modelProxy"}
+//
+// One trajectory per Pi session (`pi-<session id>`: `pi -c` continues it), shared with the
+// model-API proxy: with `modelProxy` set (the provider reaches the model through Blindfold), each
+// process marks its system prompt with the session tag it got from `pi.session`; the proxy reads
+// the trajectory and the acting agent off it and removes the marker before the model reads it.
 //
 // Fail closed: a denial, a review, a timeout, an unreachable daemon or any error blocks the tool
 // call with the reason (the model receives it as the tool's result); a result or context that
@@ -31,6 +36,11 @@ const WITHHELD = "[withheld by Blindfold: the text could not be checked]"
 
 function settings(cwd: string): ControlSettings {
   return loadSettings(readSettingsFile(join(cwd, ".pi", "blindfold.json")))
+}
+
+/** True when `blindfold init pi` routed the project's provider through the model-API proxy. */
+function viaProxy(cwd: string): boolean {
+  return Boolean(readSettingsFile(join(cwd, ".pi", "blindfold.json"))?.modelProxy)
 }
 
 /** Sub-agents Pi's `subagent` tool can start: frontmatter of the user and project agent files. */
@@ -102,17 +112,34 @@ function messageTexts(messages: any[]): { get: () => string; set: (t: string) =>
 }
 
 export default function blindfold(pi: any) {
+  // This project's providers reach the model through Blindfold's model-API proxy (for this
+  // project only: Pi's models.json is left as it is).
+  const routed = readSettingsFile(join(process.cwd(), ".pi", "blindfold.json"))?.providers
+  if (routed && typeof routed === "object") {
+    for (const [name, baseUrl] of Object.entries(routed)) {
+      if (typeof baseUrl === "string") pi.registerProvider(name, { baseUrl })
+    }
+  }
   const isChild = process.env[CHILD_MARK] === "1"
   let trajectory = process.env.BLINDFOLD_TRAJECTORY ?? ""
   let task: string | undefined
   let cwd = process.cwd()
+  let sessionId = ""
+  let tag = ""
   const who = () => ({ trajectory, ...(isChild ? { task: task ?? "" } : {}) })
 
   /** Joins (or opens) the trajectory; the coordinator passes it on to its children. */
   async function join_(prompt?: string) {
     const s = settings(cwd)
-    const res = await call(s, "pi.session", { ...who(), trajectory: trajectory || undefined, agents: agents(cwd), prompt })
+    const res = await call(s, "pi.session", {
+      ...who(),
+      trajectory: trajectory || undefined,
+      agents: agents(cwd),
+      prompt,
+      ...(!isChild && sessionId ? { session_id: sessionId } : {}),
+    })
     trajectory = res.trajectory
+    if (typeof res.tag === "string") tag = res.tag
     if (!isChild) {
       process.env.BLINDFOLD_TRAJECTORY = trajectory
       process.env[CHILD_MARK] = "1"
@@ -121,6 +148,11 @@ export default function blindfold(pi: any) {
 
   pi.on("session_start", async (_event: any, ctx: any) => {
     cwd = ctx?.cwd ?? cwd
+    try {
+      sessionId = String(ctx?.sessionManager?.getSessionId?.() ?? "")
+    } catch {
+      sessionId = ""
+    }
     if (isChild) return // a child joins once it knows its task (before_agent_start)
     try {
       await join_()
@@ -136,6 +168,12 @@ export default function blindfold(pi: any) {
     } catch {
       // Tool calls will fail closed until the daemon answers.
     }
+    // The model-API proxy reads the session off this marker (and removes it); without a tag the
+    // proxy refuses the turn's tool calls.
+    if (tag && viaProxy(cwd)) {
+      return { systemPrompt: `${event?.systemPrompt ?? ""}\n\n[[blindfold-session:${tag}]]` }
+    }
+    return undefined
   })
 
   pi.on("tool_call", async (event: any) => {

@@ -130,6 +130,44 @@ impl Refusal {
         }
     }
 
+    /// What the model reads: in neutral words what is missing and whether a person was told,
+    /// never a command or the digests a grant needs (a model that could run a command must not
+    /// learn how to grant itself). `id` names the refusal (`blindfold why <id>` on the human's
+    /// side) or the review it waits in.
+    pub fn model_text(&self, what: &str, id: Option<&str>) -> String {
+        let d = &self.decision;
+        let missing = match d.reason {
+            Reason::Contradicted => "another agent's evidence contradicts it, so a person reviews it first",
+            Reason::Unverified => "it needs an independent verification first",
+            Reason::UnpairedSession => {
+                "this harness session is not registered with Blindfold (its plugin is missing or could not \
+                 reach Blindfold), so no tool runs"
+            }
+            Reason::ExpiredGrant => "the signed approval for it has expired",
+            Reason::ArtifactChanged => "its content differs from what was approved",
+            Reason::TargetDenied | Reason::OperationDenied | Reason::WrongTask => {
+                "the approval on record is for a different action"
+            }
+            r if grant_can_unblock(r) => "it needs a person's signed approval for exactly this action",
+            Reason::ReviewRejected => "a person rejected it",
+            Reason::MalformedInput | Reason::LimitExceeded => "the request is malformed or over a limit",
+            _ if d.decision == blindfold_schemas::Verdict::Review => "it is held for a person's review",
+            _ => "a rule forbids it",
+        };
+        let mut text = format!("Blindfold refused {what} ({}, check {}): {missing}", d.reason, d.check);
+        match &d.detail {
+            Some(detail) if !detail.is_empty() => text.push_str(&format!(" ({detail}).")),
+            _ => text.push('.'),
+        }
+        if let Some(id) = id {
+            text.push_str(&format!(" It was reported to a person as {id}; it has not run."));
+        } else {
+            text.push_str(" It has not run.");
+        }
+        text.push_str(" Do not try to work around this; continue with other work or tell the user.");
+        text
+    }
+
     /// The structured form for `_meta`/`data`/`metadata` fields.
     pub fn to_json(&self) -> Value {
         let mut v = json!({"decision": self.decision});
@@ -138,6 +176,171 @@ impl Refusal {
         }
         v
     }
+}
+
+/// What a person needs to act on a refusal (the human's channel: the daemon's log, `blindfold
+/// why`): the action as the registry names it, the grant command, and what differs.
+#[derive(Debug, Clone, Default)]
+pub struct HumanView {
+    /// The refusal's id (`rf-…`).
+    pub id: String,
+    /// The trajectory (the grant's task).
+    pub task: String,
+    /// Who asked (`coordinator` or an agent's real name).
+    pub actor: String,
+    /// The tool as the harness named it.
+    pub tool: String,
+    /// The registry's operation, target, digests and the arguments other than the artifact.
+    pub operation: String,
+    /// See [`HumanView::operation`].
+    pub target: String,
+    /// Hex SHA-256 of the artifact bytes.
+    pub artifact_sha256: String,
+    /// Hex SHA-256 of the other arguments' JCS form.
+    pub args_sha256: String,
+    /// The other arguments (JSON), `{}` when none.
+    pub args: String,
+    /// The artifact as text, when it is UTF-8 and short enough to show.
+    pub artifact_text: Option<String>,
+    /// Its length in bytes.
+    pub artifact_len: usize,
+    /// The review it waits in, if held.
+    pub review_id: Option<String>,
+    /// The issuer key to sign with, when the daemon trusts exactly one whose private half it can
+    /// name; `KEY.pem` otherwise.
+    pub key_hint: String,
+    /// A grant on record for the same task and operation: (jti, target, exp, approved artifact text
+    /// when known).
+    pub near_grant: Option<(String, String, u64, Option<String>)>,
+}
+
+impl HumanView {
+    /// The file `blindfold why` writes the artifact to, named in the grant command.
+    pub fn artifact_file(&self) -> String {
+        format!("{}.artifact", self.id)
+    }
+
+    /// The exact command that grants this action (and hands the grant to the running daemon).
+    pub fn grant_command(&self) -> String {
+        let mut cmd = format!(
+            "blindfold grant issue --key {} --task {} --op {} --target {} --artifact {} --ttl 3600",
+            shell_word(&self.key_hint),
+            shell_word(&self.task),
+            shell_word(&self.operation),
+            shell_word(&self.target),
+            shell_word(&self.artifact_file()),
+        );
+        if self.args != "{}" && !self.args.is_empty() {
+            cmd.push_str(&format!(" --args {}", shell_word(&self.args)));
+        }
+        cmd.push_str(" --submit");
+        cmd
+    }
+}
+
+/// `word` quoted for a POSIX shell when it needs it.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c)) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+impl Refusal {
+    /// The person's view: what was refused and why, what a grant must bind, the command that
+    /// issues it, and — for a grant that did not fit — what differs.
+    pub fn human_text(&self, v: &HumanView) -> String {
+        let d = &self.decision;
+        let mut out = format!(
+            "{}: {} refused `{}` ({} {}) in task {}: {} (check {})",
+            v.id, v.actor, v.tool, v.operation, v.target, v.task, d.reason, d.check
+        );
+        if let Some(detail) = &d.detail {
+            out.push_str(&format!(": {detail}"));
+        }
+        out.push('\n');
+        out.push_str(&format!(
+            "  operation {}\n  target    {}\n  task      {}\n  artifact  {} bytes, sha256 {}\n  args      {} (sha256 {})\n",
+            v.operation, v.target, v.task, v.artifact_len, v.artifact_sha256, v.args, v.args_sha256
+        ));
+        if let Some(review) = &v.review_id {
+            out.push_str(&format!(
+                "  held in review {review}: blindfold review show {review}, then blindfold review approve {review} --key {} (or reject)\n",
+                v.key_hint
+            ));
+        }
+        if let Some((jti, target, exp, approved)) = &v.near_grant {
+            match d.reason {
+                Reason::ExpiredGrant => out.push_str(&format!(
+                    "  grant {jti} for this action expired at {exp} (seconds since the epoch): issue a new one below\n"
+                )),
+                Reason::TargetDenied => out.push_str(&format!(
+                    "  grant {jti} names target {target}; this call's target is {}: {}\n",
+                    v.target,
+                    differing_part(target, &v.target)
+                )),
+                Reason::ArtifactChanged => match (approved, &v.artifact_text) {
+                    (Some(before), Some(now)) => {
+                        out.push_str(&format!("  grant {jti} approved other bytes; approved → now:\n"));
+                        for line in line_diff(before, now).lines() {
+                            out.push_str(&format!("    {line}\n"));
+                        }
+                    }
+                    _ => out.push_str(&format!("  grant {jti} approved other bytes (not on record to compare)\n")),
+                },
+                _ => {}
+            }
+        }
+        if grant_can_unblock(d.reason) || d.reason == Reason::Contradicted {
+            out.push_str(&format!(
+                "  to allow exactly this call ({} holds the bytes):\n    {}\n",
+                v.artifact_file(),
+                v.grant_command()
+            ));
+        }
+        out
+    }
+}
+
+/// Where two targets part: the common start and the first differing path segment of each.
+fn differing_part(granted: &str, called: &str) -> String {
+    let common = granted.chars().zip(called.chars()).take_while(|(a, b)| a == b).count();
+    let cut = granted.chars().take(common).collect::<String>().rfind('/').map_or(0, |i| i + 1);
+    let seg =
+        |s: &str| s.chars().skip(cut).collect::<String>().split('/').next().unwrap_or_default().to_owned();
+    if cut == 0 {
+        format!("they differ from the start (`{}` vs `{}`)", seg(granted), seg(called))
+    } else {
+        let prefix: String = granted.chars().take(cut).collect();
+        format!("both start with `{prefix}`, then `{}` vs `{}`", seg(granted), seg(called))
+    }
+}
+
+/// A line diff of `old` → `new` (`-`/`+`/` ` prefixes; the texts are short).
+fn line_diff(old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, String::new());
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            out.push_str(&format!("  {}\n", a[i]));
+            (i, j) = (i + 1, j + 1);
+        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] > lcs[i + 1][j]) {
+            out.push_str(&format!("+ {}\n", b[j]));
+            j += 1;
+        } else {
+            out.push_str(&format!("- {}\n", a[i]));
+            i += 1;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -176,6 +379,56 @@ mod tests {
         assert_eq!(grant["review_id"], "rv-0011223344556677");
         assert_eq!((grant["task_id"].as_str(), grant["target"].as_str()), (Some("task-1"), Some("/w/a.txt")));
         assert_eq!(grant["artifact_sha256"], sha256_hex(b"hello"));
+    }
+
+    #[test]
+    fn the_model_reads_what_is_missing_and_the_person_reads_how_to_grant_it() {
+        let d = Decision::deny(Reason::NoGrant, CheckId::Grant);
+        let r = Refusal::new(d, "task-1", Some(&action()));
+        let model = r.model_text("the `write` call", Some("rf-01"));
+        assert!(model.contains("signed approval") && model.contains("rf-01"), "{model}");
+        for secret in ["blindfold grant", &sha256_hex(b"hello"), "--key"] {
+            assert!(!model.contains(secret), "the model reads {secret:?}: {model}");
+        }
+        let v = HumanView {
+            id: "rf-01".into(),
+            task: "task-1".into(),
+            actor: "coordinator".into(),
+            tool: "write".into(),
+            operation: "write_file".into(),
+            target: "/w/a b.txt".into(),
+            artifact_sha256: sha256_hex(b"hello"),
+            args: "{}".into(),
+            key_hint: "keys/ops.key.pem".into(),
+            ..HumanView::default()
+        };
+        let human = r.human_text(&v);
+        assert!(human.contains("blindfold grant issue --key keys/ops.key.pem --task task-1 --op write_file --target '/w/a b.txt' --artifact rf-01.artifact --ttl 3600 --submit"), "{human}");
+        assert!(human.contains(&sha256_hex(b"hello")), "{human}");
+    }
+
+    #[test]
+    fn a_grant_that_does_not_fit_says_what_differs() {
+        let v = |reason| {
+            let r = Refusal::new(Decision::deny(reason, CheckId::Grant), "t", Some(&action()));
+            let view = HumanView {
+                id: "rf-2".into(),
+                target: "/w/src/a.txt".into(),
+                artifact_text: Some("one\ntwo\n".into()),
+                near_grant: Some(("j1".into(), "/w/docs/a.txt".into(), 99, Some("one\nthree\n".into()))),
+                ..HumanView::default()
+            };
+            r.human_text(&view)
+        };
+        assert!(
+            v(Reason::TargetDenied).contains("both start with `/w/`, then `docs` vs `src`"),
+            "{}",
+            v(Reason::TargetDenied)
+        );
+        assert!(
+            v(Reason::ArtifactChanged).contains("- three") && v(Reason::ArtifactChanged).contains("+ two")
+        );
+        assert!(v(Reason::ExpiredGrant).contains("expired at 99"));
     }
 
     #[test]

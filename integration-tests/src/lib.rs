@@ -7,6 +7,7 @@ pub mod control_ws;
 pub mod fuzz;
 pub mod openclaw;
 pub mod opencode;
+pub mod opencode_init;
 pub mod pi;
 pub mod transports;
 

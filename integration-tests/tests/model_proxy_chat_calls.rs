@@ -34,16 +34,20 @@ fn custom_unknown_and_deprecated_chat_calls_are_gated_streamed_and_not() {
                 assert_eq!(out["finish"], "tool_calls", "{label}: {out}");
                 continue;
             }
-            "custom-patch" => "Blindfold blocked the `apply_patch` tool call: no_grant",
+            "custom-patch" => "Blindfold refused the `apply_patch` tool call (no_grant",
             "unknown-call-type" => {
-                "Blindfold blocked the `teleport` tool call: malformed_input (check P1.schema"
+                "Blindfold refused the `teleport` tool call (malformed_input, check P1.schema)"
             }
-            _ => "Blindfold blocked the `bash` tool call: no_grant",
+            _ => "Blindfold refused the `bash` tool call (no_grant",
         };
         assert_eq!(out["calls"], json!([]), "{label}: no call reaches the client: {out}");
         let text = out["text"].as_str().expect("text");
         assert!(text.contains(refusal), "{label}: {out}");
-        assert!(text.contains(". To unblock: "), "{label}: the refusal says what would unblock it: {out}");
+        assert!(text.contains("has not run"), "{label}: the refusal says the call did not run: {out}");
+        assert!(
+            !text.contains("To unblock") && !text.contains("blindfold grant"),
+            "{label}: no command: {out}"
+        );
         assert_eq!(out["finish"], "stop", "{label}: {out}");
     }
     assert_eq!(model.requests().len(), cases.len(), "one upstream request per client request");

@@ -82,7 +82,7 @@ fn is_repeat(check: &Value) -> bool {
 fn assert_refused_again_at_the_proxy(proxy_port: u16) {
     let (calls, text) = complete(proxy_port, "please run-bash");
     assert!(calls.is_empty(), "{calls:?}");
-    assert!(text.contains("Blindfold blocked the `bash` tool call: replayed_"), "{text}");
+    assert!(text.contains("Blindfold refused the `bash` tool call (replayed_"), "{text}");
 }
 
 /// A daemon serving the proxy in front of the scripted model (both stopped on drop).

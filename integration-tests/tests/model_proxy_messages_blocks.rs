@@ -32,11 +32,15 @@ fn unknown_content_blocks_are_refused_and_provider_run_blocks_pass_streamed_and_
         let text = out["text"].as_str().expect("text");
         assert!(
             text.starts_with(
-                "Blindfold blocked the `teleport_use` tool call: malformed_input (check P1.schema"
+                "Blindfold refused the `teleport_use` tool call (malformed_input, check P1.schema)"
             ),
             "{label}: {out}"
         );
-        assert!(text.contains(". To unblock: "), "{label}: the refusal says what would unblock it: {out}");
+        assert!(text.contains("has not run"), "{label}: the refusal says the call did not run: {out}");
+        assert!(
+            !text.contains("To unblock") && !text.contains("blindfold grant"),
+            "{label}: no command: {out}"
+        );
         assert_eq!(out["finish"], "end_turn", "{label}: {out}");
     }
     assert_eq!(model.requests().len(), cases.len(), "one upstream request per client request");

@@ -124,7 +124,7 @@ fn opencode_through_the_model_proxy_hides_identity_and_never_runs_the_refused_ca
     assert!(tool_uses(&out.stdout, "bash").is_empty(), "OpenCode received a bash call");
     // In its place OpenCode received the refusal as the assistant's text (and the turn ended).
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("Blindfold blocked the `bash` tool call"), "no refusal text: {stdout}");
+    assert!(stdout.contains("Blindfold refused the `bash` tool call"), "no refusal text: {stdout}");
 
     // The trace records the coordinator's tool calls: both delegations and the blocked execute.
     let records = trace_records(&proxy.state_dir.join("traces"), TASK);

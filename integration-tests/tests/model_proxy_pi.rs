@@ -119,7 +119,7 @@ fn pi_through_the_model_proxy_hides_identity_and_never_runs_the_refused_call() {
 
     // The destructive call (the child's and the coordinator's) was replaced by a refusal.
     assert!(s.pi.project.join("data/keep.txt").exists(), "data was deleted");
-    assert!(stdout.contains("Blindfold blocked the `bash` tool call"), "no refusal text: {stdout}");
+    assert!(stdout.contains("Blindfold refused the `bash` tool call"), "no refusal text: {stdout}");
     assert!(!stdout.contains("\"toolName\":\"bash\""), "Pi executed a bash call: {stdout}");
 
     // The trace records the coordinator's tool calls: both delegations and the refused execute.

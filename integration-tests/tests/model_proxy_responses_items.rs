@@ -27,20 +27,24 @@ fn built_in_tool_calls_and_unknown_items_are_refused_streamed_and_not() {
     for (case, out) in cases.iter().zip(&results) {
         let label = case.to_string();
         let (items, refusal) = match case["say"].as_str().expect("say") {
-            "run-bash" => (json!(["message"]), "Blindfold blocked the `bash` tool call: no_grant"),
+            "run-bash" => (json!(["message"]), "Blindfold refused the `bash` tool call (no_grant"),
             "local-shell-rm" => {
-                (json!(["web_search_call", "message"]), "Blindfold blocked the `bash` tool call: no_grant")
+                (json!(["web_search_call", "message"]), "Blindfold refused the `bash` tool call (no_grant")
             }
-            "patch-delete" => (json!(["message"]), "Blindfold blocked the `apply_patch` tool call: no_grant"),
+            "patch-delete" => (json!(["message"]), "Blindfold refused the `apply_patch` tool call (no_grant"),
             _ => (
                 json!(["message"]),
-                "Blindfold blocked the `teleport_call` tool call: malformed_input (check P1.schema",
+                "Blindfold refused the `teleport_call` tool call (malformed_input, check P1.schema)",
             ),
         };
         assert_eq!(out["items"], items, "{label}: no call item reaches the client: {out}");
         let text = out["text"].as_str().expect("text");
         assert!(text.contains(refusal), "{label}: {out}");
-        assert!(text.contains(". To unblock: "), "{label}: the refusal says what would unblock it: {out}");
+        assert!(text.contains("has not run"), "{label}: the refusal says the call did not run: {out}");
+        assert!(
+            !text.contains("To unblock") && !text.contains("blindfold grant"),
+            "{label}: no command: {out}"
+        );
         assert_eq!(out["finish"], "completed", "{label}: {out}");
     }
     assert_eq!(model.requests().len(), cases.len(), "one upstream request per client request");

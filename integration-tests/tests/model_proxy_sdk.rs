@@ -85,7 +85,7 @@ fn sdks_stream_and_not_through_the_proxy() {
                     "{label}: the destructive call never reaches the client: {out}"
                 );
                 let text = out["text"].as_str().expect("text");
-                assert!(text.contains("Blindfold blocked the `bash` tool call: no_grant"), "{label}: {out}");
+                assert!(text.contains("Blindfold refused the `bash` tool call (no_grant"), "{label}: {out}");
                 assert!(
                     ["stop", "end_turn", "completed"].contains(&out["finish"].as_str().expect("finish")),
                     "{label}: {out}"

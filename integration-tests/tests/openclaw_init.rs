@@ -1,6 +1,8 @@
 //! `blindfold init openclaw`: installs the plugin folder, adds it to the project's
-//! `openclaw.json` without losing any setting, writes the sub-agents' identities into
-//! `blindfold.toml`, shows a diff and asks unless `--yes`, and changes nothing on a second run.
+//! `openclaw.json` without losing any setting, points its provider at the model-API proxy, writes
+//! `blindfold.toml` with the same listen address and state dir the plugin uses and the
+//! sub-agents' identities, shows a diff and asks unless `--yes`, changes nothing on a second run
+//! and is undone by `--remove`.
 
 use blindfold_integration_tests::{blindfold, workspace_root};
 use serde_json::{Value, json};
@@ -56,7 +58,9 @@ fn init_openclaw_adds_the_plugin_keeps_the_config_and_asks_first() {
     let out = init(&dir, &config, &[], "y\n");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let cfg = read_json(&dir.join("openclaw.json"));
-    assert_eq!(cfg["models"], original["models"]);
+    let mut routed = original["models"].clone();
+    routed["providers"]["probe"]["baseUrl"] = json!("http://127.0.0.1:7701/v1");
+    assert_eq!(cfg["models"], routed, "the provider goes through the model-API proxy");
     assert_eq!(cfg["agents"], original["agents"]);
     let plugins = &cfg["plugins"];
     assert_eq!(plugins["allow"], json!(["other", "blindfold"]));
@@ -68,8 +72,8 @@ fn init_openclaw_adds_the_plugin_keeps_the_config_and_asks_first() {
     assert_eq!(entry["hooks"]["allowConversationAccess"], json!(true));
     assert_eq!(entry["config"]["url"], json!("ws://127.0.0.1:7812/v1/control"));
     assert_eq!(entry["config"]["tokenFile"], json!(state.join("adapter.token").display().to_string()));
-    let trajectory = entry["config"]["trajectory"].as_str().expect("pinned trajectory").to_owned();
-    assert!(trajectory.starts_with("openclaw-"), "{trajectory}");
+    assert_eq!(entry["config"]["modelProxy"], json!(true));
+    assert!(entry["config"].get("trajectory").is_none(), "no pinned trajectory: one per session");
     assert!(state.join("adapter.token").exists(), "the adapter token exists");
 
     // The plugin is the shipped one; its control client is the shared one, next to it.
@@ -88,12 +92,16 @@ fn init_openclaw_adds_the_plugin_keeps_the_config_and_asks_first() {
     let toml = std::fs::read_to_string(dir.join("blindfold.toml")).expect("project config");
     assert!(toml.contains("id = \"scout\"\nmodel = \"quill-mini-4\""), "{toml}");
     assert!(toml.contains("id = \"critic\"\nmodel = \"lattice-7b\""), "{toml}");
-    assert!(toml.contains(&trajectory), "{toml}");
     let validated =
         blindfold().args(["run", "--print-config", "--config"]).arg(dir.join("blindfold.toml")).output();
-    assert!(validated.expect("print-config").status.success(), "the written config is valid");
+    let validated = validated.expect("print-config");
+    assert!(validated.status.success(), "the written config is valid");
+    let effective: toml::Value = toml::from_str(&String::from_utf8_lossy(&validated.stdout)).expect("toml");
+    assert_eq!(effective["server"]["listen"].as_str(), Some("127.0.0.1:7812"), "the plugin's port");
+    assert_eq!(effective["state"]["dir"].as_str(), Some(state.display().to_string().as_str()));
+    assert_eq!(effective["model_proxy"]["upstream"].as_str(), Some("http://127.0.0.1:1"));
 
-    // Running again changes nothing and keeps the pinned trajectory.
+    // Running again changes nothing.
     let out = init(&dir, &config, &["--yes"], "");
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to change"));
@@ -105,8 +113,19 @@ fn init_openclaw_adds_the_plugin_keeps_the_config_and_asks_first() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("- // edited by hand"));
     assert_eq!(std::fs::read_to_string(plugin_dir.join("index.ts")).expect("kept"), "// edited by hand\n");
     assert!(init(&dir, &config, &["--yes"], "").status.success());
-    let again = read_json(&dir.join("openclaw.json"));
-    assert_eq!(again["plugins"]["entries"]["blindfold"]["config"]["trajectory"], json!(trajectory));
+    assert_ne!(
+        std::fs::read_to_string(plugin_dir.join("index.ts")).expect("replaced"),
+        "// edited by hand\n"
+    );
+
+    // Undone: the plugin leaves the config, the provider points at its model API again.
+    let out = init(&dir, &config, &["--remove", "--yes"], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let back = read_json(&dir.join("openclaw.json"));
+    assert_eq!(back["models"], original["models"]);
+    assert_eq!(back["plugins"]["allow"], json!(["other"]));
+    assert!(back["plugins"]["entries"].get("blindfold").is_none(), "{back}");
+    assert!(!plugin_dir.join("index.ts").exists());
 }
 
 #[test]

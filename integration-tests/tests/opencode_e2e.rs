@@ -81,7 +81,10 @@ fn blindfold_blocks_the_refuted_destructive_command_and_hides_identity() {
     assert_eq!(bash[0]["part"]["state"]["input"]["command"], DESTRUCTIVE);
     let error = bash[0]["part"]["state"]["error"].as_str().unwrap_or("");
     // The refutation itself takes execute authority away (SPEC §5), not a missing grant.
-    assert!(error.contains("Blindfold blocked this bash call: review contradicted"), "{error}");
+    assert!(
+        error.contains("Blindfold refused the `bash` call (contradicted, check P3.contradiction): another agent's evidence"),
+        "{error}"
+    );
 
     // Both delegations went to aliases the coordinator read from the task tool's agent list.
     let tasks = tool_uses(&out.stdout, "task");
@@ -97,7 +100,7 @@ fn blindfold_blocks_the_refuted_destructive_command_and_hides_identity() {
     assert!(requests.len() >= 4, "coordinator requests: {}", requests.len());
     assert_eq!(leaks(&p), vec![], "identity reached the coordinator");
     let last = requests.last().map(Value::to_string).unwrap_or_default();
-    assert!(last.contains("Blindfold blocked this bash call"), "the model is told why");
+    assert!(last.contains("Blindfold refused the `bash` call"), "the model is told why");
 
     // The trace of the pinned trajectory holds both sub-agents' answers (the refutation among
     // them) before the blocked execute of exactly that command.

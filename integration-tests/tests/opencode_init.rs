@@ -1,17 +1,31 @@
-//! `blindfold init opencode`: writes the plugin, its settings, a project config and the
-//! permission block without clobbering the project's OpenCode config; asks unless `--yes`.
+//! `blindfold init opencode`: the plugin, its settings and a project config pointing at the same
+//! daemon, the provider routed through the model-API proxy by a one-value edit of the user's
+//! config (key order, rules and comments kept), every sub-agent form (`agent` in opencode.json
+//! and `.opencode/agent/*.md`) recorded with its true identity; asks unless `--yes`, changes
+//! nothing when run again, and `--remove` gives the user's config back byte for byte.
 
 use blindfold_integration_tests::{blindfold, workspace_root};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::io::Write;
+use std::path::Path;
 use std::process::{Output, Stdio};
 
-fn init(dir: &std::path::Path, state: &std::path::Path, extra: &[&str], answer: &str) -> Output {
+const ORIGINAL: &str = r#"{
+  "model": "local/m",
+  "provider": {"local": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "http://127.0.0.1:8080/v1", "apiKey": "k"}}},
+  "agent": {"reviewer": {"mode": "subagent", "description": "reviews", "model": "local/gpt-5"}},
+  "permission": {"bash": "deny", "read": "allow", "edit": {"docs/**": "allow"}}
+}
+"#;
+
+fn init(dir: &Path, state: &Path, extra: &[&str], answer: &str) -> Output {
     let mut child = blindfold()
         .args(["init", "opencode", "--dir"])
         .arg(dir)
         .args(extra)
-        .env("XDG_STATE_HOME", state)
+        .env("BLINDFOLD_SERVER__LISTEN", "127.0.0.1:7811")
+        .env("BLINDFOLD_STATE__DIR", state)
+        .env("BLINDFOLD_MODEL_PROXY__LISTEN", "127.0.0.1:7812")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -21,77 +35,98 @@ fn init(dir: &std::path::Path, state: &std::path::Path, extra: &[&str], answer: 
     child.wait_with_output().expect("init output")
 }
 
+fn text(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
 #[test]
-fn init_merges_permissions_writes_the_plugin_and_asks_first() {
+fn init_routes_the_provider_records_every_agent_form_and_undoes_itself() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let (dir, state) = (tmp.path().join("project"), tmp.path().join("state"));
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    let original = json!({
-        "model": "local/m", "agent": {"reviewer": {"mode": "subagent", "description": "reviews"}},
-        "permission": {"bash": "deny", "read": "allow", "edit": {"docs/**": "allow"}}
-    });
-    std::fs::write(dir.join("opencode.json"), original.to_string()).expect("write");
+    std::fs::create_dir_all(dir.join(".opencode/agent")).expect("mkdir");
+    std::fs::write(dir.join("opencode.json"), ORIGINAL).expect("write");
+    std::fs::write(
+        dir.join(".opencode/agent/auditor.md"),
+        "---\ndescription: audits\nmode: subagent\nmodel: local/claude-haiku-4\n---\nAudit.\n",
+    )
+    .expect("md agent");
 
     // Declined: the diff is shown, nothing is written.
     let out = init(&dir, &state, &[], "n\n");
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let shown = String::from_utf8_lossy(&out.stdout);
-    assert!(shown.contains("+ ") && shown.contains("\"webfetch\": \"ask\""), "{shown}");
-    assert!(!dir.join(".opencode").exists());
-    let kept: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("opencode.json")).expect("read"))
-            .expect("json");
-    assert_eq!(kept, original);
+    assert!(shown.contains("+   \"provider\"") && shown.contains("127.0.0.1:7812/v1"), "{shown}");
+    assert!(!dir.join(".opencode/plugins").exists() && !dir.join("blindfold.toml").exists());
+    assert_eq!(text(&dir.join("opencode.json")), ORIGINAL);
 
-    // Accepted with --yes.
     let out = init(&dir, &state, &["--yes"], "");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let cfg: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("opencode.json")).expect("read"))
-        .expect("json");
-    assert_eq!(cfg["model"], "local/m");
-    assert_eq!(cfg["agent"], original["agent"]);
-    let p = &cfg["permission"];
-    assert_eq!(p["bash"], "deny", "a deny is never loosened");
-    assert_eq!(p["read"], "allow");
-    for key in ["webfetch", "external_directory", "task"] {
-        assert_eq!(p[key], "ask", "{key}");
-    }
-    assert_eq!(p["edit"], json!({"*": "ask", "docs/**": "ask"}));
-    let plugin = std::fs::read_to_string(dir.join(".opencode/plugins/blindfold.ts")).expect("plugin");
-    let shipped =
-        std::fs::read_to_string(workspace_root().join("adapters/opencode-plugin/blindfold.ts")).expect("src");
-    assert_eq!(plugin, shipped);
-    let control =
-        std::fs::read_to_string(dir.join(".opencode/blindfold-common/control.ts")).expect("control");
-    let shared = std::fs::read_to_string(workspace_root().join("adapters/blindfold-common/control.ts"))
-        .expect("shared");
-    assert_eq!(control, shared, "the plugin's import resolves to the shared client");
-    let settings: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join(".opencode/blindfold.json")).expect("settings"),
-    )
-    .expect("json");
-    assert_eq!(settings["url"], "ws://127.0.0.1:7700/v1/control");
-    let token_file = settings["tokenFile"].as_str().expect("token file");
-    assert!(std::path::Path::new(token_file).exists(), "the adapter token exists: {token_file}");
-    let toml = std::fs::read_to_string(dir.join("blindfold.toml")).expect("project config");
-    assert!(toml.contains("[opencode]") && toml.contains("task = \"opencode-"), "{toml}");
-    assert!(toml.contains("# id = \"reviewer\""), "{toml}");
-    let validated =
-        blindfold().args(["run", "--print-config", "--config"]).arg(dir.join("blindfold.toml")).output();
-    assert!(validated.expect("print-config").status.success(), "the written config is valid");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let toml_path = dir.join("blindfold.toml");
+    assert!(stdout.contains(&format!("blindfold run --config {}", toml_path.display())), "{stdout}");
+    // One value changed; every rule, key and its order stays.
+    assert_eq!(
+        text(&dir.join("opencode.json")),
+        ORIGINAL.replace("http://127.0.0.1:8080/v1", "http://127.0.0.1:7812/v1")
+    );
+    let shipped = |p: &str| text(&workspace_root().join("adapters").join(p));
+    assert_eq!(text(&dir.join(".opencode/plugins/blindfold.ts")), shipped("opencode-plugin/blindfold.ts"));
+    assert_eq!(
+        text(&dir.join(".opencode/blindfold-common/control.ts")),
+        shipped("blindfold-common/control.ts")
+    );
+    let settings: Value = serde_json::from_str(&text(&dir.join(".opencode/blindfold.json"))).expect("json");
+    assert_eq!(settings["url"], "ws://127.0.0.1:7811/v1/control");
+    assert_eq!(settings["tokenFile"], state.join("adapter.token").display().to_string());
+    assert_eq!(settings["modelProxy"], true);
+    assert!(state.join("adapter.token").exists(), "the adapter token exists");
 
-    // Running again changes nothing.
+    // The project config names what the plugin uses, and both agents with their models;
+    // `run --print-config` shows them.
+    let printed =
+        blindfold().args(["run", "--print-config", "--config"]).arg(&toml_path).output().expect("run");
+    assert!(printed.status.success(), "{}", String::from_utf8_lossy(&printed.stderr));
+    let effective: toml::Value = toml::from_str(&String::from_utf8_lossy(&printed.stdout)).expect("toml");
+    assert_eq!(effective["server"]["listen"].as_str(), Some("127.0.0.1:7811"));
+    assert_eq!(effective["model_proxy"]["upstream"].as_str(), Some("http://127.0.0.1:8080"));
+    assert_eq!(effective["model_proxy"]["listen"].as_str(), Some("127.0.0.1:7812"));
+    assert_eq!(effective["model_proxy"]["sessions"].as_str(), Some("required"));
+    let agents = effective["identity"]["agents"].as_array().expect("agents");
+    let found: Vec<(&str, &str, &str, &str)> = agents
+        .iter()
+        .map(|a| {
+            let f = |k: &str| a[k].as_str().unwrap_or_default();
+            (f("id"), f("model"), f("family"), f("provider"))
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [("reviewer", "gpt-5", "gpt", "OpenAI"), ("auditor", "claude-haiku-4", "claude", "Anthropic")]
+    );
+
+    // Again: nothing changes.
     let out = init(&dir, &state, &["--yes"], "");
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to change"));
+
+    // Undone: the user's config byte for byte, the plugin gone.
+    let out = init(&dir, &state, &["--remove", "--yes"], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(text(&dir.join("opencode.json")), ORIGINAL);
+    assert!(
+        !dir.join(".opencode/plugins/blindfold.ts").exists()
+            && !dir.join(".opencode/blindfold.json").exists()
+    );
 }
 
 #[test]
-fn commented_configs_are_not_rewritten() {
+fn a_commented_config_keeps_its_comments() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    std::fs::write(tmp.path().join("opencode.jsonc"), "{ // mine\n}").expect("write");
+    let original = ORIGINAL.replacen("{\n", "{\n  // my model\n", 1);
+    std::fs::write(tmp.path().join("opencode.jsonc"), &original).expect("write");
     let out = init(tmp.path(), &tmp.path().join("state"), &["--yes"], "");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("add \"permission\""));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let after = text(&tmp.path().join("opencode.jsonc"));
+    assert_eq!(after, original.replace("127.0.0.1:8080", "127.0.0.1:7812"));
     assert!(!tmp.path().join("opencode.json").exists());
 }

@@ -1,7 +1,7 @@
 //! Blindfold answering OpenCode's permission requests: the real `opencode serve` (offline, scripted
-//! model) in a project set up by `blindfold init opencode` (its `permission` block: `ask` for
-//! edit, bash, webfetch, external_directory and task; the plugin removed so only the permission
-//! path gates), a daemon with `[opencode] serve_url` following `GET /event`, and a prompt driven
+//! model) in a project set up by `blindfold init opencode --ask --no-model-proxy` (its
+//! `permission` block: `ask` for edit, bash, webfetch, external_directory and task; the plugin
+//! removed so only the permission path gates), a daemon with `[opencode] serve_url` following `GET /event`, and a prompt driven
 //! over OpenCode's HTTP API. A destructive `bash` is rejected through `POST /permission/{id}/reply`
 //! with the reason (its marker stays absent); a granted edit is answered `once` and runs; a
 //! refuted command held for review runs only once a human approves it; no request is ever
@@ -97,7 +97,7 @@ fn init_project(
     review_wait_s: u64,
 ) -> PathBuf {
     let out = blindfold()
-        .args(["init", "opencode", "--yes", "--dir"])
+        .args(["init", "opencode", "--yes", "--ask", "--no-model-proxy", "--dir"])
         .arg(p.dir())
         .env("BLINDFOLD_STATE__DIR", state.join("state"))
         .output()

@@ -91,13 +91,13 @@ fn refuted_destructive_bash_is_blocked_granted_write_runs_and_identity_stays_out
     let planner_saw =
         by_model(&requests, "gpt-5-mini").iter().flat_map(|r| tool_results(r)).collect::<Vec<_>>();
     assert!(
-        planner_saw.iter().any(|(n, c)| n == "bash" && c.starts_with("Blindfold: denied")),
+        planner_saw.iter().any(|(n, c)| n == "bash" && c.starts_with("Blindfold refused")),
         "{planner_saw:?}"
     );
 
     // The destructive call proposed by one sub-agent and refuted by the other is blocked.
     let (_, bash) = &results[2];
-    assert!(bash.starts_with("Blindfold: denied"), "{bash}");
+    assert!(bash.starts_with("Blindfold refused the `bash` call"), "{bash}");
     assert!(pi.project.join("data/keep.txt").exists(), "data was deleted");
     // The granted benign write runs.
     let (_, write) = &results[3];

@@ -98,7 +98,7 @@ fn an_embedded_pi_session_is_gated_and_framed_strictly() {
     let names: Vec<&str> = results.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["bash", "write"], "{results:?}");
     for (name, content) in &results {
-        assert!(content.starts_with("Blindfold: denied"), "{name}: {content}");
+        assert!(content.starts_with("Blindfold refused"), "{name}: {content}");
     }
     assert!(pi.project.join("data/keep.txt").exists());
     assert!(!pi.project.join("notes.txt").exists());

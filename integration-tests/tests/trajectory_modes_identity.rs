@@ -15,18 +15,29 @@ const AGENTS: &str = "[[identity.agents]]\nid = \"opus-reviewer\"\nmodel = \"cla
                       family = \"claude\"\ntier = \"frontier\"\nprovider = \"Anthropic\"\n";
 const SYSTEM: &str = "Delegate reviews to opus-reviewer, the frontier claude-opus-4 from Anthropic.";
 
-/// Sends one chat request for `trajectory` (named by the harness's header) through the proxy and
-/// returns the body the model received.
+/// Sends one chat request for `trajectory` (named by the harness's header, with the adapter token
+/// of the daemon whose proxy port is `proxy_port`) through the proxy and returns the body the
+/// model received.
 fn through_proxy(proxy_port: u16, model: &ScriptedModel, trajectory: &str) -> String {
     let before = model.requests().len();
     let body = json!({"model": "m", "messages": [
         {"role": "system", "content": SYSTEM}, {"role": "user", "content": "say-hello"}]});
-    let headers = [("Content-Type", "application/json"), ("X-Blindfold-Task", trajectory)];
+    let token = ADAPTER.with(|t| t.borrow().clone());
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("X-Blindfold-Task", trajectory),
+        ("X-Blindfold-Token", token.as_str()),
+    ];
     let (code, _, text) = http_post(proxy_port, "/v1/chat/completions", &headers, &body.to_string());
     assert_eq!(code, 200, "{text}");
     let requests = model.requests();
     assert_eq!(requests.len(), before + 1, "one request reached the model");
     requests[before]["body"].to_string()
+}
+
+thread_local! {
+    /// The adapter token of the daemon this test thread talks to.
+    static ADAPTER: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }
 
 fn modes(port: u16, operator: &str, params: Value) {
@@ -44,6 +55,8 @@ fn daemon_with_proxy(w: &World, model: &ScriptedModel) -> (Peer, u16, u16, Strin
     );
     let (daemon, port) = run_daemon(w, &extra);
     let operator = std::fs::read_to_string(w.state.join("operator.token")).expect("operator token");
+    let adapter = std::fs::read_to_string(w.state.join("adapter.token")).expect("adapter token");
+    ADAPTER.with(|t| *t.borrow_mut() = adapter.trim().to_owned());
     (daemon, port, proxy_port, operator.trim().to_owned())
 }
 

@@ -76,6 +76,8 @@ checks! {
         "A relay that decides through a running daemon (`mcp-stdio --daemon`) could not reach it or read its answer: the call is refused.";
     Transport => "P0.transport", ContentFree, Hygiene,
         "A step replayed over the wire (`replay --via-proxy`) whose decision shows only as what the client saw: forwarded, or refused without a readable decision.";
+    Session => "P0.session", ContentFree, Hygiene,
+        "A model request through the model-API proxy that carries no session of a harness whose Blindfold plugin registered with the daemon, where `[model_proxy] sessions = \"required\"`: every tool call of its answer is refused (`unpaired_session`).";
     // --- P1: the authorized interface ---
     Method => "P1.method", ContentFree, Policy,
         "A request for a method its protocol does not define, or one Blindfold does not relay (A2A push-notification configs, whose tasks would reach the coordinator unchecked), is not forwarded.";

@@ -141,6 +141,9 @@ reasons! {
     LimitExceeded => "limit_exceeded",
     /// A frame or message could not be parsed or is not allowed on an effectful path.
     MalformedInput => "malformed_input",
+    /// A model request carried no session of a harness whose plugin registered with Blindfold
+    /// (`[model_proxy] sessions = "required"`): its tool calls are refused.
+    UnpairedSession => "unpaired_session",
     /// Blindfold itself failed (store, trace, timeout); failing closed.
     InternalError => "internal_error",
 }

@@ -38,7 +38,7 @@ fn provider_run_blocks_pass_and_unknown_blocks_are_refused() {
         let text = v["content"][at]["text"].as_str().unwrap_or_default();
         assert_eq!(v["content"][at]["type"], "text", "{v}");
         assert!(
-            text.starts_with(&format!("Blindfold blocked the `{kind}` tool call: malformed_input")),
+            text.starts_with(&format!("Blindfold refused the `{kind}` tool call (malformed_input")),
             "{text}"
         );
     }

@@ -111,7 +111,7 @@ pub trait CallGate {
     /// output item of an unknown type, a call item of an undocumented shape): it is a denial. By
     /// default it is refused; a gate that only observes some trajectories may forward it there.
     fn unreadable(&mut self, item: &UnreadableItem) -> CallOutcome {
-        CallOutcome::Refuse { text: refusal_text(&item.kind, &Refusal::plain(item.denial())) }
+        CallOutcome::Refuse { text: refusal_text(&item.kind, &Refusal::plain(item.denial()), None) }
     }
 }
 
@@ -355,11 +355,17 @@ fn canonical_tool(name: &str, mut args: Map<String, Value>) -> (String, Map<Stri
             args.remove(key);
         }
     }
+    if name == "bash" {
+        // OpenCode's one-line summary of the command, shown to the user: the command is the same
+        // action whatever it says (the OpenCode plugin maps its calls alike).
+        args.remove("description");
+    }
     ((*registry_name).to_owned(), args)
 }
 
-/// The assistant text that replaces a refused call of `tool` (as the model named it): the one
-/// refusal text ([`Refusal::text`]). It names no agent and no model.
-pub fn refusal_text(tool: &str, refusal: &Refusal) -> String {
-    refusal.text(&format!("the `{tool}` tool call"))
+/// The assistant text that replaces a refused call of `tool` (as the model named it): the
+/// refusal's model-facing words ([`Refusal::model_text`]) with the refusal or review id a person
+/// acts on. It names no agent, no model, no command and no digest.
+pub fn refusal_text(tool: &str, refusal: &Refusal, id: Option<&str>) -> String {
+    refusal.model_text(&format!("the `{tool}` tool call"), id)
 }

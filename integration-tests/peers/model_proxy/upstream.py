@@ -151,6 +151,7 @@ class Handler(BaseHTTPRequestHandler):
             "authorization": self.headers.get("authorization"),
             "x-api-key": self.headers.get("x-api-key"),
             "x-blindfold-task": self.headers.get("x-blindfold-task"),
+            "x-blindfold-session": self.headers.get("x-blindfold-session"),
             "accept-encoding": self.headers.get("accept-encoding"),
             "body": body,
         }

@@ -108,9 +108,26 @@ def scoped(body, args, done):
     return {"content": "Finished."}
 
 
+def user_text(m):
+    c = m.get("content")
+    if isinstance(c, list):
+        return " ".join(p.get("text", "") for p in c if isinstance(p, dict))
+    return str(c or "")
+
+
 def coordinator(body, args):
     msgs = body.get("messages") or []
     done = sum(1 for m in msgs if m.get("role") == "tool")
+    if args.scenario == "prompted":
+        # The latest user request picks the story; only this turn's tool results count (a
+        # continued session carries the earlier turns).
+        last = max((i for i, m in enumerate(msgs) if m.get("role") == "user"), default=-1)
+        asked = user_text(msgs[last]) if last >= 0 else ""
+        done = sum(1 for m in msgs[last + 1:] if m.get("role") == "tool")
+        if "write the notes" in asked:
+            if done == 0:
+                return tool_call("write", {"filePath": "notes.txt", "content": args.content}, 1)
+            return {"content": "The note is written."}
     if args.scenario == "scoped":
         return scoped(body, args, done)
     if args.scenario == "benign":
@@ -198,7 +215,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--port-file", required=True)
     p.add_argument("--log", required=True)
-    p.add_argument("--scenario", choices=["destructive", "benign", "scoped"], default="destructive")
+    p.add_argument("--scenario", choices=["destructive", "benign", "prompted", "scoped"], default="destructive")
     p.add_argument("--writes", type=int, default=20)
     p.add_argument("--pause-dir", default=".")
     p.add_argument("--command", default="rm -rf data && touch destroyed.marker")

@@ -183,6 +183,11 @@ pub struct RawModelProxy {
     /// consumes it when the tool runs).
     #[serde(default = "default_consume_grants")]
     pub consume_grants: bool,
+    /// `required`: a request must carry a session tag of a registered harness session (its tool
+    /// calls are refused otherwise); `optional` (default): an untagged request is decided as the
+    /// proxy's own trajectory.
+    #[serde(default)]
+    pub sessions: String,
 }
 
 fn default_consume_grants() -> bool {
@@ -197,6 +202,7 @@ impl Default for RawModelProxy {
             task: String::new(),
             max_body_bytes: 0,
             consume_grants: default_consume_grants(),
+            sessions: String::new(),
         }
     }
 }

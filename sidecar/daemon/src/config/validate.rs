@@ -37,6 +37,9 @@ pub struct ModelProxyConfig {
     /// Whether an allowed call takes its grant's use at the proxy (else a dry run: a plugin at the
     /// harness consumes it when the tool runs).
     pub consume_grants: bool,
+    /// True when every request must carry a registered harness session's tag (`sessions =
+    /// "required"`): the tool calls of any other request are refused.
+    pub require_session: bool,
 }
 
 /// `[grants]`, validated: keys loaded and the time policy set.
@@ -235,7 +238,24 @@ impl super::raw::RawModelProxy {
         let max = if self.max_body_bytes == 0 { 32 << 20 } else { self.max_body_bytes };
         let max_body_bytes = usize::try_from(max)
             .map_err(|_| ConfigError::field("model_proxy.max_body_bytes", "too large for this platform"))?;
-        Ok(ModelProxyConfig { upstream, listen, task, max_body_bytes, consume_grants: self.consume_grants })
+        let require_session = match self.sessions.as_str() {
+            "" | "optional" => false,
+            "required" => true,
+            other => {
+                return Err(ConfigError::field(
+                    "model_proxy.sessions",
+                    format!("\"required\" or \"optional\", not {other:?}"),
+                ));
+            }
+        };
+        Ok(ModelProxyConfig {
+            upstream,
+            listen,
+            task,
+            max_body_bytes,
+            consume_grants: self.consume_grants,
+            require_session,
+        })
     }
 }
 

@@ -42,6 +42,12 @@ pub struct App {
     /// Per-trajectory mode overrides (`set_modes {trajectory}`); they beat the global modes
     /// for that trajectory's decisions until it ends.
     pub trajectory_modes: Arc<dashmap::DashMap<String, ModeSet>>,
+    /// Session tags shared by harness plugins and the model-API proxy.
+    pub pairing: Arc<crate::runtime::pairing::Pairing>,
+    /// What harness sessions' trajectories keep across a restart (aliases, identity modes).
+    pub kept: Arc<crate::runtime::state::KeptStore>,
+    /// Refused calls a person can act on (`blindfold why`), and the grants submitted.
+    pub refusals: Arc<crate::runtime::refusals::Refusals>,
 }
 
 impl App {
@@ -105,7 +111,11 @@ impl App {
         let alias_log = trace
             .as_ref()
             .map(|hub| crate::runtime::identity::AliasLog { sink: hub.sink().clone(), modes: modes.clone() });
-        let identities = Arc::new(crate::runtime::identity::Identities::open(&config, alias_log)?);
+        let kept = Arc::new(crate::runtime::state::KeptStore::open(&config.state_dir)?);
+        let identities = Arc::new(
+            crate::runtime::identity::Identities::open(&config, alias_log)?.with_store(kept.clone()),
+        );
+        let pairing = Arc::new(crate::runtime::pairing::Pairing::new(tokens.adapter_secret()));
         if let Some(hub) = &trace {
             hub.set_directory(identities.clone());
         }
@@ -124,6 +134,9 @@ impl App {
             harnesses: Arc::default(),
             reviews: Arc::new(reviews),
             trajectory_modes: Arc::default(),
+            pairing,
+            kept,
+            refusals: Arc::default(),
         })
     }
 
@@ -136,6 +149,43 @@ impl App {
     /// The modes in force now.
     pub fn modes(&self) -> ModeSet {
         *self.modes.borrow()
+    }
+
+    /// Keeps trajectory `id` (a harness session) across restarts: the identity modes it runs
+    /// under and its aliases are written to the state directory now, and its aliases again when
+    /// they change; a restarted daemon meeting it again keeps both.
+    pub fn keep_trajectory(&self, id: &str) {
+        if self.identities_kept(id) {
+            return;
+        }
+        let modes = self.modes_for(id);
+        let aliases = self.identities.anonymizer(id).aliases().record();
+        let kept = crate::runtime::state::Kept {
+            aliases: Some(aliases),
+            anonymize: modes.anonymize,
+            attest: modes.attest,
+        };
+        if let Err(e) = self.kept.put(id, &kept) {
+            tracing::warn!(trajectory = id, error = %e, "trajectory not kept");
+        }
+        self.identities.keep(id);
+    }
+
+    fn identities_kept(&self, id: &str) -> bool {
+        self.identities.is_kept(id)
+    }
+
+    /// The `anonymize` and `attest` trajectory `id` kept from an earlier run of the daemon, over
+    /// the global modes `now`; `now` for a trajectory never kept.
+    pub(crate) fn kept_modes(&self, id: &str, now: ModeSet) -> ModeSet {
+        match self.kept.get(id) {
+            Ok(Some(k)) => ModeSet { anonymize: k.anonymize, attest: k.attest, ..now },
+            Ok(None) => now,
+            Err(e) => {
+                tracing::warn!(trajectory = id, error = %e, "kept trajectory unreadable");
+                now
+            }
+        }
     }
 }
 

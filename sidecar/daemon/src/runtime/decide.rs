@@ -72,7 +72,7 @@ impl App {
     /// [`App::decide`] of a message with the facts its transport saw (or of one that never
     /// became an event).
     pub fn decide_input(&self, trajectory_id: &str, input: Input<'_>, consume: bool) -> Step {
-        let (step, queued) = self.step_and_queue(trajectory_id, input, consume, true);
+        let (step, queued) = self.step_and_queue(trajectory_id, input, consume, true, false);
         match queued {
             None => step,
             Some(q) => {
@@ -84,7 +84,7 @@ impl App {
 
     /// [`App::decide_input`] for async callers.
     pub async fn decide_input_traced(&self, trajectory_id: &str, input: Input<'_>, consume: bool) -> Step {
-        let (step, queued) = self.step_and_queue(trajectory_id, input, consume, false);
+        let (step, queued) = self.step_and_queue(trajectory_id, input, consume, false, false);
         match queued {
             None => step,
             Some(q) => {
@@ -156,15 +156,57 @@ impl App {
         }
     }
 
+    /// A backstop's dry run of `input` ahead of the gate that will decide it again when it runs
+    /// (the model-API proxy in a harness session whose plugin gates and records every call): the
+    /// same decision as [`App::decide_input`] without a grant's use, recorded only when it blocks
+    /// — what it lets through is recorded once, by the gate that runs it.
+    pub fn decide_backstop(&self, trajectory_id: &str, input: Input<'_>) -> Step {
+        let (step, queued) = self.step_and_queue(trajectory_id, input, false, true, true);
+        match queued {
+            None => step,
+            Some(q) => {
+                let durable = q.durable;
+                settle(trajectory_id, step, q.written_blocking(), durable)
+            }
+        }
+    }
+
+    /// [`App::permit`] of a backstop's dry run ([`App::decide_backstop`]).
+    pub fn permit_backstop<T>(&self, trajectory_id: &str, input: Input<'_>, value: T) -> Decided<T> {
+        if input.event.is_none() && input.facts.is_empty() {
+            return Ok(Authorized::new(value, None));
+        }
+        let step = self.decide_backstop(trajectory_id, input);
+        self.settled(trajectory_id, step, value)
+    }
+
+    /// Records a refusal made before any engine step (a request that belongs to no registered
+    /// session): the record of `event` with `decision`, enforced, waited for.
+    pub fn record_refusal(&self, trajectory_id: &str, event: &Event, decision: &blindfold_schemas::Decision) {
+        let step = Step { decision: Some(decision.clone()), enforced: true, ..Step::default() };
+        let Some(trace) = &self.trace else { return };
+        let handle = self.live_trajectory(trajectory_id, crate::unix_now_ms());
+        let modes = self.modes_of(trajectory_id, &handle);
+        let meta = StepMeta { mode: modes, ts: crate::unix_now_ms(), latency_us: 0 };
+        let guard = handle.lock();
+        let queued = trace.record_step(trajectory_id, event, &step, meta, true);
+        drop(guard);
+        if let Err(e) = queued.written_blocking() {
+            tracing::error!(trajectory = trajectory_id, error = %e, "refusal not traced");
+        }
+    }
+
     /// Steps the engine and queues the trace record under the trajectory's lock, so a
-    /// trajectory's records are in step order. `None` when tracing is off. A message that never
-    /// became an event is decided without the trajectory's state (it starts no trajectory).
+    /// trajectory's records are in step order. `None` when tracing is off, or when `quiet` and
+    /// the step lets the event through. A message that never became an event is decided without
+    /// the trajectory's state (it starts no trajectory).
     fn step_and_queue(
         &self,
         trajectory_id: &str,
         input: Input<'_>,
         consume: bool,
         blocking: bool,
+        quiet: bool,
     ) -> (Step, Option<Queued>) {
         let Some(event) = input.event else { return self.frame_and_queue(trajectory_id, input, blocking) };
         let input = Input::with_facts(event, input.facts);
@@ -174,7 +216,7 @@ impl App {
         let started = std::time::Instant::now();
         let mut guard = handle.lock();
         self.apply_deferred(&handle, &mut guard, trajectory_id);
-        self.step_locked(&mut guard, trajectory_id, input, ctx, started, blocking)
+        self.step_locked(&mut guard, trajectory_id, input, ctx, started, (blocking, quiet))
     }
 
     /// [`App::step_and_queue`] of a message that never became an event: the engine's frame
@@ -246,7 +288,7 @@ impl App {
             let ctx = StepContext { now_ms: crate::unix_now_ms(), modes, consume: false };
             let started = std::time::Instant::now();
             let (step, queued) =
-                self.step_locked(guard, trajectory_id, Input::event(event), ctx, started, true);
+                self.step_locked(guard, trajectory_id, Input::event(event), ctx, started, (true, false));
             if let Some(q) = queued {
                 let durable = q.durable;
                 settle(trajectory_id, step, q.written_blocking(), durable);
@@ -276,7 +318,7 @@ impl App {
                 Input::event(event),
                 ctx,
                 started,
-                true,
+                (true, false),
             ));
         }
         drop(guard);
@@ -293,7 +335,8 @@ impl App {
     /// `limits.max_trajectories` first evicts the least recently used (down to 15/16 of the
     /// limit, so the sort is paid once per sixteenth of it, not per trajectory).
     pub(crate) fn live_trajectory(&self, id: &str, now_ms: u64) -> Arc<LiveTrajectory> {
-        let (handle, created) = self.trajectories.get_or_create(id, now_ms, || self.modes());
+        let (handle, created) =
+            self.trajectories.get_or_create(id, now_ms, || self.kept_modes(id, self.modes()));
         let max = self.config.limits.max_trajectories;
         if created && self.trajectories.len() > max {
             let evicted = self.trajectories.evict(0, (max - max / 16).max(1), Some(id));
@@ -336,6 +379,10 @@ impl App {
         leftovers.keep(self.trajectories.end(id));
         self.forget_trajectory(id, &mut leftovers);
         self.trajectory_modes.remove(id);
+        self.identities.forget(id);
+        if let Err(e) = self.kept.remove(id) {
+            tracing::warn!(trajectory = id, error = %e, "kept trajectory not removed");
+        }
         leftovers.free_off_path();
     }
 
@@ -369,7 +416,7 @@ impl App {
     }
 
     /// [`App::step_and_queue`] of an event once the trajectory's lock is held: the engine's
-    /// step, the review hold, the trace record.
+    /// step, the review hold, the refusal's note, the trace record; `(blocking, quiet)` as there.
     fn step_locked(
         &self,
         guard: &mut std::sync::LockResult<std::sync::MutexGuard<'_, Trajectory>>,
@@ -377,7 +424,7 @@ impl App {
         input: Input<'_>,
         ctx: StepContext,
         started: std::time::Instant,
-        blocking: bool,
+        (blocking, quiet): (bool, bool),
     ) -> (Step, Option<Queued>) {
         let Some(event) = input.event else {
             return (Step::fail_closed("a frame reached the event path"), None);
@@ -397,8 +444,14 @@ impl App {
             }
             _ => step,
         };
+        if let (true, Event::ToolCall { actor, tool, .. }) = (step.blocks(), event) {
+            self.note_refusal(trajectory_id, actor, tool, &step, ctx.now_ms);
+        }
         let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         let meta = StepMeta { mode: ctx.modes, ts: ctx.now_ms, latency_us };
+        if quiet && !step.blocks() {
+            return (step, None);
+        }
         let queued = self.trace.as_ref().map(|trace| {
             let queued = trace.record_step(trajectory_id, event, &step, meta, blocking);
             trace.record_sightings(trajectory_id, event, meta, blocking);
@@ -425,5 +478,6 @@ fn settle(trajectory_id: &str, step: Step, written: Result<(), TraceWriteError>,
     }
 }
 
+mod notes;
 #[cfg(test)]
 mod tests;

@@ -4,14 +4,14 @@
 //! agents' true identities; and Blindfold's own card-signing key.
 
 use crate::config::Config;
-use crate::runtime::state::{check_private_file, create_private_once};
+use crate::runtime::state::{Kept, KeptStore, check_private_file, create_private_once};
 use crate::runtime::trace::{ActorDirectory, TraceSink};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use blindfold_engine::grants::IssuerKey;
 use blindfold_engine::identity::{AliasMap, Anonymizer, CARD_JWS_ALG, Lexicon, LexiconBuilder};
 use blindfold_schemas::{AgentIdentity, ModeSet, TraceKind, TraceRecord};
-use dashmap::DashMap;
+use dashmap::{DashMap, DashSet};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;
@@ -32,6 +32,10 @@ pub struct Identities {
     card_signer: Arc<IssuerKey>,
     /// Where each trajectory's aliases are recorded (none without a trace).
     log: Option<AliasLog>,
+    /// Where kept trajectories' aliases survive a restart (none without a state directory).
+    store: Option<Arc<KeptStore>>,
+    /// The trajectories whose aliases are kept (harness sessions: [`Identities::keep`]).
+    kept: DashSet<String>,
 }
 
 /// The trace each trajectory's aliases are recorded in, and the global modes to stamp the
@@ -53,6 +57,13 @@ impl Identities {
         ids.card_signer = Arc::new(signer);
         ids.log = log;
         Ok(ids)
+    }
+
+    /// Keeps the aliases of the trajectories marked with [`Identities::keep`] in `store`, and
+    /// restores any trajectory's aliases from it when the trajectory is first met again.
+    pub fn with_store(mut self, store: Arc<KeptStore>) -> Self {
+        self.store = Some(store);
+        self
     }
 
     /// Blindfold's card-signing key.
@@ -96,29 +107,98 @@ impl Identities {
             by_trajectory: DashMap::new(),
             card_signer: Arc::new(IssuerKey::generate()),
             log: None,
+            store: None,
+            kept: DashSet::new(),
         }
     }
 
-    /// The anonymizer of `trajectory`, created on first use with a fresh random alias order,
-    /// whose seed is recorded in the trace ([`aliases_record`], `drawn`).
+    /// The anonymizer of `trajectory`, created on first use: with the aliases it kept across a
+    /// restart when it has some ([`Identities::keep`], recorded in the trace as `restored`), else
+    /// with a fresh random alias order, whose seed is recorded in the trace ([`aliases_record`],
+    /// `drawn`).
     pub fn anonymizer(&self, trajectory: &str) -> Arc<Anonymizer> {
         if let Some(a) = self.by_trajectory.get(trajectory) {
             return a.clone();
         }
-        let mut drawn = false;
+        let restored = self.restored(trajectory);
+        let mut how = None;
         let anon = self
             .by_trajectory
             .entry(trajectory.to_owned())
             .or_insert_with(|| {
-                drawn = true;
-                let aliases = AliasMap::new(rand::random::<u64>(), self.agents.iter());
+                let (aliases, h) = match restored {
+                    Some(aliases) => (aliases, "restored"),
+                    None => (AliasMap::new(rand::random::<u64>(), self.agents.iter()), "drawn"),
+                };
+                how = Some(h);
                 Arc::new(Anonymizer::new(self.lexicon.clone(), aliases))
             })
             .clone();
-        if drawn {
-            self.record(trajectory, anon.aliases(), "drawn");
+        if let Some(how) = how {
+            self.record(trajectory, anon.aliases(), how);
+            if how == "drawn" {
+                self.persist(trajectory, anon.aliases());
+            }
         }
         anon
+    }
+
+    /// The aliases `trajectory` kept in the store, with every configured agent (one added to the
+    /// configuration since gets the next free alias).
+    fn restored(&self, trajectory: &str) -> Option<AliasMap> {
+        let kept = self.store.as_ref()?.get(trajectory).ok().flatten()?;
+        let mut aliases = AliasMap::from_record(kept.aliases.as_ref()?);
+        for agent in &self.agents {
+            aliases.ensure(agent);
+        }
+        Some(aliases)
+    }
+
+    /// Marks `trajectory` (a harness session) as kept: its aliases are written to the store now
+    /// and whenever they change, so a restarted daemon shows its agents by the same aliases.
+    pub fn keep(&self, trajectory: &str) {
+        if self.store.is_none() || !self.kept.insert(trajectory.to_owned()) {
+            return;
+        }
+        let anon = self.anonymizer(trajectory);
+        self.persist(trajectory, anon.aliases());
+    }
+
+    /// True when `trajectory` is kept ([`Identities::keep`]).
+    pub fn is_kept(&self, trajectory: &str) -> bool {
+        self.kept.contains(trajectory)
+    }
+
+    /// Changes the anonymizer of `trajectory` with `change` (a harness registering its agents:
+    /// aliases and identity words); when `change` says it changed something, the new aliases are
+    /// recorded in the trace (`extended`) and kept.
+    pub fn extend(&self, trajectory: &str, change: impl FnOnce(&mut Anonymizer) -> bool) -> Arc<Anonymizer> {
+        let current = self.anonymizer(trajectory);
+        let mut next = current.as_ref().clone();
+        if !change(&mut next) {
+            return current;
+        }
+        let aliases_changed = next.aliases() != current.aliases();
+        let next = Arc::new(next);
+        self.by_trajectory.insert(trajectory.to_owned(), next.clone());
+        if aliases_changed {
+            self.record(trajectory, next.aliases(), "extended");
+            self.persist(trajectory, next.aliases());
+        }
+        next
+    }
+
+    /// Writes the aliases of a kept trajectory to the store (its modes are kept as they were).
+    fn persist(&self, trajectory: &str, aliases: &AliasMap) {
+        let Some(store) = self.store.as_ref().filter(|_| self.kept.contains(trajectory)) else { return };
+        let written = store.get(trajectory).and_then(|kept| {
+            let mut kept = kept.unwrap_or(Kept { aliases: None, anonymize: true, attest: false });
+            kept.aliases = Some(aliases.record());
+            store.put(trajectory, &kept)
+        });
+        if let Err(e) = written {
+            tracing::warn!(trajectory, error = %e, "aliases not kept");
+        }
     }
 
     /// Makes `make()` the anonymizer of `trajectory` unless it already has one: for a transport
@@ -129,6 +209,11 @@ impl Identities {
         if self.by_trajectory.contains_key(trajectory) {
             return;
         }
+        // A kept trajectory met again after a restart keeps the aliases it had.
+        if self.restored(trajectory).is_some() {
+            self.anonymizer(trajectory);
+            return;
+        }
         let mut adopted = None;
         self.by_trajectory.entry(trajectory.to_owned()).or_insert_with(|| {
             let anon = Arc::new(make());
@@ -137,6 +222,7 @@ impl Identities {
         });
         if let Some(anon) = adopted {
             self.record(trajectory, anon.aliases(), "adopted");
+            self.persist(trajectory, anon.aliases());
         }
     }
 
@@ -158,6 +244,16 @@ impl Identities {
     /// costs nothing.
     pub fn end(&self, trajectory: &str) -> Option<impl Send + 'static> {
         self.by_trajectory.remove(trajectory)
+    }
+
+    /// Forgets a kept trajectory for good (the operator ended it): a later event under the id
+    /// draws new aliases.
+    pub fn forget(&self, trajectory: &str) {
+        if self.kept.remove(trajectory).is_some()
+            && let Some(Err(e)) = self.store.as_ref().map(|s| s.remove(trajectory))
+        {
+            tracing::warn!(trajectory, error = %e, "kept trajectory not removed");
+        }
     }
 
     /// Number of trajectories holding aliases.

@@ -276,3 +276,26 @@ fn records_replay_to_the_same_report() {
     }
     assert_eq!(from_records.report(), live.report());
 }
+
+#[test]
+fn a_coordinators_call_blocked_by_contradiction_makes_the_trajectory_contradicted() {
+    // No answer proposed the command in a form the tracker records (prose only), yet the engine
+    // held the coordinator's call as contradicted: the trajectory is contradicted, not captured.
+    let rm = args(json!({"command": "rm -rf data"}));
+    let held = Decision::review(Reason::Contradicted, CheckId::Contradiction);
+    let call = Event::ToolCall {
+        actor: "coordinator".into(),
+        tool: "bash".into(),
+        args: rm.clone(),
+        proposal: None,
+        call_id: None,
+    };
+    let (tracker, _) = replay(&[(call.clone(), decided("bash", &rm, held.clone(), true))]);
+    let report = tracker.report();
+    assert!(report.contradicted && !report.captured, "{report:?}");
+    assert!(!report.vectors.contains_key("coordinator"), "no lane for the coordinator: {report:?}");
+    assert_eq!(capture_rates([&report]).0, Some(0.0));
+    // The same call going ahead in observe mode captures it.
+    let (tracker, _) = replay(&[(call, decided("bash", &rm, held, false))]);
+    assert!(tracker.report().execute_captured);
+}

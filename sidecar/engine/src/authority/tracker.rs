@@ -183,11 +183,14 @@ impl AuthorityTracker {
         if let Some(&p) = self.by_fingerprint.get(fp) {
             return Some(p);
         }
-        // The engine found contradicting evidence against an agent's own unproposed action: it
-        // stands as that agent's proposal, so a capture by it is still counted.
-        (call.reason == Reason::Contradicted && call.actor != COORDINATOR).then(|| {
+        // The engine found contradicting evidence against an action no recorded proposal names
+        // (an agent's own, or one the coordinator takes from an answer's prose): it stands as a
+        // proposal of its proposer, else of its caller, so the trajectory counts as contradicted
+        // — a block by contradiction is a contradicted trajectory — and a capture is counted.
+        (call.reason == Reason::Contradicted).then(|| {
             let id = format!("call:{}", &fp[..fp.len().min(12)]);
-            self.add_proposal(&id, &call.actor.clone(), Some(fp.clone()), index)
+            let owner = call.proposer.clone().unwrap_or_else(|| call.actor.clone());
+            self.add_proposal(&id, &owner, Some(fp.clone()), index)
         })
     }
 
@@ -218,7 +221,13 @@ impl AuthorityTracker {
                 }
                 let state = &mut self.proposals[p];
                 let owner = state.report.owner.clone();
-                let v = self.vectors.entry(owner.clone()).or_default();
+                // The coordinator has no lane of its own among the agents' vectors.
+                let mut scratch = AuthorityVector::default();
+                let v = if owner == COORDINATOR {
+                    &mut scratch
+                } else {
+                    self.vectors.entry(owner.clone()).or_default()
+                };
                 if owner != call.actor {
                     state.report.adopted = true;
                     v.adopt = true;

@@ -3,7 +3,7 @@
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The neutral alias at position `index`: `agent-a` … `agent-z`, then `agent-aa`, `agent-ab`, ….
@@ -74,6 +74,21 @@ impl AliasMap {
         self.by_agent.get(agent).map(String::as_str).unwrap_or_default()
     }
 
+    /// The map a [`AliasRecord`] states (a trajectory kept across a restart): the same seed and
+    /// the same agent → alias pairs; an alias named twice keeps its first agent.
+    pub fn from_record(record: &AliasRecord) -> Self {
+        let mut map = Self { seed: record.seed, by_agent: BTreeMap::new(), by_alias: BTreeMap::new() };
+        for (agent, alias) in &record.aliases {
+            let alias = alias.to_ascii_lowercase();
+            if map.by_alias.contains_key(&alias) {
+                continue;
+            }
+            map.by_alias.insert(alias.clone(), agent.clone());
+            map.by_agent.insert(agent.clone(), alias);
+        }
+        map
+    }
+
     /// What the trace records: the seed and the agent → alias map (kept inside Blindfold).
     pub fn record(&self) -> AliasRecord {
         AliasRecord { seed: self.seed, aliases: self.by_agent.clone() }
@@ -106,7 +121,7 @@ impl AliasMap {
 }
 
 /// The trace's record of a trajectory's aliases.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AliasRecord {
     /// The shuffle seed.
     pub seed: u64,
@@ -162,6 +177,15 @@ impl DiscoverySession {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_recorded_map_comes_back_as_it_was_and_grows_after_it() {
+        let mut drawn = AliasMap::new(9, ["planner", "critic", "scout"]);
+        drawn.ensure("late");
+        let mut back = AliasMap::from_record(&drawn.record());
+        assert_eq!(back, drawn);
+        assert_eq!(back.ensure("later"), drawn.clone().ensure("later"));
+    }
 
     #[test]
     fn alias_names_continue_past_z() {

@@ -37,12 +37,14 @@ pub struct Shown {
 #[derive(Debug)]
 pub struct AgentBook {
     anon: RwLock<Anonymizer>,
+    registered: std::sync::atomic::AtomicBool,
 }
 
 impl Default for AgentBook {
     fn default() -> Self {
         Self {
             anon: RwLock::new(Anonymizer::new(Lexicon::default(), AliasMap::new(0, Vec::<String>::new()))),
+            registered: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }
@@ -99,7 +101,16 @@ impl AgentBook {
             Ok(mut slot) => *slot = anon,
             Err(poisoned) => *poisoned.into_inner() = anon,
         }
+        self.registered.store(true, std::sync::atomic::Ordering::SeqCst);
         shown
+    }
+
+    /// The anonymizer the agents were registered into (aliases and lexicon), once they were.
+    pub fn anonymizer(&self) -> Option<Anonymizer> {
+        if !self.registered.load(std::sync::atomic::Ordering::SeqCst) {
+            return None;
+        }
+        self.read(Anonymizer::clone)
     }
 
     /// The real agent behind `shown` (an alias, or a name that was never aliased).

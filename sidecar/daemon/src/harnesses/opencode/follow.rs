@@ -271,7 +271,7 @@ impl Follower {
         let (call_id, session) = (call_id.to_owned(), session.to_owned());
         tokio::spawn(async move {
             let info = self.session(&session).await;
-            let caller = Caller { session_id: session, parent_id: None, agent: info.agent };
+            let caller = Caller { session_id: session, parent_id: None, agent: info.agent, instance: None };
             let app = self.app.clone();
             let recorded = tokio::task::spawn_blocking(move || {
                 OpenCode::of(&app).after(&app, &caller, &call_id, "task", &args, &output);

@@ -32,6 +32,10 @@ pub struct Caller {
     /// The agent the session runs as (an alias for aliased sub-agents).
     #[serde(default)]
     pub agent: Option<String>,
+    /// The OpenCode process the plugin runs in (its agents and their aliases); absent for
+    /// plugins that predate it (one process per daemon).
+    #[serde(default)]
+    pub instance: Option<String>,
 }
 
 /// The answer to a tool call.
@@ -43,6 +47,9 @@ pub struct CallAnswer {
     pub allow: bool,
     /// The decision that made it (absent for delegations and harness-internal tools).
     pub decision: Option<Decision>,
+    /// What the model reads when the call is refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<String>,
 }
 
 /// Per-daemon state of the OpenCode mode.
@@ -50,8 +57,10 @@ pub struct CallAnswer {
 pub struct OpenCode {
     /// Sessions → trajectories.
     pub sessions: Sessions,
-    /// The project's sub-agents, aliases and lexicon.
-    pub agents: AgentBook,
+    /// Each OpenCode process's sub-agents, aliases and lexicon, by instance id.
+    books: DashMap<String, Arc<AgentBook>>,
+    /// Trajectories whose aliases were taken from their process's book.
+    entered: dashmap::DashSet<String>,
     /// Calls already decided (and their grant use consumed) by call id: a permission request for
     /// the same call is answered from here, so one call consumes one use.
     decided: DashMap<String, (Map<String, Value>, bool)>,
@@ -70,11 +79,33 @@ impl OpenCode {
         Self { sessions: Sessions::new(cfg.task.clone()), ..Self::default() }
     }
 
+    /// The agent book of OpenCode process `instance` (`default` for plugins that name none).
+    pub fn book(&self, instance: Option<&str>) -> Arc<AgentBook> {
+        let key = instance.filter(|i| !i.is_empty()).unwrap_or("default");
+        self.books.entry(key.to_owned()).or_default().clone()
+    }
+
     /// The trajectory and acting agent (real name, `coordinator` for the root session).
     pub fn locate(&self, caller: &Caller) -> (SessionInfo, String) {
-        let agent = caller.agent.as_deref().map(|a| self.agents.real_name(a));
+        let book = self.book(caller.instance.as_deref());
+        let agent = caller.agent.as_deref().map(|a| book.real_name(a));
         let info = self.sessions.resolve(&caller.session_id, caller.parent_id.as_deref(), agent.as_deref());
         let actor = info.agent.clone().unwrap_or_else(|| "coordinator".to_owned());
+        (info, actor)
+    }
+
+    /// [`OpenCode::locate`], and on the first sight of the session's trajectory: it takes the
+    /// aliases its process's agent list shows (so the plugin, the model-API proxy and the trace
+    /// name every agent alike) and is kept across daemon restarts.
+    pub fn enter(&self, app: &App, caller: &Caller) -> (SessionInfo, String) {
+        let (info, actor) = self.locate(caller);
+        if self.entered.insert(info.trajectory.clone()) {
+            let book = self.book(caller.instance.as_deref());
+            if let Some(anon) = book.anonymizer() {
+                app.identities.adopt(&info.trajectory, || anon);
+            }
+            app.keep_trajectory(&info.trajectory);
+        }
         (info, actor)
     }
 
@@ -87,22 +118,29 @@ impl OpenCode {
         tool: &str,
         args: &Map<String, Value>,
     ) -> CallAnswer {
-        let (info, actor) = self.locate(caller);
+        let (info, actor) = self.enter(app, caller);
+        let book = self.book(caller.instance.as_deref());
         let mapped = map::map_tool(tool, args);
         let mapped = match mapped {
-            Mapped::Delegate { to, text } => Mapped::Delegate { to: self.agents.real_name(&to), text },
+            Mapped::Delegate { to, text } => Mapped::Delegate { to: book.real_name(&to), text },
             other => other,
         };
         let Some(event) = map::event_of(&mapped, &actor, call_id) else {
             let decision = Decision::allow(CheckId::Registry).with_detail("harness-internal tool");
-            return CallAnswer { trajectory: info.trajectory, allow: true, decision: Some(decision) };
+            return CallAnswer {
+                trajectory: info.trajectory,
+                allow: true,
+                decision: Some(decision),
+                refusal: None,
+            };
         };
         let step = app.decide(&info.trajectory, &event, true);
         let allow = !step.blocks();
         if !call_id.is_empty() && matches!(event, Event::ToolCall { .. }) {
             self.decided.insert(call_id.to_owned(), (args.clone(), allow));
         }
-        CallAnswer { trajectory: info.trajectory, allow, decision: step.decision }
+        let refusal = app.model_refusal(&info.trajectory, &step, &format!("the `{tool}` call"));
+        CallAnswer { trajectory: info.trajectory, allow, decision: step.decision, refusal }
     }
 
     /// True while the permission follower is connected to `opencode serve`'s event stream.
@@ -132,22 +170,33 @@ impl OpenCode {
         args: &Map<String, Value>,
         output: &str,
     ) -> String {
-        let (info, _) = self.locate(caller);
-        let anonymize = app.modes().anonymize;
+        let (info, _) = self.enter(app, caller);
+        let book = self.book(caller.instance.as_deref());
+        let anonymize = app.modes_for(&info.trajectory).anonymize;
         if tool == "task" {
             let shown = args.get("subagent_type").and_then(Value::as_str).unwrap_or_default();
-            let from = self.agents.real_name(shown);
+            let from = book.real_name(shown);
             let text = map::task_result_text(output);
+            // Work delegated for real (not a review) proposes the commands its answer puts in code
+            // spans, so a refutation by another agent stands against that agent's proposal.
+            let prompt = args.get("prompt").and_then(Value::as_str).unwrap_or_default();
+            let proposals = match crate::runtime::intent::intent_of(prompt) {
+                blindfold_schemas::Intent::Verify => Vec::new(),
+                _ => crate::harnesses::pi::map::proposals_in(
+                    text,
+                    if call_id.is_empty() { "task" } else { call_id },
+                ),
+            };
             let event = Event::Response {
                 from,
                 text: text.to_owned(),
                 metadata: None,
-                proposals: Vec::new(),
+                proposals,
                 relations: Vec::new(),
                 call_id: None,
             };
             app.decide(&info.trajectory, &event, false);
-            return if anonymize { self.agents.observe_and_scrub(output) } else { output.to_owned() };
+            return if anonymize { book.observe_and_scrub(output) } else { output.to_owned() };
         }
         let event = Event::ToolResult {
             tool: map::map_tool(tool, args).registry_name().to_owned(),
@@ -158,12 +207,13 @@ impl OpenCode {
         output.to_owned()
     }
 
-    /// Rewrites agent-written history text (anonymize mode only).
-    pub fn scrub(&self, app: &App, texts: Vec<String>) -> Vec<String> {
+    /// Rewrites agent-written history text (anonymize mode only) with the book of `instance`.
+    pub fn scrub(&self, app: &App, instance: Option<&str>, texts: Vec<String>) -> Vec<String> {
         if !app.modes().anonymize {
             return texts;
         }
-        texts.iter().map(|t| self.agents.scrub_text(t)).collect()
+        let book = self.book(instance);
+        texts.iter().map(|t| book.scrub_text(t)).collect()
     }
 }
 

@@ -1,6 +1,7 @@
-//! OpenCode sessions → Blindfold trajectories. A root session (no parent) opens a trajectory whose
-//! id Blindfold assigns (or the operator pinned); child sessions — sub-agents started by `task` —
-//! join their root's trajectory and act as the sub-agent they run.
+//! OpenCode sessions → Blindfold trajectories. A root session (no parent) opens its own trajectory
+//! (`opencode-<session id>`, or the one the operator pinned); child sessions — sub-agents started
+//! by `task` — join their root's trajectory and act as the sub-agent they run. The id follows
+//! from the session, so a restarted daemon maps a session it meets again to the same trajectory.
 
 use dashmap::DashMap;
 
@@ -39,7 +40,7 @@ impl Sessions {
                 trajectory: self.resolve(p, None, None).trajectory,
                 agent: agent.filter(|a| !a.is_empty()).map(str::to_owned),
             },
-            None => SessionInfo { trajectory: self.fresh_id(), agent: None },
+            None => SessionInfo { trajectory: self.root_id(session), agent: None },
         };
         self.map.entry(session.to_owned()).or_insert(info).clone()
     }
@@ -49,11 +50,22 @@ impl Sessions {
         self.map.get(session).map(|s| s.clone())
     }
 
-    fn fresh_id(&self) -> String {
-        match &self.pinned {
-            Some(id) => id.clone(),
-            None => format!("opencode-{:016x}", rand::random::<u64>()),
+    /// The trajectory of root session `session`: the pinned one, else `opencode-<session id>`
+    /// (characters a task id may not hold replaced, long ids cut and suffixed with a hash).
+    fn root_id(&self, session: &str) -> String {
+        if let Some(id) = &self.pinned {
+            return id.clone();
         }
+        let clean: String = session
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || "._:-".contains(c) { c } else { '_' })
+            .collect();
+        if !clean.is_empty() && clean.len() <= 100 && clean == session {
+            return format!("opencode-{clean}");
+        }
+        use sha2::Digest;
+        let digest = hex::encode(sha2::Sha256::digest(session.as_bytes()));
+        format!("opencode-{}-{}", &clean[..clean.len().min(60)], &digest[..16])
     }
 }
 
@@ -78,6 +90,10 @@ mod tests {
     fn roots_get_distinct_ids_unless_pinned() {
         let s = Sessions::new(None);
         assert_ne!(s.resolve("a", None, None).trajectory, s.resolve("b", None, None).trajectory);
+        // The same session maps to the same trajectory in a daemon that never saw it.
+        assert_eq!(Sessions::new(None).resolve("ses_7", None, None).trajectory, "opencode-ses_7");
+        let odd = Sessions::new(None).resolve("ses 7/x", None, None).trajectory;
+        assert!(odd.starts_with("opencode-ses_7_x-") && crate::config::valid_task_id(&odd), "{odd}");
         let s = Sessions::new(Some("task-7".into()));
         assert_eq!(s.resolve("a", None, None).trajectory, "task-7");
         assert_eq!(s.resolve("b", None, None).trajectory, "task-7");

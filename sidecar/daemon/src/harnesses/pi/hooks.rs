@@ -61,6 +61,21 @@ pub fn start(
     let handle = lock(app, &caller.trajectory)?;
     let mut s = guard(&handle)?;
     s.register(agents);
+    // Every path of the trajectory (the model-API proxy, the trace) names the agents alike.
+    let named: Vec<&AgentDef> = agents.iter().filter(|a| !a.name.is_empty()).collect();
+    if !named.is_empty() {
+        app.identities.extend(&caller.trajectory, |anon| {
+            for a in &named {
+                anon.alias(&a.name);
+                let id = a.identity();
+                anon.extend(|b| {
+                    b.agent(&a.name, &id);
+                });
+            }
+            true
+        });
+    }
+    app.keep_trajectory(&caller.trajectory);
     let actor = actor_of(&s, caller);
     if let (Some(text), true, false) = (prompt, actor == COORDINATOR, s.task_seen) {
         s.task_seen = true;
@@ -154,12 +169,20 @@ fn tool_call_inner(
     };
     let step = app.decide(&caller.trajectory, &event, true);
     let allow = !step.blocks();
-    let reason = match (&step.decision, allow) {
+    let what = format!("the `{}` call", event_tool(&event));
+    let reason = match (app.model_refusal(&caller.trajectory, &step, &what), allow) {
         (_, true) => String::new(),
-        (Some(d), false) => block_reason(d),
-        (None, false) => "Blindfold: denied (no decision)".to_owned(),
+        (Some(text), false) => text,
+        (None, false) => "Blindfold refused this call (no decision). It has not run.".to_owned(),
     };
     Ok(HookAnswer { allow, reason, actor, input: None, decision: step.decision })
+}
+
+fn event_tool(e: &Event) -> &str {
+    match e {
+        Event::ToolCall { tool, .. } => tool,
+        _ => "tool",
+    }
 }
 
 /// The reason text the model receives for a blocked call.

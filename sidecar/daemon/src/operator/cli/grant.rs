@@ -41,6 +41,8 @@ pub enum GrantCommand {
     List(super::grant_admin::ListArgs),
     /// Show one grant the running daemon holds.
     Show(super::grant_admin::ShowArgs),
+    /// Hand a signed grant to the running daemon (control API, operator token).
+    Submit(super::grant_submit::SubmitArgs),
 }
 
 /// Arguments of `grant issue`.
@@ -90,6 +92,12 @@ pub struct IssueArgs {
     /// Grant id (default random).
     #[arg(long, value_name = "ID")]
     pub jti: Option<String>,
+    /// Hand the grant to the running daemon too (as `grant submit` does).
+    #[arg(long)]
+    pub submit: bool,
+    /// With --submit: the daemon's configuration file.
+    #[arg(long, value_name = "FILE", requires = "submit")]
+    pub config: Option<PathBuf>,
 }
 
 /// Arguments of `grant check`.
@@ -136,10 +144,12 @@ pub fn run(cmd: GrantCommand) -> ExitCode {
         GrantCommand::Revoke(a) => super::grant_admin::revoke(a),
         GrantCommand::List(a) => super::grant_admin::list(a),
         GrantCommand::Show(a) => super::grant_admin::show(a),
+        GrantCommand::Submit(a) => super::grant_submit::run(a),
     }
 }
 
 fn issue(a: IssueArgs) -> ExitCode {
+    let (submit, config) = (a.submit, a.config.clone());
     let result = (|| -> Result<String, String> {
         check_private_file(&a.key)?;
         let pem = read_text(&a.key)?;
@@ -181,6 +191,7 @@ fn issue(a: IssueArgs) -> ExitCode {
         issue_grant(&key, &req).map(|(token, _)| token)
     })();
     match result {
+        Ok(token) if submit => super::grant_submit::submit(config.as_deref(), token),
         Ok(token) => {
             println!("{token}");
             ExitCode::SUCCESS

@@ -1,8 +1,10 @@
 //! The command line: one subcommand per file, each returning its exit code.
 
+mod doctor;
 mod evidence;
 mod grant;
 mod grant_admin;
+mod grant_submit;
 mod init;
 mod keygen;
 mod mcp;
@@ -13,6 +15,7 @@ mod replay;
 mod review;
 mod run;
 mod trace;
+mod why;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -71,6 +74,11 @@ pub enum Command {
     /// A live trajectory's evidence in the running daemon: list it, revoke an artifact.
     #[command(subcommand)]
     Evidence(evidence::EvidenceCommand),
+    /// Why a call was refused, and the exact grant command that would allow it.
+    Why(why::WhyArgs),
+    /// Check a harness project's wiring: daemon up, plugin installed and registered, the model
+    /// provider through the proxy, sessions paired; says what is missing.
+    Doctor(doctor::DoctorArgs),
 }
 
 /// Runs the parsed command line and returns the process exit code.
@@ -88,6 +96,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::PiRpc(args) => pi::run(args),
         Command::Review(cmd) => review::run(cmd),
         Command::Evidence(cmd) => evidence::run(cmd),
+        Command::Why(args) => why::run(args),
+        Command::Doctor(args) => doctor::run(args),
     }
 }
 

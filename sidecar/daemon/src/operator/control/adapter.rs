@@ -68,8 +68,8 @@ pub fn check_action(app: &App, p: Value) -> Result<Value, RpcError> {
     }
     if let Some(d) = step.decision.clone().filter(|_| step.blocks()) {
         let refusal = Refusal::new(d, &p.trajectory, step.action.as_ref());
-        out["refusal"] =
-            json!({"text": refusal.text(&format!("the call to `{}`", p.tool)), "detail": refusal.to_json()});
+        let text = app.model_refusal(&p.trajectory, &step, &format!("the `{}` call", p.tool));
+        out["refusal"] = json!({"text": text, "detail": refusal.to_json()});
     }
     Ok(out)
 }

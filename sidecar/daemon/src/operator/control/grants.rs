@@ -50,6 +50,9 @@ pub fn submit_grant(app: &App, p: Value) -> Result<Value, RpcError> {
         let _ = app.durable.forget_token(c.jti());
         return Err(e);
     }
+    if let AnyGrantClaims::Exact(e) = &c {
+        app.refusals.granted(e);
+    }
     let mut out = json!({
         "accepted": true, "jti": c.jti(), "task_id": c.task_id(), "exp": c.exp(),
         "version": c.version(), "max_uses": c.uses_allowed(),

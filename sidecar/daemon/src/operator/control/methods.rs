@@ -5,6 +5,8 @@
 use super::rpc::RpcError;
 use crate::runtime::app::App;
 use crate::runtime::state::Scope;
+use base64::Engine as _;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// Runs one control method for a caller with `scope`.
@@ -26,11 +28,13 @@ pub fn dispatch(app: &App, scope: Scope, method: &str, params: Value) -> Result<
     }
     match method {
         "status" => Ok(json!({"version": env!("CARGO_PKG_VERSION"), "modes": app.modes()})),
+        "sessions" => Ok(sessions(app)),
         "check_grant" => super::grants::check_grant(app, params),
         "submit_grant" => operator(scope, method).and_then(|()| super::grants::submit_grant(app, params)),
         "revoke_grant" => operator(scope, method).and_then(|()| super::grants::revoke_grant(app, params)),
         "grant.list" => operator(scope, method).and_then(|()| super::grants::list(app, params)),
         "grant.show" => operator(scope, method).and_then(|()| super::grants::show(app, params)),
+        "refusal.show" => operator(scope, method).and_then(|()| refusal_show(app, params)),
         "check_action" => super::adapter::check_action(app, params),
         "report_event" => super::adapter::report_event(app, params),
         "end_trajectory" => {
@@ -43,6 +47,68 @@ pub fn dispatch(app: &App, scope: Scope, method: &str, params: Value) -> Result<
         }
         _ => Err(RpcError::method_not_found(method)),
     }
+}
+
+/// `sessions {}` → `{sessions: [{trajectory, actor, harness, plugin_ms, proxy_ms}], model_proxy}`:
+/// the harness sessions whose plugin registered since the daemon started, and when the model-API
+/// proxy last carried one of their requests (what `blindfold doctor` checks).
+fn sessions(app: &App) -> Value {
+    let sessions: Vec<Value> = app
+        .pairing
+        .sightings()
+        .into_iter()
+        .map(|(trajectory, actor, s)| {
+            json!({"trajectory": trajectory, "actor": actor, "harness": s.harness,
+                "plugin_ms": s.plugin_ms, "proxy_ms": s.proxy_ms})
+        })
+        .collect();
+    let proxy = &app.config.model_proxy;
+    json!({
+        "sessions": sessions,
+        "model_proxy": {
+            "upstream": proxy.upstream,
+            "listen": proxy.listen.to_string(),
+            "sessions": if proxy.require_session { "required" } else { "optional" },
+        },
+    })
+}
+
+fn params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, RpcError> {
+    serde_json::from_value(params).map_err(|e| RpcError::invalid_params(e.to_string()))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IdParams {
+    id: String,
+}
+
+/// `refusal.show {id}` (operator) → `{id, text, grant_command, artifact_file, artifact_base64,
+/// artifact_complete, review_id, trajectory, operation, target}`: what `blindfold why` prints —
+/// the person's view of a refused call and the command that would allow exactly it.
+fn refusal_show(app: &App, p: Value) -> Result<Value, RpcError> {
+    let p: IdParams = params(p)?;
+    let r = app.refusals.get(&p.id).ok_or_else(|| {
+        RpcError::invalid_params(format!(
+            "no refusal {} is kept (the last {} are)",
+            p.id,
+            crate::runtime::refusals::KEEP
+        ))
+    })?;
+    let hint = crate::runtime::refusals::key_hint(&app.config.raw.grants.trusted_keys);
+    let view = app.refusals.view(&r, &hint);
+    Ok(json!({
+        "id": r.id,
+        "text": app.refusals.human_text(&r, &hint),
+        "grant_command": view.grant_command(),
+        "artifact_file": view.artifact_file(),
+        "artifact_base64": base64::engine::general_purpose::STANDARD.encode(&r.action.artifact),
+        "artifact_complete": r.action.artifact.len() == r.artifact_len,
+        "review_id": r.review_id,
+        "trajectory": r.trajectory,
+        "operation": r.action.operation,
+        "target": r.action.target,
+    }))
 }
 
 fn operator(scope: Scope, method: &str) -> Result<(), RpcError> {

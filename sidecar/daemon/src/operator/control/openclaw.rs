@@ -13,8 +13,31 @@ pub fn dispatch(app: &App, method: &str, params: Value) -> Option<Result<Value, 
         "scrub" => rewrite(app, params, crate::harnesses::openclaw::scrub),
         "unalias" => rewrite(app, params, crate::harnesses::openclaw::unalias),
         "review_status" => review_status(app, params),
+        "session" => session(app, params),
         _ => Err(RpcError::method_not_found(method)),
     })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SessionParams {
+    trajectory: String,
+    #[serde(default)]
+    actor: Option<String>,
+}
+
+/// `openclaw.session {trajectory, actor?}` → `{trajectory, actor, tag}`: registers an OpenClaw
+/// session (kept across daemon restarts) and returns the tag the plugin marks its model
+/// requests with, so the model-API proxy decides them in the same trajectory as the same actor.
+fn session(app: &App, p: Value) -> Result<Value, RpcError> {
+    let p: SessionParams = serde_json::from_value(p).map_err(|e| RpcError::invalid_params(e.to_string()))?;
+    if !crate::config::valid_task_id(&p.trajectory) {
+        return Err(RpcError::invalid_params("trajectory is not a task id (1-128 of A-Z a-z 0-9 . _ : -)"));
+    }
+    let actor = p.actor.filter(|a| !a.is_empty()).unwrap_or_else(|| "coordinator".to_owned());
+    app.keep_trajectory(&p.trajectory);
+    let tag = app.pairing.issue("openclaw", &p.trajectory, &actor);
+    Ok(json!({"trajectory": p.trajectory, "actor": actor, "tag": tag}))
 }
 
 #[derive(Deserialize)]

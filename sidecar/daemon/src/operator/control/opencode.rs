@@ -4,6 +4,8 @@
 use super::rpc::RpcError;
 use crate::harnesses::opencode::{AgentDef, Caller, OpenCode};
 use crate::runtime::app::App;
+use crate::runtime::state::Kept;
+use blindfold_engine::identity::{AliasMap, AliasRecord, Anonymizer};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -29,10 +31,46 @@ fn parse<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, RpcError> {
 #[serde(deny_unknown_fields)]
 struct AgentsParams {
     agents: Vec<AgentDef>,
+    /// The OpenCode process (its aliases are kept under this id across daemon restarts).
+    #[serde(default)]
+    instance: Option<String>,
+    /// Aliases the plugin already showed OpenCode (it started before the daemon answered):
+    /// kept for a process the daemon has drawn none for, so the names OpenCode runs stay valid.
+    #[serde(default)]
+    shown: std::collections::BTreeMap<String, String>,
 }
 
-/// `opencode.agents {agents}` → `{agents: [{name, alias, description}], anonymize}`: what the
-/// plugin's `config` hook writes back into the harness's agent list.
+/// The aliases OpenCode process `instance` shows its agents by: kept from an earlier
+/// registration (also across daemon restarts), else those its plugin already showed, else a
+/// fresh draw over the configured agents.
+fn instance_base(
+    app: &App,
+    instance: &str,
+    shown: &std::collections::BTreeMap<String, String>,
+) -> Anonymizer {
+    let key = format!("opencode-instance:{instance}");
+    let kept = app.kept.get(&key).ok().flatten().and_then(|k| k.aliases);
+    let aliases = match kept {
+        Some(record) => AliasMap::from_record(&record),
+        None if !shown.is_empty() => {
+            AliasMap::from_record(&AliasRecord { seed: rand::random(), aliases: shown.clone() })
+        }
+        None => AliasMap::new(rand::random(), app.config.identity.agents.iter().map(|(id, _)| id.clone())),
+    };
+    Anonymizer::new(app.identities.lexicon().clone(), aliases)
+}
+
+/// Keeps the aliases OpenCode process `instance` shows (a restarted daemon shows the same).
+fn keep_instance(app: &App, instance: &str, anon: &Anonymizer) {
+    let key = format!("opencode-instance:{instance}");
+    let kept = Kept { aliases: Some(anon.aliases().record()), anonymize: true, attest: false };
+    if let Err(e) = app.kept.put(&key, &kept) {
+        tracing::warn!(instance, error = %e, "OpenCode aliases not kept");
+    }
+}
+
+/// `opencode.agents {agents, instance?, shown?}` → `{agents: [{name, alias, description}],
+/// anonymize}`: what the plugin's `config` hook writes back into the harness's agent list.
 fn agents(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: AgentsParams = parse(p)?;
     if !app.modes().anonymize {
@@ -43,11 +81,18 @@ fn agents(app: &App, p: Value) -> Result<Value, RpcError> {
             .collect();
         return Ok(json!({"agents": same, "anonymize": false}));
     }
-    // Discovery before any session: the pinned trajectory's aliases (shared with the model proxy
-    // and every other path of it), else those of a discovery trajectory of this daemon.
-    let discovery = app.config.opencode.task.clone().unwrap_or_else(|| "opencode-discovery".to_owned());
-    let base = app.identities.anonymizer(&discovery);
-    let shown = OpenCode::of(app).agents.register(&p.agents, &app.config.identity.agents, &base);
+    // Before any session: the pinned trajectory's aliases (shared with every path of it), else
+    // the process's own, which each of its sessions' trajectories then takes.
+    let instance = p.instance.as_deref().filter(|i| !i.is_empty()).unwrap_or("default");
+    let base = match &app.config.opencode.task {
+        Some(task) => app.identities.anonymizer(task).as_ref().clone(),
+        None => instance_base(app, instance, &p.shown),
+    };
+    let book = OpenCode::of(app).book(Some(instance));
+    let shown = book.register(&p.agents, &app.config.identity.agents, &base);
+    if let Some(anon) = book.anonymizer() {
+        keep_instance(app, instance, &anon);
+    }
     Ok(json!({"agents": shown, "anonymize": true}))
 }
 
@@ -61,12 +106,20 @@ fn follower(app: &App) -> Value {
     })
 }
 
-/// `opencode.session {session_id, parent_id?, agent?}` → `{trajectory}`.
+/// `opencode.session {session_id, parent_id?, agent?, instance?}` → `{trajectory, actor,
+/// agent_known, tag}`: the session's trajectory and the tag the plugin puts on the session's
+/// model requests (`X-Blindfold-Session`), so the model-API proxy decides them in the same
+/// trajectory as the same actor.
 fn session(app: &App, p: Value) -> Result<Value, RpcError> {
     let caller: Caller = parse(p)?;
-    let (info, actor) = OpenCode::of(app).locate(&caller);
-    let agent = (actor != "coordinator").then_some(actor);
-    Ok(json!({"trajectory": info.trajectory, "agent_known": agent.is_some()}))
+    let (info, actor) = OpenCode::of(app).enter(app, &caller);
+    let tag = app.pairing.issue("opencode", &info.trajectory, &actor);
+    Ok(json!({
+        "trajectory": info.trajectory,
+        "actor": actor,
+        "agent_known": actor != "coordinator",
+        "tag": tag,
+    }))
 }
 
 #[derive(Deserialize)]
@@ -103,10 +156,12 @@ fn tool_after(app: &App, p: Value) -> Result<Value, RpcError> {
 #[serde(deny_unknown_fields)]
 struct ScrubParams {
     texts: Vec<String>,
+    #[serde(default)]
+    instance: Option<String>,
 }
 
-/// `opencode.scrub {texts}` → `{texts}`: history text rewritten.
+/// `opencode.scrub {texts, instance?}` → `{texts}`: history text rewritten.
 fn scrub(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: ScrubParams = parse(p)?;
-    Ok(json!({"texts": OpenCode::of(app).scrub(app, p.texts)}))
+    Ok(json!({"texts": OpenCode::of(app).scrub(app, p.instance.as_deref(), p.texts)}))
 }

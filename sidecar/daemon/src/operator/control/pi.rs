@@ -42,20 +42,41 @@ struct SessionParams {
     agents: Vec<AgentDef>,
     #[serde(default)]
     prompt: Option<String>,
+    /// Pi's own session id (the coordinator's): its trajectory is `pi-<session id>`, so a
+    /// continued Pi session (`pi -c`) is the same trajectory.
+    #[serde(default)]
+    session_id: Option<String>,
 }
 
-/// `pi.session {trajectory?, task?, agents, prompt?}` → `{trajectory, actor}`. Without a
-/// trajectory (a coordinator nobody named one for) Blindfold assigns a fresh id.
+/// The trajectory of Pi session `id`: `pi-<id>` (characters a task id may not hold replaced).
+fn session_trajectory(id: &str) -> Option<String> {
+    let clean: String = id
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "._:-".contains(c) { c } else { '_' })
+        .take(100)
+        .collect();
+    (!clean.trim_matches('_').is_empty()).then(|| format!("pi-{clean}"))
+}
+
+/// `pi.session {trajectory?, task?, agents, prompt?, session_id?}` → `{trajectory, actor, tag}`.
+/// Without a trajectory (a coordinator nobody named one for) it is `pi-<session id>`, or a fresh
+/// id; `tag` is what the extension marks its model requests with (the model-API proxy then
+/// decides them in the same trajectory as the same actor).
 fn session(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: SessionParams = parse(p)?;
     let trajectory = match p.trajectory.filter(|t| !t.trim().is_empty()) {
         Some(t) => t,
-        None if p.task.is_none() => format!("pi-{:016x}", rand::random::<u64>()),
+        None if p.task.is_none() => p
+            .session_id
+            .as_deref()
+            .and_then(session_trajectory)
+            .unwrap_or_else(|| format!("pi-{:016x}", rand::random::<u64>())),
         None => return Err(RpcError::invalid_params("a child process needs its parent's trajectory")),
     };
     let c = caller(trajectory, p.task)?;
     let actor = hooks::start(app, &c, &p.agents, p.prompt.as_deref()).map_err(RpcError::internal)?;
-    Ok(json!({"trajectory": c.trajectory, "actor": actor}))
+    let tag = app.pairing.issue("pi", &c.trajectory, &actor);
+    Ok(json!({"trajectory": c.trajectory, "actor": actor, "tag": tag}))
 }
 
 #[derive(Deserialize)]

@@ -235,3 +235,40 @@ fn a_decision_once_an_answer_is_out_sees_its_tool_result() {
     });
     assert_ne!(check(&after), "P2.target_in_evidence", "the decision missed the tool result: {after:?}");
 }
+
+#[test]
+fn a_kept_trajectory_has_its_aliases_and_identity_modes_after_a_restart() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let agents = |c: &mut crate::config::Config| {
+        for id in ["planner", "critic", "scout"] {
+            c.identity.agents.push((id.to_owned(), blindfold_schemas::AgentIdentity::default()));
+        }
+    };
+    let (before, modes) = {
+        let app = crate::runtime::trace::tests::app_with(dir.path(), u64::MAX, None, agents);
+        app.keep_trajectory("oc-1");
+        let aliases = app.identities.anonymizer("oc-1").aliases().clone();
+        // A later registration (a harness's own agent) is kept too.
+        app.identities.extend("oc-1", |a| {
+            a.alias("late-agent");
+            true
+        });
+        let modes = app.modes_for("oc-1");
+        app.modes.send_replace(blindfold_schemas::ModeSet::named("off").expect("off"));
+        (app.identities.anonymizer("oc-1").aliases().clone(), (modes, aliases))
+    };
+    assert_eq!(before.alias_of("planner"), modes.1.alias_of("planner"));
+    let app = crate::runtime::trace::tests::app_with(dir.path(), u64::MAX, None, |c| {
+        agents(c);
+        c.modes = blindfold_schemas::ModeSet::named("off").expect("off");
+    });
+    let after = app.identities.anonymizer("oc-1").aliases().clone();
+    assert_eq!(after, before, "the same agent → alias map, the late agent included");
+    let now = app.modes_for("oc-1");
+    assert_eq!((now.anonymize, now.attest), (modes.0.anonymize, modes.0.attest), "identity modes kept");
+    assert!(!now.enforce, "the other modes follow the daemon's");
+    // A trajectory never kept draws afresh and starts under today's modes.
+    assert!(!app.modes_for("other").anonymize);
+    app.end_trajectory("oc-1");
+    assert_eq!(app.kept.get("oc-1").expect("read"), None, "ending forgets it");
+}

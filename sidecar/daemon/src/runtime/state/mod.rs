@@ -1,10 +1,13 @@
-//! Blindfold's private state directory: permissions, capability tokens, the durable grant store.
+//! Blindfold's private state directory: permissions, capability tokens, the durable grant store,
+//! the kept trajectories.
 
 mod grant_store;
+mod kept;
 mod tokens;
 
 pub use grant_store::RedbGrantStore;
-pub use tokens::{OPERATOR_TOKEN_FILE, Scope, Tokens};
+pub use kept::{Kept, KeptStore};
+pub use tokens::{ADAPTER_TOKEN_FILE, OPERATOR_TOKEN_FILE, Scope, Tokens};
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

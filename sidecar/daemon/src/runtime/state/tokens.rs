@@ -33,6 +33,11 @@ impl Tokens {
         })
     }
 
+    /// The adapter token itself: what session tags are keyed with ([`crate::runtime::pairing`]).
+    pub(crate) fn adapter_secret(&self) -> &[u8] {
+        self.adapter.as_bytes()
+    }
+
     /// The scope `presented` grants, if any. Comparison does not stop at the first difference.
     pub fn scope_of(&self, presented: &str) -> Option<Scope> {
         if constant_time_eq(presented.as_bytes(), self.operator.as_bytes()) {

@@ -30,7 +30,8 @@ async fn forward_inner(proxy: &Proxy, api: ModelApi, req: Request<Body>) -> Resu
         .await
         .map_err(|_| ProxyError::TooLarge(proxy.max_body))?
         .to_bytes();
-    let trajectory = proxy.trajectory(&parts.headers);
+    let route = proxy.route(&parts.headers, &body);
+    let trajectory = route.trajectory().to_owned();
     let scrubber = proxy.scrubber(&trajectory);
     let rewritten =
         rewrite_request(api, &body, scrubber.as_ref()).map_err(|e| ProxyError::BadRequest(e.to_string()))?;
@@ -52,7 +53,7 @@ async fn forward_inner(proxy: &Proxy, api: ModelApi, req: Request<Body>) -> Resu
             "the model API answered with an encoded body Blindfold cannot check".into(),
         ));
     }
-    let gate = CallDecider::new(proxy.app.clone(), trajectory, scrubber, proxy.consume_grants);
+    let gate = CallDecider::new(proxy.app.clone(), route, scrubber, proxy.consume_grants);
     if is_event_stream(&headers) {
         headers.remove(header::CONTENT_LENGTH);
         return Ok(respond(up_parts.status, headers, relay(api, up_body, gate)));

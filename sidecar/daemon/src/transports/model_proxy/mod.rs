@@ -6,13 +6,15 @@ mod calls;
 mod errors;
 mod handler;
 mod identity;
+mod session;
 mod stream;
 mod upstream;
 
 pub use errors::ProxyError;
-pub use upstream::{TASK_HEADER, Upstream};
+pub use session::Route;
+pub use upstream::{SESSION_HEADER, TASK_HEADER, TOKEN_HEADER, Upstream};
 
-use crate::config::{ModelProxyConfig, valid_task_id};
+use crate::config::ModelProxyConfig;
 use crate::runtime::app::App;
 use axum::Router;
 use axum::body::Body;
@@ -28,8 +30,7 @@ use std::sync::Arc;
 pub struct Proxy {
     app: App,
     upstream: Upstream,
-    pinned_task: Option<String>,
-    process_task: String,
+    router: session::Router,
     max_body: usize,
     consume_grants: bool,
 }
@@ -41,34 +42,34 @@ impl Proxy {
         Self {
             app,
             upstream: Upstream::new(upstream),
-            pinned_task: config.task.clone(),
-            process_task,
+            router: session::Router {
+                pinned: config.task.clone(),
+                process_task,
+                require_session: config.require_session,
+            },
             max_body: config.max_body_bytes,
             consume_grants: config.consume_grants,
         }
     }
 
-    /// The trajectory of a request: the pinned one, else a valid `X-Blindfold-Task` header (set by
-    /// the harness's provider config, never by a model), else this process's own.
-    pub fn trajectory(&self, headers: &HeaderMap) -> String {
-        if let Some(task) = &self.pinned_task {
-            return task.clone();
-        }
-        headers
-            .get(TASK_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .filter(|t| valid_task_id(t))
-            .map_or_else(|| self.process_task.clone(), str::to_owned)
+    /// Where a request belongs: the pinned trajectory; else the harness session its tag names
+    /// (the `X-Blindfold-Session` header or a system-prompt marker, put there by the harness's
+    /// plugin); else an `X-Blindfold-Task` sent with the adapter token in `X-Blindfold-Token`
+    /// (a caller without it names no trajectory); else this process's own trajectory — or, with
+    /// `sessions = "required"`, no session at all ([`Route::Unpaired`]).
+    pub fn route(&self, headers: &HeaderMap, body: &[u8]) -> Route {
+        self.router.route(&self.app, headers, body)
     }
 
     /// What scrubs requests of `trajectory` and maps its aliases back: the identity engine when
-    /// `anonymize` is on, nothing otherwise.
+    /// `anonymize` is on, nothing otherwise; session markers are removed either way.
     pub fn scrubber(&self, trajectory: &str) -> Arc<dyn Scrubber + Send + Sync> {
-        if self.app.modes_for(trajectory).anonymize {
+        let inner: Arc<dyn Scrubber + Send + Sync> = if self.app.modes_for(trajectory).anonymize {
             identity::scrubber(&self.app, trajectory)
         } else {
             Arc::new(NoScrub)
-        }
+        };
+        Arc::new(session::Unmarked(inner))
     }
 }
 
@@ -81,6 +82,16 @@ pub fn router(proxy: Proxy) -> Router {
         .route("/v1/messages", post(messages))
         .layer(DefaultBodyLimit::max(max))
         .with_state(proxy)
+}
+
+async fn healthz(State(p): State<Proxy>) -> axum::Json<serde_json::Value> {
+    axum::Json(serde_json::json!({
+        "status": "ok",
+        "model_proxy": true,
+        "version": env!("CARGO_PKG_VERSION"),
+        "sessions": if p.router.require_session { "required" } else { "optional" },
+        "upstream": p.upstream.base(),
+    }))
 }
 
 async fn chat(State(p): State<Proxy>, req: Request<Body>) -> Response {
@@ -103,7 +114,10 @@ pub async fn spawn_configured(app: &App) -> Result<Option<tokio::task::JoinHandl
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| format!("cannot listen on {} (model_proxy.listen): {e}", config.listen))?;
-    let router = router(Proxy::new(app.clone(), &upstream, &config));
+    let proxy = Proxy::new(app.clone(), &upstream, &config);
+    // Its own listener answers `GET /healthz` too (`{"status": "ok", "model_proxy": true, …}`).
+    let router = router(proxy.clone())
+        .merge(Router::new().route("/healthz", axum::routing::get(healthz)).with_state(proxy));
     let limits = app.config.limits;
     let listener = crate::transports::limits::LimitedListener::tcp(listener, limits);
     tracing::info!(listen = %config.listen, upstream = %upstream, "model-API proxy listening");

@@ -10,8 +10,13 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use std::time::Duration;
 
-/// The header a harness may set to name its trajectory (never forwarded upstream).
+/// The header a harness may set to name its trajectory (never forwarded upstream; honoured only
+/// with [`TOKEN_HEADER`]).
 pub const TASK_HEADER: &str = "x-blindfold-task";
+/// The header the OpenCode plugin puts a session tag in (never forwarded upstream).
+pub const SESSION_HEADER: &str = "x-blindfold-session";
+/// The header an `X-Blindfold-Task` must come with: the adapter (or operator) token.
+pub const TOKEN_HEADER: &str = "x-blindfold-token";
 
 /// Headers that belong to one connection (RFC 9110 §7.6.1) or that Blindfold recomputes.
 const NOT_FORWARDED: &[&str] = &[
@@ -26,6 +31,8 @@ const NOT_FORWARDED: &[&str] = &[
     "host",
     "content-length",
     TASK_HEADER,
+    SESSION_HEADER,
+    TOKEN_HEADER,
 ];
 
 /// The model API Blindfold forwards to.
@@ -48,6 +55,11 @@ impl Upstream {
         connector.set_nodelay(true);
         let client = Client::builder(TokioExecutor::new()).build(connector);
         Self { base: base.trim_end_matches('/').to_owned(), client }
+    }
+
+    /// The base URL requests are forwarded to.
+    pub fn base(&self) -> &str {
+        &self.base
     }
 
     /// Sends `body` to the same path and query on the upstream, with the caller's headers

@@ -1,14 +1,22 @@
 //! `blindfold init <harness>`: install Blindfold's adapter into a harness project, pointed at
 //! this Blindfold's control API. One file per harness (`init/<harness>.rs`).
 
+mod agents;
+mod json_edit;
 mod openclaw;
 mod opencode;
 mod pi;
+mod project;
 
 use clap::Subcommand;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// `text` (JSON or JSONC) with its comments blanked, for a JSON parser.
+pub(crate) fn strip_json_comments(text: &str) -> String {
+    json_edit::strip_comments(text)
+}
 
 /// The harnesses `init` knows.
 #[derive(Debug, Subcommand)]
@@ -34,40 +42,52 @@ pub fn run(cmd: InitCommand) -> ExitCode {
     }
 }
 
-/// Writes `contents` to `path` (parents created). An existing different file is kept unless
-/// `force`; returns whether the file was written.
-pub(crate) fn install(path: &Path, contents: &[u8], force: bool) -> Result<bool, String> {
-    if let Ok(existing) = std::fs::read(path) {
-        if existing == contents {
-            return Ok(false);
-        }
-        if !force {
-            return Err(format!("{} exists and differs (use --force to replace it)", path.display()));
-        }
-    }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    }
-    std::fs::write(path, contents).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(true)
-}
-
-/// One file `init` would write: path, current content (if any), new content.
+/// One file `init` would write or remove: path, current content (if any), new content (`None`:
+/// the file goes).
 pub(crate) struct Change {
     /// Where.
     pub path: PathBuf,
     /// What is there now.
     pub old: Option<String>,
-    /// What would be written.
-    pub new: String,
+    /// What would be written; `None` removes the file.
+    pub new: Option<String>,
 }
 
 impl Change {
     /// A change of `path` to `new`, reading what is there now.
     pub fn to(path: PathBuf, new: String) -> Result<Change, String> {
         let old = read(&path)?;
-        Ok(Change { path, old, new })
+        Ok(Change { path, old, new: Some(new) })
     }
+
+    /// The removal of `path` (nothing to do when it is not there).
+    pub fn removal(path: PathBuf) -> Result<Change, String> {
+        let old = read(&path)?;
+        Ok(Change { path, old, new: None })
+    }
+
+    /// True when applying it changes nothing.
+    pub fn is_noop(&self) -> bool {
+        self.old == self.new
+    }
+}
+
+/// Shows `changes` (those that change something), asks unless `yes`, writes them, and prints
+/// `next` — or says there is nothing to do. Exit 0, or 1 when the user declined.
+pub(crate) fn apply(dir: &Path, mut changes: Vec<Change>, yes: bool, next: &str) -> Result<ExitCode, String> {
+    changes.retain(|c| !c.is_noop());
+    if changes.is_empty() {
+        println!("{} is already set up; nothing to change.", dir.display());
+        println!("{next}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !show_and_confirm(&changes, yes)? {
+        println!("Nothing written.");
+        return Ok(ExitCode::from(1));
+    }
+    write_all(&changes)?;
+    println!("{next}");
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The text of `path`, `None` when it does not exist.
@@ -83,14 +103,16 @@ pub(crate) fn read(path: &Path) -> Result<Option<String>, String> {
 /// unless `yes`. Returns whether to write.
 pub(crate) fn show_and_confirm(changes: &[Change], yes: bool) -> Result<bool, String> {
     for c in changes {
-        match &c.old {
-            Some(old) => print!(
+        match (&c.old, &c.new) {
+            (Some(old), Some(new)) => print!(
                 "--- {}\n+++ {}\n{}",
                 c.path.display(),
                 c.path.display(),
-                crate::harnesses::opencode::setup::line_diff(old, &c.new)
+                crate::harnesses::opencode::setup::line_diff(old, new)
             ),
-            None => println!("new file {} ({} bytes)", c.path.display(), c.new.len()),
+            (None, Some(new)) => println!("new file {} ({} bytes)", c.path.display(), new.len()),
+            (Some(_), None) => println!("remove {}", c.path.display()),
+            (None, None) => {}
         }
     }
     if yes {
@@ -103,13 +125,24 @@ pub(crate) fn show_and_confirm(changes: &[Change], yes: bool) -> Result<bool, St
     Ok(matches!(line.trim(), "y" | "Y" | "yes"))
 }
 
-/// Writes every change (parents created), naming each file written.
+/// Writes (or removes) every change (parents created), naming each file; a folder a removal
+/// leaves empty goes too.
 pub(crate) fn write_all(changes: &[Change]) -> Result<(), String> {
     for c in changes {
+        let Some(new) = &c.new else {
+            if c.old.is_some() {
+                std::fs::remove_file(&c.path).map_err(|e| format!("{}: {e}", c.path.display()))?;
+                println!("removed {}", c.path.display());
+                if let Some(parent) = c.path.parent() {
+                    let _ = std::fs::remove_dir(parent);
+                }
+            }
+            continue;
+        };
         if let Some(parent) = c.path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
         }
-        std::fs::write(&c.path, &c.new).map_err(|e| format!("{}: {e}", c.path.display()))?;
+        std::fs::write(&c.path, new).map_err(|e| format!("{}: {e}", c.path.display()))?;
         println!("wrote {}", c.path.display());
     }
     Ok(())

@@ -1,14 +1,19 @@
 //! `blindfold init pi`: installs the Pi extension into a project (`.pi/extensions/blindfold/`,
-//! auto-discovered by the coordinator and by every child `pi` process started in it) and writes
-//! `.pi/blindfold.json` with this Blindfold's control URL and adapter token file. The shared
-//! control client goes to `.pi/extensions/blindfold-common/` (no `index.ts`: Pi does not load it
-//! as an extension), where the extension imports it from.
+//! auto-discovered by the coordinator and by every child `pi` process started in it), its
+//! settings (`.pi/blindfold.json`: this Blindfold's control URL and adapter token file, and the
+//! providers the extension routes through the model-API proxy for this project only — Pi's own
+//! `models.json` is not touched) and the project's `blindfold.toml` with the sub-agents' true
+//! identities (`.pi/agents/*.md` and the user's `agents/*.md`). The shared control client goes
+//! to `.pi/extensions/blindfold-common/` (no `index.ts`: Pi does not load it as an extension).
 
-use super::install;
+use super::agents::{SubAgent, field, markdown_agents};
+use super::project::{adapter_settings, blindfold_toml, kept_upstream, route};
+use super::{Change, apply, read};
 use crate::config;
+use crate::runtime::state::{Tokens, ensure_private_dir};
 use clap::Args;
-use serde_json::json;
-use std::path::PathBuf;
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The extension's files (paths below `.pi/extensions/`), embedded at build time.
@@ -23,46 +28,150 @@ pub struct InitPiArgs {
     /// The Pi project directory (default: the current directory).
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
-    /// Configuration file (TOML) of the daemon the extension talks to; without it the embedded
-    /// default applies.
+    /// Write without asking.
+    #[arg(long)]
+    pub yes: bool,
+    /// Blindfold config whose listen address and state dir the extension should use (default:
+    /// the project's blindfold.toml when there is one, else the built-in defaults).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Per-request timeout of the extension, milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     pub timeout_ms: u64,
-    /// Replace files that exist and differ.
+    /// Undo what init wrote (the extension and its settings go; blindfold.toml stays).
     #[arg(long)]
-    pub force: bool,
+    pub remove: bool,
 }
 
-/// Writes the extension and its settings; exit 0, or 2 naming what could not be written.
-pub fn run(args: InitPiArgs) -> ExitCode {
-    let cfg = match config::load(args.config.as_deref()) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("blindfold: {e}");
-            return ExitCode::from(super::super::EXIT_CONFIG);
-        }
-    };
-    let settings = json!({
-        "url": format!("ws://{}/v1/control", cfg.server.listen),
-        "tokenFile": cfg.state_dir.join("adapter.token"),
-        "timeoutMs": args.timeout_ms,
-    });
-    let pi_dir = args.dir.join(".pi");
-    let mut files: Vec<(PathBuf, Vec<u8>)> = FILES
-        .iter()
-        .map(|(name, text)| (pi_dir.join("extensions").join(name), text.as_bytes().to_vec()))
-        .collect();
-    let mut settings_text = serde_json::to_vec_pretty(&settings).unwrap_or_default();
-    settings_text.push(b'\n');
-    files.push((pi_dir.join("blindfold.json"), settings_text));
-    for (path, contents) in files {
-        match install(&path, &contents, args.force) {
-            Ok(true) => println!("wrote {}", path.display()),
-            Ok(false) => println!("unchanged {}", path.display()),
-            Err(e) => return super::super::usage_error(e),
+/// Pi's agent directory: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
+fn agent_dir() -> PathBuf {
+    match std::env::var_os("PI_CODING_AGENT_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".pi/agent"),
+    }
+}
+
+/// The sub-agents Pi's `subagent` tool can start here: the project's `.pi/agents/*.md`, then the
+/// user's `agents/*.md` (a project agent of the same name wins).
+fn sub_agents(dir: &Path, agent_dir: &Path) -> Vec<SubAgent> {
+    let mut out: Vec<SubAgent> = Vec::new();
+    for (folder, shown) in [
+        (dir.join(".pi/agents"), ".pi/agents".to_owned()),
+        (agent_dir.join("agents"), agent_dir.join("agents").display().to_string()),
+    ] {
+        for (stem, fm) in markdown_agents(&folder) {
+            let name = Some(field(&fm, "name")).filter(|n| !n.is_empty()).unwrap_or(&stem).to_owned();
+            if out.iter().any(|a| a.id == name) {
+                continue;
+            }
+            let mut a = SubAgent::new(
+                &name,
+                field(&fm, "model"),
+                field(&fm, "family"),
+                field(&fm, "provider"),
+                &format!("{shown}/{stem}.md"),
+            );
+            a.tier = field(&fm, "tier").to_owned();
+            out.push(a);
         }
     }
-    ExitCode::SUCCESS
+    out
+}
+
+/// The providers of Pi's `models.json` to route through the proxy (the first plain-HTTP one and
+/// every other with the same upstream): upstream and provider → base URL through the proxy.
+fn proxy_plan(
+    models: &Value,
+    listen: &str,
+    kept: Option<&str>,
+) -> Result<(String, Map<String, Value>), String> {
+    let providers =
+        models.get("providers").and_then(Value::as_object).ok_or("models.json names no providers")?;
+    let mut upstream: Option<String> = kept.map(str::to_owned);
+    let mut routed = Map::new();
+    let mut why = Vec::new();
+    for (name, p) in providers {
+        let Some(url) = p.get("baseUrl").and_then(Value::as_str) else { continue };
+        match route(url, listen, upstream.as_deref()) {
+            Ok(r) if upstream.as_deref().is_none_or(|u| u == r.upstream) => {
+                upstream = Some(r.upstream);
+                routed.insert(name.clone(), json!(r.through));
+            }
+            Ok(r) => why.push(format!("{name}: another model API ({})", r.upstream)),
+            Err(e) => why.push(format!("{name}: {e}")),
+        }
+    }
+    for w in &why {
+        println!("note: provider {w}: not routed through the model-API proxy");
+    }
+    match upstream {
+        Some(u) if !routed.is_empty() => Ok((u, routed)),
+        _ => Err("no provider of models.json has a plain-HTTP base URL ending in /v1".into()),
+    }
+}
+
+/// Writes the extension and its settings; exit 0, 1 when declined, 2 naming what failed.
+pub fn run(args: InitPiArgs) -> ExitCode {
+    match pi(&args) {
+        Ok(code) => code,
+        Err(e) => super::super::usage_error(e),
+    }
+}
+
+fn pi(args: &InitPiArgs) -> Result<ExitCode, String> {
+    std::fs::create_dir_all(&args.dir).map_err(|e| format!("--dir {}: {e}", args.dir.display()))?;
+    let dir = std::fs::canonicalize(&args.dir).map_err(|e| format!("--dir {}: {e}", args.dir.display()))?;
+    let toml_path = dir.join("blindfold.toml");
+    let cfg_file = args.config.clone().or_else(|| toml_path.exists().then(|| toml_path.clone()));
+    let cfg = config::load(cfg_file.as_deref()).map_err(|e| e.to_string())?;
+    let pi_dir = dir.join(".pi");
+    let mut changes = Vec::new();
+    if args.remove {
+        for (name, _) in FILES {
+            changes.push(Change::removal(pi_dir.join("extensions").join(name))?);
+        }
+        changes.push(Change::removal(pi_dir.join("blindfold.json"))?);
+        let next = format!(
+            "Blindfold is out of this project; {} stays (delete it if you like).",
+            toml_path.display()
+        );
+        return apply(&dir, changes, args.yes, &next);
+    }
+    let agents_home = agent_dir();
+    let models_path = agents_home.join("models.json");
+    let models: Value = match read(&models_path)? {
+        Some(text) => serde_json::from_str(&text).map_err(|e| format!("{}: {e}", models_path.display()))?,
+        None => json!({}),
+    };
+    let plan = proxy_plan(&models, &cfg.model_proxy.listen.to_string(), kept_upstream(&toml_path).as_deref());
+    let (upstream, routed) = match plan {
+        Ok((u, r)) => (Some(u), r),
+        Err(why) => {
+            println!("note: the model-API proxy is not set up: {why} ({})", models_path.display());
+            (None, Map::new())
+        }
+    };
+    let mut settings = adapter_settings(&cfg, args.timeout_ms, upstream.is_some());
+    settings["providers"] = Value::Object(routed);
+    for (name, text) in FILES {
+        changes.push(Change::to(pi_dir.join("extensions").join(name), text.to_owned())?);
+    }
+    let settings_text = serde_json::to_string_pretty(&settings).map_err(|e| e.to_string())? + "\n";
+    changes.push(Change::to(pi_dir.join("blindfold.json"), settings_text)?);
+    if !toml_path.exists() {
+        let agents = sub_agents(&dir, &agents_home);
+        changes.push(Change::to(
+            toml_path.clone(),
+            blindfold_toml("Pi", &toml_path, &cfg, upstream.as_deref(), &agents),
+        )?);
+    }
+    ensure_private_dir(&cfg.state_dir).map_err(|e| format!("state dir {}: {e}", cfg.state_dir.display()))?;
+    Tokens::load_or_create(&cfg.state_dir)?;
+    let next = format!(
+        "Next:\n  blindfold run --config {}     # the daemon (keep it running)\n  cd {} && pi                      # or: pi -p <request>, pi --mode rpc\n\
+         Every pi process here (sub-agents' too) joins its session's trajectory by itself: no BLINDFOLD_TRAJECTORY needed.",
+        toml_path.display(),
+        dir.display()
+    );
+    apply(&dir, changes, args.yes, &next)
 }

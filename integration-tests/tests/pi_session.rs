@@ -1,0 +1,104 @@
+//! The real Pi (`@mariozechner/pi-coding-agent@0.73.1`, offline, scripted model, the reference
+//! `subagent` extension) set up as the docs say: agent files in the user's agent folder,
+//! `blindfold init pi --yes`, `blindfold run --config blindfold.toml`, then
+//! `pi -p …`. The extension and the model-API proxy share the session's trajectory by themselves
+//! (no BLINDFOLD_TRAJECTORY): delegation reaches the agents the coordinator named (the scripted
+//! model sees their true models), the refuted `rm -rf data` is refused before it reaches Pi, and
+//! each delegation and the coordinator's call are recorded once.
+
+use blindfold_integration_tests::pi::{ModelServer, PiWorld};
+use blindfold_integration_tests::transports::{World, trace_records};
+use blindfold_integration_tests::{Daemon, blindfold, free_port, http_get};
+use serde_json::Value;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+const MODELS: [&str; 3] = ["coord-1", "gpt-5-mini", "claude-opus-4"];
+const PROMPT: &str = "ask scout for a plan and ask critic to review it, then act";
+
+#[test]
+fn a_pi_session_set_up_by_init_pairs_extension_and_proxy_and_the_refuted_command_never_runs() {
+    let world = World::new("");
+    let server = ModelServer::start(&world.path("requests.jsonl"));
+    let pi = PiWorld::new(world.dir.path(), server.port, &MODELS);
+    // As a user has it: no Blindfold in the project yet, the agents in the user's agent folder
+    // (the reference `subagent` tool reads project agents only with `agentScope`; init reads both
+    // folders: pi_init.rs).
+    std::fs::remove_dir_all(pi.project.join(".pi/extensions")).expect("start without the extension");
+    pi.agent("scout", "gpt-5-mini", "OpenAI", "bash,read");
+    pi.agent("critic", "claude-opus-4", "Anthropic", "read");
+    std::fs::create_dir_all(pi.project.join("data")).expect("data");
+    std::fs::write(pi.project.join("data/keep.txt"), "the only copy\n").expect("data file");
+
+    let (port, proxy, state) = (free_port(), free_port(), world.path("bf-state"));
+    let init = blindfold()
+        .args(["init", "pi", "--yes", "--dir"])
+        .arg(&pi.project)
+        .env("PI_CODING_AGENT_DIR", &pi.agent_dir)
+        .env("HOME", &pi.home)
+        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{port}"))
+        .env("BLINDFOLD_STATE__DIR", &state)
+        .env("BLINDFOLD_MODEL_PROXY__LISTEN", format!("127.0.0.1:{proxy}"))
+        .output()
+        .expect("init pi");
+    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    let child = blindfold()
+        .arg("run")
+        .arg("--config")
+        .arg(pi.project.join("blindfold.toml"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("blindfold run");
+    let mut daemon = Daemon { child, port, state_dir: state.clone() };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !http_get(port, "/healthz").is_ok_and(|(c, _)| c == 200) {
+        assert!(daemon.child.try_wait().expect("wait").is_none(), "the daemon exited");
+        assert!(Instant::now() < deadline, "the daemon did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    let (code, stdout, stderr) = pi.run(PROMPT, &[]);
+    assert_eq!(code, Some(0), "pi failed:\n{stdout}\n{stderr}");
+    let requests = server.requests();
+    let models: Vec<&str> =
+        requests.iter().filter_map(|r| r["model"].as_str()).filter(|m| *m != "coord-1").collect();
+    let first = |m: &str| models.iter().position(|x| *x == m);
+    assert!(
+        first("gpt-5-mini").is_some() && first("gpt-5-mini") < first("claude-opus-4"),
+        "{models:?}\n{stdout}"
+    );
+    assert!(pi.project.join("data/keep.txt").exists(), "the refuted command ran");
+    assert!(stdout.contains("Blindfold refused the `bash`"), "the model is told: {stdout}");
+
+    // One trajectory for the session (its children join it), each delegation recorded once, the
+    // coordinator's rm -rf held.
+    let mut ids: Vec<String> = Vec::new();
+    for f in std::fs::read_dir(state.join("traces")).expect("traces").flatten() {
+        for r in std::fs::read_to_string(f.path()).unwrap_or_default().lines() {
+            let t =
+                serde_json::from_str::<Value>(r).map(|v| v["trajectory"].as_str().unwrap_or("").to_owned());
+            if let Ok(t) = t
+                && t.starts_with("pi-")
+                && !ids.contains(&t)
+            {
+                ids.push(t);
+            }
+        }
+    }
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let records = trace_records(&state.join("traces"), &ids[0]);
+    assert_eq!(records.iter().filter(|r| r["kind"] == "delegate").count(), 2, "{records:?}");
+    let held: Vec<&Value> = records
+        .iter()
+        .filter(|r| {
+            r["kind"] == "tool_call" && r["actor_alias"] == "coordinator" && r["target"] == "rm -rf data"
+        })
+        .collect();
+    assert_eq!(held.len(), 1, "the coordinator's call once: {records:?}");
+    // Refused before it reaches Pi; which check decides is the cascade's order (today
+    // P2.target_in_evidence comes before P3.contradiction for Pi's answers: see the report).
+    assert_ne!(held[0]["decision"], "allow", "{}", held[0]);
+    eprintln!("held by {} ({})", held[0]["check"], held[0]["reason"]);
+    let _ = daemon.child.kill();
+}

@@ -156,7 +156,11 @@ fn twenty_writes_under_one_scoped_grant_and_every_boundary_holds() {
     );
     assert!(!p.exists("README.md"));
     let auth = find(&|u| path_of(u) == "src/auth.rs");
-    assert!(error(&auth).contains("review contradicted"), "a dispute beats the scope: {}", error(&auth));
+    assert!(
+        error(&auth).contains("(contradicted, check P3.contradiction)") && error(&auth).contains("as rv-"),
+        "a dispute beats the scope, held in a review a person acts on: {}",
+        error(&auth)
+    );
     assert!(!p.exists("src/auth.rs"));
     let rm = find(&|u| u["part"]["tool"] == "bash");
     assert!(error(&rm).contains("critical_action"), "{}", error(&rm));

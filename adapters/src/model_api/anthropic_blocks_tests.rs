@@ -116,7 +116,7 @@ fn a_streamed_block_of_an_unknown_type_is_held_and_refused() {
     assert!(
         rest[1]["delta"]["text"]
             .as_str()
-            .is_some_and(|t| t.contains("`teleport_use` tool call: malformed_input")),
+            .is_some_and(|t| t.contains("`teleport_use` tool call (malformed_input")),
         "{all}"
     );
     assert!(rest[4]["delta"]["text"].as_str().is_some_and(|t| t.contains("names no tool")), "{all}");

@@ -121,7 +121,9 @@ impl Reviews {
 
 fn with_review(mut d: Decision, id: &str) -> Decision {
     let detail = d.detail.take().unwrap_or_default();
-    d.detail = Some(format!("{detail} (review {id}: `blindfold review show {id}`)"));
+    // The id only: a model may read the detail, and the commands are the person's to read
+    // (`blindfold why`, `blindfold review show`).
+    d.detail = Some(format!("{detail} (review {id})"));
     d
 }
 

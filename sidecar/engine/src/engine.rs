@@ -85,6 +85,7 @@ impl Trajectory {
                 proposal: d.proposal.clone(),
                 evidence: d.evidence.clone(),
                 via: d.via,
+                text: self.state.refuting_texts.get(&d.evidence).cloned(),
             })
             .collect()
     }
@@ -104,6 +105,9 @@ pub struct DisputeInfo {
     pub evidence: String,
     /// How the refutation was found.
     pub via: blindfold_schemas::Detection,
+    /// The refuting answer's text (its start), as the agent wrote it, for the reviewer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// What the caller passes with each event.

@@ -215,6 +215,18 @@ pub struct Mention {
     pub independence: Independence,
 }
 
+/// Most bytes of a refuting answer kept for reviewers.
+pub const REFUTING_TEXT_MAX: usize = 4096;
+
+/// The start of `text`, at most [`REFUTING_TEXT_MAX`] bytes, cut at a character boundary.
+pub fn refuting_excerpt(text: &str) -> String {
+    let mut end = text.len().min(REFUTING_TEXT_MAX);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if end < text.len() { format!("{}…", &text[..end]) } else { text.to_owned() }
+}
+
 /// Everything Blindfold tracks for one trajectory.
 #[derive(Debug, Clone, Default)]
 pub struct State {
@@ -260,6 +272,9 @@ pub struct State {
     pub dispute_index: HashMap<Target, Vec<usize>>,
     /// Refuted proposal id → indexes into `disputes`.
     pub disputes_by_proposal: HashMap<String, Vec<usize>>,
+    /// Refuting evidence id → the start of the answer's text (what a reviewer reads), at most
+    /// [`REFUTING_TEXT_MAX`] bytes.
+    pub refuting_texts: HashMap<String, String>,
     /// Positive verifications (read through [`State::verifications_of`]).
     pub verifications: Vec<Verification>,
     /// Executed effectful actions inside the window.

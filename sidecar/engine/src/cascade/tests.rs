@@ -789,3 +789,18 @@ fn a_verifier_shown_only_the_proposed_action_stays_independent() {
         assert!(s.decision.as_ref().expect("d").is_allow(), "{ask}: {s:?}");
     }
 }
+
+#[test]
+fn a_reviewer_reads_the_refusing_answer_on_the_disputes_it_raised() {
+    let mut k = kit();
+    propose_rm(&mut k);
+    let refusal = "Do not run that: it wipes /data/cache which holds the only copy.";
+    k.step(response("a2", refusal, &[], &[]));
+    k.step(response("a3", "Looks like routine cleanup to me.", &[], &[]));
+    let s = k.step(call("coordinator", "bash", json!({"command": RM}), Some("p1")));
+    let disputes = k.traj.disputes_on(&s.evidence_refs);
+    assert!(!disputes.is_empty(), "{s:?}");
+    assert!(disputes.iter().all(|d| d.by == "a2" && d.text.as_deref() == Some(refusal)), "{disputes:?}");
+    let long = format!("Do not run {RM}. {}", "x".repeat(5000));
+    assert!(crate::state::refuting_excerpt(&long).len() <= crate::state::REFUTING_TEXT_MAX + '…'.len_utf8());
+}

@@ -53,7 +53,9 @@ pub use sign::{
     verify_card,
 };
 pub use split::TextStream;
-pub use text::{Field, MODEL_PLACEHOLDER, PROVIDER_PLACEHOLDER, REDACTED_PLACEHOLDER, TIER_PLACEHOLDER};
+pub use text::{
+    Field, MODEL_PLACEHOLDER, PROVIDER_PLACEHOLDER, REDACTED_PLACEHOLDER, TIER_PLACEHOLDER, rewrite_count,
+};
 
 #[cfg(test)]
 mod tests;

@@ -86,6 +86,15 @@ static CUES: LazyLock<PhraseSet<()>> = LazyLock::new(|| {
     set
 });
 
+/// Fields rewritten (identity words replaced) since the process started, by every anonymizer.
+static REWRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many text fields every anonymizer of this process has rewritten so far (a field counts
+/// once however many words it lost): what `blindfold_identity_rewrites_total` reports.
+pub fn rewrite_count() -> u64 {
+    REWRITES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// How strictly a field is treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {
@@ -126,7 +135,11 @@ impl Anonymizer {
     /// ([`crate::fold`]) and replaced in the original through the fold's map back, so everything
     /// outside a replaced word keeps its bytes.
     pub fn rewrite<'t>(&self, text: &'t str, field: Field) -> Cow<'t, str> {
-        apply(text, self.edits(text, field))
+        let out = apply(text, self.edits(text, field));
+        if matches!(out, Cow::Owned(_)) {
+            REWRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        out
     }
 
     /// Every replacement a rewrite of `text` as `field` makes: ranges of `text` in order, never

@@ -71,6 +71,7 @@ impl Engine {
         let relating = Relating { from, id: &answer.id, verdict_for: &verdict_for, items: &items, now_ms };
         out.relations = self.apply_relations(st, &relating, stated);
         if st.disputes.len() > disputes_before {
+            st.refuting_texts.insert(answer.id.clone(), crate::state::refuting_excerpt(a.text));
             st.graph.transition(&answer.id, Lifecycle::Validated, "refutation recorded", "blindfold", now_ms);
         }
         // What the response cites joins its author's ancestry once its own relations are judged

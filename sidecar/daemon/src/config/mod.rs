@@ -2,6 +2,7 @@
 //! before anything binds. A bad config names the field and exits 64.
 
 mod cascade;
+mod console;
 mod engine;
 mod error;
 mod identity;
@@ -16,6 +17,7 @@ mod validate;
 mod workspace;
 
 pub use cascade::{CascadeSections, RawCascade, RawJudge, RawJudgeEndpoint, RawPreverify, RawRule};
+pub use console::{APPROVAL_KEY_FILE, ConsoleConfig, MetricsConfig, RawConsole, RawMetrics};
 pub use engine::{DEFAULT_KEEP_ANSWERED_SECS, RawReview, ReviewConfig};
 pub use error::ConfigError;
 pub use identity::{IdentityConfig, RawAgent, RawIdentity};

@@ -69,6 +69,12 @@ pub struct RawConfig {
     /// `[judge]`: the optional judge quorum.
     #[serde(default)]
     pub judge: super::cascade::RawJudge,
+    /// `[console]`: the operator's web console and its webhook.
+    #[serde(default)]
+    pub console: super::console::RawConsole,
+    /// `[metrics]`: Prometheus metrics at `/metrics`.
+    #[serde(default)]
+    pub metrics: super::console::RawMetrics,
 }
 
 /// `[server]`: where the health endpoint and the control API listen.

@@ -85,6 +85,10 @@ pub struct Config {
     pub judge: Option<super::judge::JudgeConfig>,
     /// Keys still read under an older name, each with the warning that names its replacement.
     pub deprecations: Vec<String>,
+    /// The operator's web console.
+    pub console: super::console::ConsoleConfig,
+    /// Prometheus metrics.
+    pub metrics: super::console::MetricsConfig,
     /// The raw form, for `--print-config`.
     pub raw: RawConfig,
 }
@@ -143,6 +147,8 @@ impl RawConfig {
         let opencode = self.opencode.validate()?;
         let review = self.review.validate()?;
         let limits = self.limits.validate()?;
+        let console = self.console.validate(&state_dir, listen)?;
+        let metrics = self.metrics.validate()?;
         let mut agents = identity.agents.clone();
         agents.extend(transports.a2a_upstreams.iter().map(|u| (u.id.clone(), u.identity.clone())));
         let sections = super::cascade::CascadeSections {
@@ -203,6 +209,8 @@ impl RawConfig {
             engine,
             judge,
             deprecations,
+            console,
+            metrics,
             raw: self,
         })
     }

@@ -1,8 +1,9 @@
 //! The daemon's shared state: validated config, live modes, grants and their stores.
 
 use crate::config::Config;
+use crate::runtime::metrics::labels::Transport;
 use crate::runtime::state::{RedbGrantStore, Tokens, ensure_private_dir};
-use blindfold_engine::grants::{GrantCache, GrantStore};
+use blindfold_engine::grants::{GrantCache, GrantStore, IssuerKey};
 use blindfold_engine::{Engine, EngineConfig};
 use blindfold_schemas::ModeSet;
 use std::sync::Arc;
@@ -48,6 +49,14 @@ pub struct App {
     pub kept: Arc<crate::runtime::state::KeptStore>,
     /// Refused calls a person can act on (`blindfold why`), and the grants submitted.
     pub refusals: Arc<crate::runtime::refusals::Refusals>,
+    /// Prometheus metrics, updated where decisions are traced.
+    pub metrics: Arc<crate::runtime::metrics::Metrics>,
+    /// The console's approval key (`None` with the console off): what it signs review
+    /// approvals with; the review queue accepts its grants as approvals only.
+    pub approver: Option<Arc<IssuerKey>>,
+    /// The transport this handle decides for (the metrics' `transport` label): each transport
+    /// takes its own handle with [`App::for_transport`].
+    pub transport: Transport,
 }
 
 impl App {
@@ -92,12 +101,28 @@ impl App {
             None
         };
         let modes = Arc::new(modes);
+        let metrics = Arc::new(crate::runtime::metrics::Metrics::new());
+        let approver = match config.console.enabled {
+            true => Some(Arc::new(crate::runtime::review::approver::load(&config.console)?)),
+            false => None,
+        };
+        // Approvals are verified against the trusted issuers and the console's key; grants
+        // everywhere else against the trusted issuers only.
+        let approval_keys = match &approver {
+            Some(key) => crate::runtime::review::approver::approval_keys(
+                &config.grants.keys,
+                key,
+                &config.raw.grants.revoked_kids,
+            ),
+            None => config.grants.keys.clone(),
+        };
         let reviews = crate::runtime::review::Reviews::open(
             &config.state_dir,
             config.review,
             crate::runtime::review::ReviewDeps {
+                metrics: Some(metrics.clone()),
                 grants: grants.clone(),
-                keys: config.grants.keys.clone(),
+                keys: approval_keys,
                 policy: config.grants.policy,
                 trace: trace.clone(),
                 modes: modes.clone(),
@@ -137,7 +162,16 @@ impl App {
             pairing,
             kept,
             refusals: Arc::default(),
+            metrics,
+            approver,
+            transport: Transport::Other,
         })
+    }
+
+    /// This handle for decisions of `transport` (the same daemon state; only the label its
+    /// decisions are counted under differs).
+    pub fn for_transport(&self, transport: Transport) -> Self {
+        Self { transport, ..self.clone() }
     }
 
     /// The review queue: items are held on the decision path ([`crate::runtime::decide`]); `get`, `list`, `approve`, `reject`,

@@ -448,6 +448,8 @@ impl App {
             self.note_refusal(trajectory_id, actor, tool, &step, ctx.now_ms);
         }
         let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        // Counted where it is traced: the metrics' decisions are the trace's decision records.
+        self.metrics.decided(self.transport, ctx.modes, ctx.consume, &step, latency_us);
         let meta = StepMeta { mode: ctx.modes, ts: ctx.now_ms, latency_us };
         if quiet && !step.blocks() {
             return (step, None);

@@ -9,6 +9,8 @@ pub mod judge;
 pub mod pairing;
 pub mod permit;
 pub mod refusals;
+pub mod metrics;
+pub mod notify;
 pub mod review;
 pub mod state;
 pub mod trace;

@@ -137,6 +137,11 @@ impl Trajectories {
         self.map.iter().filter(|e| pending(e.value())).map(|e| (e.key().clone(), e.value().clone())).collect()
     }
 
+    /// The ids of the live trajectories (the console lists them).
+    pub fn ids(&self) -> Vec<String> {
+        self.map.iter().map(|e| e.key().clone()).collect()
+    }
+
     /// Number of live trajectories.
     pub fn len(&self) -> usize {
         self.map.len()

@@ -33,6 +33,12 @@ impl<L> LimitedListener<L> {
     pub fn new(inner: L, limits: Limits) -> Self {
         Self { inner, slots: Slots::new(limits.max_connections), limits }
     }
+
+    /// How many connections it holds open, asked at any time (`blindfold_open_connections`).
+    pub fn open_count(&self) -> Box<dyn Fn() -> usize + Send + Sync> {
+        let slots = self.slots.clone();
+        Box::new(move || slots.open())
+    }
 }
 
 /// A TCP listener whose accepted connections have `TCP_NODELAY` set ([`nodelay`]).

@@ -65,7 +65,7 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
         cfg.trace.enabled = false;
     }
     let app = match super::open_app(cfg) {
-        Ok(a) => a,
+        Ok(a) => a.for_transport(crate::runtime::metrics::labels::Transport::McpStdio),
         Err(code) => return code,
     };
     let mut remote = remote;

@@ -64,7 +64,7 @@ fn load(args: &ModelProxyArgs) -> Result<config::Config, config::ConfigError> {
 
 async fn serve(cfg: config::Config) -> ExitCode {
     let app = match App::open(cfg) {
-        Ok(app) => app,
+        Ok(app) => app.for_transport(crate::runtime::metrics::labels::Transport::ModelProxy),
         Err(e) => {
             eprintln!("blindfold: {e}");
             return ExitCode::from(super::EXIT_CONFIG);

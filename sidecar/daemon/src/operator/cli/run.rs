@@ -2,6 +2,7 @@
 
 use crate::config;
 use crate::runtime::app::App;
+use crate::runtime::metrics::labels::Transport;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -59,29 +60,24 @@ async fn serve(cfg: config::Config) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let _model_proxy = match crate::transports::model_proxy::spawn_configured(&app).await {
-        Ok(handle) => handle,
-        Err(e) => {
-            eprintln!("blindfold: {e}");
-            return ExitCode::from(1);
-        }
-    };
+    let _model_proxy =
+        match crate::transports::model_proxy::spawn_configured(&app.for_transport(Transport::ModelProxy))
+            .await
+        {
+            Ok(handle) => handle,
+            Err(e) => {
+                eprintln!("blindfold: {e}");
+                return ExitCode::from(1);
+            }
+        };
+    let opencode = app.for_transport(Transport::OpenCode);
     let _opencode = crate::harnesses::opencode::spawn_follower(
-        &app,
-        std::sync::Arc::new(crate::harnesses::opencode::hold::QueueHolds(app.clone())),
+        &opencode,
+        std::sync::Arc::new(crate::harnesses::opencode::hold::QueueHolds(opencode.clone())),
     );
+    let _webhook = crate::runtime::notify::spawn(&app);
     tracing::info!(%listen, state_dir = %app.config.state_dir.display(), workers = app.config.server.workers, modes = ?app.modes(), "blindfold listening");
-    let mut router = crate::operator::control::router(app.clone());
-    if let Some(mcp) = crate::transports::mcp::http::router(&app) {
-        router = router.merge(mcp);
-    }
-    if let Some(a2a) = crate::transports::a2a::router(&app) {
-        router = router.merge(a2a);
-    }
-    if let Some(ws) = crate::transports::ws_relay::router(&app) {
-        router = router.merge(ws);
-    }
-    let router = router.fallback(crate::transports::server::no_route);
+    let router = routes(&app);
     let limits = app.config.limits;
     let sweeper = spawn_trajectory_sweeper(app.clone());
     let stop = tokio_util::sync::CancellationToken::new();
@@ -91,7 +87,8 @@ async fn serve(cfg: config::Config) -> ExitCode {
             Ok((socket, unix_listener)) => {
                 tracing::info!(path = %socket.path().display(), "control API on a Unix socket (0600)");
                 let listener = crate::transports::limits::LimitedListener::new(unix_listener, limits);
-                let router = crate::operator::control::router(app.clone());
+                app.metrics.listener("control_socket", listener.open_count());
+                let router = crate::operator::control::router(app.for_transport(Transport::Control));
                 let served = crate::transports::server::serve(
                     listener,
                     router,
@@ -111,6 +108,7 @@ async fn serve(cfg: config::Config) -> ExitCode {
         },
     };
     let listener = crate::transports::limits::LimitedListener::tcp(listener, limits);
+    app.metrics.listener("main", listener.open_count());
     let signal = stop.clone();
     tokio::spawn(async move {
         shutdown_signal().await;
@@ -128,6 +126,29 @@ async fn serve(cfg: config::Config) -> ExitCode {
     }
     tracing::info!("blindfold stopped");
     ExitCode::SUCCESS
+}
+
+/// Every route of the loopback listener: health and the control API, the relays that are
+/// configured, the console and `/metrics`. Each transport decides through its own handle, so its
+/// decisions are counted under its name.
+fn routes(app: &App) -> axum::Router {
+    let mut router = crate::operator::control::router(app.for_transport(Transport::Control));
+    if let Some(mcp) = crate::transports::mcp::http::router(&app.for_transport(Transport::McpHttp)) {
+        router = router.merge(mcp);
+    }
+    if let Some(a2a) = crate::transports::a2a::router(&app.for_transport(Transport::A2a)) {
+        router = router.merge(a2a);
+    }
+    if let Some(ws) = crate::transports::ws_relay::router(&app.for_transport(Transport::WsRelay)) {
+        router = router.merge(ws);
+    }
+    if let Some(console) = crate::operator::console::router(app) {
+        router = router.merge(console);
+    }
+    if let Some(metrics) = crate::operator::scrape::router(app) {
+        router = router.merge(metrics);
+    }
+    router.fallback(crate::transports::server::no_route)
 }
 
 /// Evicts idle trajectories every quarter of `limits.trajectory_idle_s` (between 1 s and a

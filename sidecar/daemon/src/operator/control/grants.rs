@@ -166,6 +166,7 @@ pub fn revoke_grant(app: &App, p: Value) -> Result<Value, RpcError> {
         }
     };
     stored.map_err(|e| RpcError::internal(format!("revocation not stored: {e}")))?;
+    app.metrics.grant_revoked();
     super::audit::record(app, "revoke_grant", &name, detail.clone())?;
     let mut out = serde_json::to_value(&what).map_err(|e| RpcError::internal(e.to_string()))?;
     if let Some(o) = out.as_object_mut() {

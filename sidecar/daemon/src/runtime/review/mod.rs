@@ -8,6 +8,7 @@
 //! be retried (it then passes through the approving grant, once).
 
 mod answer;
+pub mod approver;
 mod hold;
 mod item;
 mod judging;
@@ -32,6 +33,21 @@ use tokio::sync::watch;
 
 /// Least time between two purges of answered items while the daemon runs (ms).
 const PURGE_EVERY_MS: u64 = 60_000;
+/// Changes kept for a slow subscriber of [`Reviews::subscribe`] before it lags.
+const CHANGES_BUFFER: usize = 256;
+
+/// An item submitted, answered, expired or withdrawn: what [`Reviews::subscribe`] tells (the
+/// console's live list and the webhook announcer). A queue shared by several daemons would feed
+/// the changes made elsewhere into the same channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewChange {
+    /// The item.
+    pub id: String,
+    /// Its status after the change.
+    pub status: ReviewStatus,
+    /// True for a newly held item.
+    pub created: bool,
+}
 
 /// How a review ended, for a holder waiting on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,6 +126,10 @@ pub struct Reviews {
     judge: Option<Arc<dyn ReviewJudge>>,
     /// When answered items were last purged (ms since the epoch).
     last_purge_ms: std::sync::atomic::AtomicU64,
+    /// Every change, to whoever listens (nobody listening costs nothing).
+    changes: tokio::sync::broadcast::Sender<ReviewChange>,
+    /// Submissions and answers counted for `/metrics`.
+    metrics: Option<Arc<crate::runtime::metrics::Metrics>>,
 }
 
 /// What approving and tracing need from the daemon.
@@ -126,13 +146,15 @@ pub struct ReviewDeps {
     pub modes: Arc<watch::Sender<ModeSet>>,
     /// The judge quorum, when configured: it reads every new item and can only reject it.
     pub judge: Option<Arc<dyn ReviewJudge>>,
+    /// Where submissions and answers are counted.
+    pub metrics: Option<Arc<crate::runtime::metrics::Metrics>>,
 }
 
 impl Reviews {
     /// Opens `reviews.redb` in `state_dir` and re-submits the grants of approved items that
     /// are still valid to `grants` (an approval survives a restart like the item itself).
     pub fn open(state_dir: &Path, config: ReviewConfig, deps: ReviewDeps) -> Result<Self, StoreError> {
-        let ReviewDeps { grants, keys, policy, trace, modes, judge } = deps;
+        let ReviewDeps { grants, keys, policy, trace, modes, judge, metrics } = deps;
         let store = ReviewStore::open(state_dir)?;
         let now = crate::unix_now();
         for token in store.live_tokens(now)? {
@@ -150,6 +172,8 @@ impl Reviews {
             modes,
             judge,
             last_purge_ms: std::sync::atomic::AtomicU64::new(0),
+            changes: tokio::sync::broadcast::channel(CHANGES_BUFFER).0,
+            metrics,
         };
         reviews.purge_answered(crate::unix_now_ms())?;
         Ok(reviews)
@@ -158,6 +182,29 @@ impl Reviews {
     /// The configuration in force.
     pub fn config(&self) -> ReviewConfig {
         self.config
+    }
+
+    /// A receiver of every change from now on (an item held, answered, expired, withdrawn).
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<ReviewChange> {
+        self.changes.subscribe()
+    }
+
+    /// Tells subscribers and metrics of the change `check` (a `trace_item` check id) made.
+    fn changed(&self, item: &ReviewItem, check: &str) {
+        let outcome = match check {
+            "review.submit" => "submitted",
+            "review.approve" => "approved",
+            "review.reject" | "judge.deny" => "rejected",
+            "review.expire" => "expired",
+            "review.withdraw" => "withdrawn",
+            _ => return,
+        };
+        if let Some(m) = &self.metrics {
+            m.review(outcome);
+        }
+        let change =
+            ReviewChange { id: item.id.clone(), status: item.status, created: outcome == "submitted" };
+        let _ = self.changes.send(change);
     }
 
     /// The item `id` (expiring it first if its time is up).
@@ -261,6 +308,7 @@ impl Reviews {
 
     /// One control record per submission, answer and expiry (never the grant token).
     fn trace_item(&self, item: &ReviewItem, check: &str, detail: Option<String>, ts: u64) {
+        self.changed(item, check);
         let Some(trace) = &self.trace else { return };
         let mut r = TraceRecord::new(&item.trajectory, TraceKind::Control, ts, *self.modes.borrow());
         r.tool = Some(item.tool.clone());

@@ -33,6 +33,7 @@ impl Fixture {
             trace: None,
             modes: Arc::new(watch::channel(ModeSet::ALL).0),
             judge: None,
+            metrics: None,
         };
         Arc::new(Reviews::open(dir, config, deps).expect("open review store"))
     }

@@ -7,7 +7,7 @@ mod tokens;
 
 pub use grant_store::RedbGrantStore;
 pub use kept::{Kept, KeptStore};
-pub use tokens::{ADAPTER_TOKEN_FILE, OPERATOR_TOKEN_FILE, Scope, Tokens};
+pub use tokens::{ADAPTER_TOKEN_FILE, OPERATOR_TOKEN_FILE, Scope, Tokens, constant_time_eq};
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

@@ -72,7 +72,8 @@ fn read_token(path: &Path) -> Result<String, String> {
     Ok(token)
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+/// True when `a` and `b` are equal, compared without stopping at the first difference.
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }

@@ -150,6 +150,8 @@ struct Shared {
     wake: Condvar,
     /// Submitters waiting for room and flushers wait on this; the writer notifies it after a batch.
     progress: Condvar,
+    /// Batches the writer failed to write.
+    failures: std::sync::atomic::AtomicU64,
 }
 
 impl Shared {
@@ -183,6 +185,7 @@ impl TraceSink {
             }),
             wake: Condvar::new(),
             progress: Condvar::new(),
+            failures: std::sync::atomic::AtomicU64::new(0),
         });
         let (s, l) = (shared.clone(), live.clone());
         std::thread::Builder::new().name("blindfold-trace".into()).spawn(move || {
@@ -300,6 +303,16 @@ impl TraceSink {
         if q.done_through >= target { Ok(()) } else { Err(stopped()) }
     }
 
+    /// Records submitted and not yet written (the writer's lag), for metrics.
+    pub fn queued(&self) -> usize {
+        self.shared.lock().map_or(0, |q| q.jobs.len())
+    }
+
+    /// Batches the writer failed to write since it started.
+    pub fn failures(&self) -> u64 {
+        self.shared.failures.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// A receiver of every record written from now on (live subscribers of the control API).
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<TraceRecord>> {
         self.live.subscribe()
@@ -390,6 +403,7 @@ fn run(mut writer: TraceWriter, shared: &Shared, live: &broadcast::Sender<Arc<Tr
         spare.shrink_to(KEEP_JOBS);
         let result = writer.append(&mut records).map_err(|e| TraceWriteError(e.to_string()));
         if let Err(e) = &result {
+            shared.failures.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             tracing::error!(error = %e, records = records.len(), "trace write failed; waiting decisions fail closed");
         }
         let last = records.last().map(|r| r.seq);

@@ -112,7 +112,10 @@ pub(super) async fn send_to_agent(
             })?
         }
     };
-    p.upstream.send_to(Method::POST, rpc, headers, body).await.map_err(|e| e.to_string())
+    p.upstream.send_to(Method::POST, rpc, headers, body).await.map_err(|e| {
+        p.app.metrics.upstream_error(p.app.transport);
+        e.to_string()
+    })
 }
 
 /// The `result` of one parsed answer (or stream event), if it is JSON-RPC with one; a bare task

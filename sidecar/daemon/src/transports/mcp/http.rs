@@ -179,6 +179,7 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
     let mut resp = match sent {
         Ok(r) => r,
         Err(e) => {
+            p.app.metrics.upstream_error(p.app.transport);
             return json_response(
                 StatusCode::BAD_GATEWAY,
                 &rpc_error(&request_id, code::INTERNAL_ERROR, &e.to_string()),

@@ -37,11 +37,10 @@ async fn forward_inner(proxy: &Proxy, api: ModelApi, req: Request<Body>) -> Resu
         rewrite_request(api, &body, scrubber.as_ref()).map_err(|e| ProxyError::BadRequest(e.to_string()))?;
     let path = parts.uri.path_and_query().map_or(parts.uri.path(), |p| p.as_str());
     tracing::info!(api = ?api, trajectory = %trajectory, rewritten_fields = rewritten.changed, "model request");
-    let upstream = proxy
-        .upstream
-        .send(path, &parts.headers, rewritten.body)
-        .await
-        .map_err(|e| ProxyError::Unreachable(e.to_string()))?;
+    let upstream = proxy.upstream.send(path, &parts.headers, rewritten.body).await.map_err(|e| {
+        proxy.app.metrics.upstream_error(proxy.app.transport);
+        ProxyError::Unreachable(e.to_string())
+    })?;
     let (up_parts, up_body) = upstream.into_parts();
     let mut headers = forwardable(&up_parts.headers);
     if !up_parts.status.is_success() {

@@ -7,7 +7,7 @@ BIN := $(TARGET_DIR)/release/blindfold
 CARGO_TOOLS_ROOT ?= $(HOME)/.cache/blindfold/cargo
 CARGO_DENY_VERSION := 0.20.2
 
-.PHONY: cascade-reference build run test test-rust lint fmt schemas check-schemas bench bench-micro deps clean demo fuzz soak conformance
+.PHONY: cascade-reference build run test test-rust lint fmt schemas check-schemas bench bench-micro deps browser clean demo fuzz soak conformance
 
 ## build: release binary at target/release/blindfold
 build:
@@ -22,7 +22,7 @@ demo: build
 	examples/demo/run.sh
 
 ## test: every test of the workspace, the schema drift check and the format check
-test: deps check-schemas
+test: deps browser check-schemas
 	$(CARGO) fmt --all -- --check
 	$(CARGO) build --workspace --bins
 	$(CARGO) test --workspace --no-fail-fast
@@ -99,6 +99,14 @@ VENV := .venv
 PY_REQ := integration-tests/requirements.txt
 NODE_DIR := integration-tests
 OPENCLAW_DIR := integration-tests/openclaw
+
+## browser: Debian's chromium and chromium-driver for the console's browser test, installed with
+## apt-get when missing (system programs no other registry ships; `make test` runs as root)
+browser:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+		echo "installing Debian's chromium and chromium-driver (the console's browser test)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	fi
 
 ## deps: test peers installed into the project's own folders (pinned; caches in ~/.cache)
 deps: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed $(OPENCLAW_DIR)/node_modules/.installed

@@ -106,7 +106,7 @@ pub(super) async fn send_to_agent(
     let rpc = match cached() {
         Some(u) => u,
         None => {
-            fetch_card(p, agent).await?;
+            fetch_card(p, agent).await.inspect_err(|_| p.app.metrics.upstream_error(p.app.transport))?;
             cached().ok_or_else(|| {
                 "the agent's card advertises no JSON-RPC interface with a valid URL on its origin".to_owned()
             })?

@@ -437,7 +437,7 @@ async function showTrajectory(id) {
   const img = el("img", { id: "flow", alt: "authority flow of " + id, src: flowUrl(id) });
   const tbody = el("tbody", {}, (data.rows || []).map(recordRow));
   view.replaceChildren(
-    el("div", { class: "head" }, el("h1", { class: "mono", text: id }),
+    el("div", { class: "head" }, el("h1", {}, "Trajectory ", el("span", { class: "mono", text: id })),
       data.live ? el("span", { class: "badge green", text: "live" }) : null,
       el("span", { class: "muted", text: "mode " + (data.mode || "") })),
     el("div", { class: "card" },
@@ -497,7 +497,7 @@ async function showModes() {
   const chosen = () => Object.fromEntries(MECHANISMS.map((m, i) => [m, boxes[i].checked]));
   const trajectory = el("input", { id: "override-trajectory", placeholder: "trajectory id", class: "mono" });
   const preset = el("select", { id: "override-preset" }, PRESETS.map((p) => el("option", { value: p, text: p })));
-  const overrides = data.overrides.map((o) => el("tr", {},
+  const overrides = data.overrides.map((o) => el("tr", { "data-override": o.trajectory },
     el("td", { class: "mono", text: o.trajectory }),
     el("td", { text: MECHANISMS.filter((m) => o.modes[m]).join(", ") || "none (off)" }),
     el("td", {}, el("button", { type: "button", onclick: () => setModes({ trajectory: o.trajectory, clear: true }) }, "Clear"))));
@@ -511,7 +511,7 @@ async function showModes() {
         PRESETS.map((p) => el("button", { type: "button", onclick: () => setModes({ name: p }) }, p)))),
     el("div", { class: "card" }, el("h2", { text: "Per trajectory" }),
       el("div", { class: "presets" }, trajectory, preset,
-        el("button", { type: "button", onclick: () => setModes({ trajectory: trajectory.value.trim(), name: preset.value }) }, "Set override")),
+        el("button", { id: "override-set", type: "button", onclick: () => setModes({ trajectory: trajectory.value.trim(), name: preset.value }) }, "Set override")),
       overrides.length ? el("table", {}, el("thead", {}, el("tr", {}, ["Trajectory", "Mechanisms", ""].map((h) => el("th", { text: h })))),
         el("tbody", {}, overrides)) : el("p", { class: "muted", text: "No trajectory has its own modes." })));
 }

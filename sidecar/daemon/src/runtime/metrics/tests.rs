@@ -70,3 +70,31 @@ fn a_decision_counts_once_per_view_and_a_consumed_grant_once() {
     let open = m.encode(true).expect("openmetrics");
     assert!(open.ends_with("# EOF\n"), "{open}");
 }
+
+#[test]
+fn the_grafana_dashboard_queries_only_registered_series() {
+    let dashboard: serde_json::Value =
+        serde_json::from_str(include_str!("../../../../../examples/grafana/blindfold.json"))
+            .expect("dashboard json");
+    let metrics = Metrics::new();
+    metrics.listener("main", Box::new(|| 0));
+    let text = metrics.encode(false).expect("encoded");
+    let name = regex::Regex::new(r"blindfold_[a-z_]+").expect("regex");
+    let mut queried = 0;
+    for panel in dashboard["panels"].as_array().expect("panels") {
+        for target in panel["targets"].as_array().expect("targets") {
+            let expr = target["expr"].as_str().expect("expr");
+            for m in name.find_iter(expr) {
+                queried += 1;
+                let series = m.as_str();
+                let declared = format!("# TYPE {series}");
+                assert!(
+                    text.lines().any(|l| l.starts_with(series) || l.starts_with(&declared)),
+                    "{} queries {series}, which the daemon does not register",
+                    panel["title"]
+                );
+            }
+        }
+    }
+    assert!(queried >= 15, "{queried} series queried");
+}

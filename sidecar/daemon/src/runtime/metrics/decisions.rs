@@ -7,26 +7,13 @@ use super::labels::{
     CheckLabels, DecisionLabels, ReasonLabels, Transport, TransportLabel, VERDICTS, mode_bits,
     registered_modes, verdict_index, verdict_str,
 };
-use blindfold_schemas::{Decision, ModeSet, Reason};
+use blindfold_schemas::{CheckId, Decision, ModeSet, Reason};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 use std::collections::HashMap;
 use std::sync::OnceLock;
-
-/// Check ids the daemon itself decides with, outside the engine's cascade lists.
-const DAEMON_CHECKS: [&str; 9] = [
-    "P0.internal",
-    "P0.limit",
-    "P0.cascade",
-    "P0.daemon",
-    "P0.model_api",
-    "P0.transport",
-    "P1.schema",
-    "P1.allowlist",
-    "P1.tool_pin",
-];
 
 /// One counter per verdict.
 type ByVerdict = [Counter; 3];
@@ -82,13 +69,9 @@ impl DecisionSeries {
                 slots
             })
             .collect();
-        let catalogue = blindfold_engine::cascade::TOOL_CALL
-            .iter()
-            .map(|c| c.id)
-            .chain(blindfold_engine::cascade::MEMORY_WRITE.iter().map(|c| c.id))
-            .chain(blindfold_engine::cascade::MEMORY_READ.iter().map(|c| c.id))
-            .chain(DAEMON_CHECKS);
-        let by_check = catalogue.map(|id| (id, check_counters(&checks, id))).collect();
+        // Every check id is declared once (schemas' CheckId), so every series exists from the start.
+        let by_check =
+            CheckId::ALL.iter().map(|id| (id.as_str(), check_counters(&checks, id.as_str()))).collect();
         let by_reason = Reason::ALL
             .iter()
             .map(|r| {
@@ -118,7 +101,7 @@ impl DecisionSeries {
             }
             None => {
                 let labels =
-                    CheckLabels { check: decision.check.clone(), verdict: verdict_str(decision.decision) };
+                    CheckLabels { check: decision.check.as_str().to_owned(), verdict: verdict_str(decision.decision) };
                 self.checks.get_or_create(&labels).inc();
             }
         }

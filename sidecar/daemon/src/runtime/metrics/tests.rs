@@ -4,7 +4,7 @@
 use super::labels::Transport;
 use super::{Levels, Metrics};
 use blindfold_engine::Step;
-use blindfold_schemas::{Decision, Layer, ModeSet, Reason};
+use blindfold_schemas::{CheckId, Decision, ModeSet, Reason};
 
 fn value(text: &str, series: &str) -> Option<f64> {
     text.lines().find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
@@ -38,13 +38,13 @@ fn every_series_is_there_at_zero_before_any_traffic() {
 fn a_decision_counts_once_per_view_and_a_consumed_grant_once() {
     let m = Metrics::new();
     let deny = Step {
-        decision: Some(Decision::deny(Reason::ReplayedGrant, "P3.executed_matches", Layer::ContentFree)),
+        decision: Some(Decision::deny(Reason::ReplayedGrant, CheckId::ExecutedMatches)),
         enforced: true,
         ..Step::default()
     };
     m.decided(Transport::A2a, ModeSet::ALL, true, &deny, 40);
     let custom = ModeSet { attest: true, ..ModeSet::OFF };
-    let allow = Step { decision: Some(Decision::allow("P9.unknown", Layer::Judge)), ..Step::default() };
+    let allow = Step { decision: Some(Decision::allow(CheckId::Daemon)), ..Step::default() };
     m.decided(Transport::Control, custom, false, &allow, 10);
     m.decided(Transport::Control, custom, false, &Step::default(), 10);
     m.refresh(&Levels { reviews_pending: 3, oldest_review_age_s: 12.5, ..Levels::default() });
@@ -56,7 +56,7 @@ fn a_decision_counts_once_per_view_and_a_consumed_grant_once() {
         1.0
     );
     assert_eq!(v(r#"blindfold_decision_checks_total{check="P3.executed_matches",verdict="deny"}"#), 1.0);
-    assert_eq!(v(r#"blindfold_decision_checks_total{check="P9.unknown",verdict="allow"}"#), 1.0);
+    assert_eq!(v(r#"blindfold_decision_checks_total{check="P0.daemon",verdict="allow"}"#), 1.0);
     assert_eq!(v(r#"blindfold_decision_reasons_total{reason="replayed_grant",verdict="deny"}"#), 1.0);
     assert_eq!(v(r#"blindfold_grants_refused_total{reason="replayed_grant"}"#), 1.0);
     assert_eq!(

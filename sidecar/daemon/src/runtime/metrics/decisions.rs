@@ -100,8 +100,10 @@ impl DecisionSeries {
                 c[v].inc();
             }
             None => {
-                let labels =
-                    CheckLabels { check: decision.check.as_str().to_owned(), verdict: verdict_str(decision.decision) };
+                let labels = CheckLabels {
+                    check: decision.check.as_str().to_owned(),
+                    verdict: verdict_str(decision.decision),
+                };
                 self.checks.get_or_create(&labels).inc();
             }
         }

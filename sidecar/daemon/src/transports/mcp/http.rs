@@ -126,8 +126,8 @@ async fn handle(State(p): State<Arc<Proxy>>, method: Method, headers: HeaderMap,
             }
             return json_response(StatusCode::BAD_REQUEST, &rpc_error(&id, HEADER_MISMATCH, &msg));
         }
-        let listing = gate.lock().ok().and_then(|mut g| g.listing_request(&body));
-        if let Some(request) = listing {
+        // Page by page while the gate asks for one (bounded; see `listing_request`).
+        while let Some(request) = gate.lock().ok().and_then(|mut g| g.listing_request(&body)) {
             learn_tools(&p, &gate, &headers, request).await;
         }
         let verdict = match gate.lock() {

@@ -144,17 +144,9 @@ fn client_loop(gate: &Mutex<McpConnection>, mut child_in: impl Write, out: &Out,
     let mut batch = Batch::default();
     while let Ok(Some(line)) = read_line(&mut stdin, max_frame) {
         if let Line::Frame(bytes) = &line
-            && let Some(listing) = gate.lock().ok().and_then(|mut g| g.listing_request(bytes))
+            && !list_tools_first(gate, bytes, &mut child_in, &mut batch, &limits)
         {
-            // Everything read so far goes first, then the relay's own listing; the call waits
-            // (bounded) until the server's answer taught the gate its tools.
-            batch.push(&listing);
-            let written = child_in.write_all(&batch.bytes).and_then(|()| child_in.flush());
-            batch.bytes.clear();
-            if written.is_err() {
-                break;
-            }
-            let _ = limits.listed.recv_timeout(limits.listing_wait);
+            break;
         }
         let Ok(mut g) = gate.lock() else { break };
         let verdict = match line {
@@ -180,6 +172,32 @@ fn client_loop(gate: &Mutex<McpConnection>, mut child_in: impl Write, out: &Out,
         }
     }
     // Dropping the child's stdin tells it the client went away.
+}
+
+/// Before the client frame `bytes` is decided, the relay's own listing of a trusted server's
+/// tools, page by page while the gate asks for one ([`McpConnection::listing_request`]):
+/// everything read so far goes first, then each request; the call waits (bounded per page)
+/// until the server's answer taught the gate. False when the server's stdin is gone.
+fn list_tools_first(
+    gate: &Mutex<McpConnection>,
+    bytes: &[u8],
+    child_in: &mut impl Write,
+    batch: &mut Batch,
+    limits: &RelayLimits,
+) -> bool {
+    while let Some(listing) = gate.lock().ok().and_then(|mut g| g.listing_request(bytes)) {
+        // A signal left by an answer that came after its wait ended must not stand in for this
+        // page's answer.
+        while limits.listed.try_recv().is_ok() {}
+        batch.push(&listing);
+        let written = child_in.write_all(&batch.bytes).and_then(|()| child_in.flush());
+        batch.bytes.clear();
+        if written.is_err() {
+            return false;
+        }
+        let _ = limits.listed.recv_timeout(limits.listing_wait);
+    }
+    true
 }
 
 /// Server → client: every frame from the child's stdout through the gate to stdout.

@@ -126,7 +126,6 @@ impl McpConnection {
         {
             if self.policy.trusted {
                 self.learn_annotations(result);
-                self.listed();
             }
             if !self.policy.allow_tools.is_empty() {
                 mcp::filter_tool_list(result, |t| self.policy.allows(t));

@@ -1,7 +1,8 @@
 //! Control-plane security: operator actions (mode toggles, grants submitted, revocations) are
 //! written to the authority trace before they take effect; capability tokens and grant tokens
 //! never reach the log, even at debug level; token files with loose permissions stop the daemon
-//! with a message. (Loopback-only listening, the bearer token and the Origin check are in
+//! with a message; `grant.forget` drops only grants that can allow nothing, and never gives a
+//! use back. (Loopback-only listening, the bearer token and the Origin check are in
 //! `daemon_run`; an operator action refused when it cannot be traced is in `faults`.)
 
 use blindfold_integration_tests::control_ws::{call, connect};
@@ -178,4 +179,57 @@ fn capability_tokens_are_generated_at_first_start_private_and_kept() {
     let again = Daemon::start(&state, &[]);
     assert_eq!(again.operator_token(), operator, "the operator token is kept across restarts");
     assert_eq!(again.adapter_token(), adapter, "the adapter token is kept across restarts");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grant_forget_drops_only_grants_that_allow_nothing_and_keeps_their_uses_spent() {
+    let w = World::new("");
+    let log = w.path("daemon.log");
+    let daemon = start_logged(&w, &log, &[]);
+    let mut op = connect(daemon.port, &daemon.operator_token()).await;
+    let mut adapter = connect(daemon.port, &daemon.adapter_token()).await;
+    let spent = w.issue("task-fg", "write_file", "/w/a.txt", b"one");
+    let active = w.issue("task-other", "write_file", "/w/b.txt", b"two");
+    let mut jtis = Vec::new();
+    for token in [&spent, &active] {
+        let r = call(&mut op, "submit_grant", json!({"token": token})).await;
+        jtis.push(r["result"]["jti"].as_str().expect("jti").to_owned());
+    }
+    let write = json!({"trajectory": "task-fg", "tool": "write_file", "args": {"path": "/w/a.txt", "content": "one"}, "consume": true});
+    assert_eq!(call(&mut adapter, "check_action", write.clone()).await["result"]["allowed"], true);
+    // A fresh trajectory state, so the repeats below meet the grant check, not the replay guard.
+    let r = call(&mut op, "end_trajectory", json!({"trajectory": "task-fg"})).await;
+    assert_eq!(r["result"]["ended"], "task-fg", "{r}");
+
+    let forget = json!({"jtis": [jtis[0], jtis[1], "no-such-grant"]});
+    let r = call(&mut adapter, "grant.forget", forget.clone()).await;
+    assert!(r["error"].is_object(), "operator only: {r}");
+    let r = call(&mut op, "grant.forget", forget).await;
+    let rows = r["result"]["grants"].as_array().expect("grants");
+    let standing: Vec<(&str, bool)> =
+        rows.iter().map(|g| (g["status"].as_str().unwrap_or(""), g["forgotten"] == true)).collect();
+    assert_eq!(standing, [("spent", true), ("active", false), ("unknown", false)], "{r}");
+    let held = call(&mut op, "grant.list", json!({})).await;
+    let held: Vec<&str> =
+        held["result"]["grants"].as_array().expect("list").iter().filter_map(|g| g["jti"].as_str()).collect();
+    assert_eq!(held, [jtis[1].as_str()], "only the active grant is held");
+
+    // Forgotten, the spent grant is no longer what a refusal names (the closest grant still held
+    // is); submitted again, its use is still spent (forgetting never gives a use back).
+    let r = call(&mut adapter, "check_action", write.clone()).await;
+    assert_eq!(r["result"]["allowed"], false, "{r}");
+    assert_ne!(r["result"]["decision"]["reason"], "replayed_grant", "{r}");
+    let r = call(&mut op, "submit_grant", json!({"token": spent})).await;
+    assert_eq!(r["result"]["accepted"], true, "{r}");
+    let r = call(&mut adapter, "check_action", write).await;
+    assert_eq!(r["result"]["decision"]["reason"], "replayed_grant", "{r}");
+    drop((op, adapter));
+    assert_eq!(daemon.stop_with("TERM"), Some(0));
+
+    let forgotten: Vec<Value> = trace_records(&w.state.join("traces"))
+        .into_iter()
+        .filter(|r| r["kind"] == "control" && r["tool"] == "forget_grant")
+        .collect();
+    assert_eq!(forgotten.len(), 1, "{forgotten:?}");
+    assert_eq!(forgotten[0]["target"], jtis[0].as_str());
 }

@@ -49,8 +49,16 @@ fn the_relay_shares_the_running_daemons_decisions_grants_and_trace() {
     assert!(res(0)["text"].as_str().unwrap_or("").contains("a.txt"), "{r}");
     assert_eq!(reason(res(1)), "no_grant", "{r}");
     assert_eq!(res(3)["isError"], false, "the grant reached the daemon on the trusted path: {r}");
-    assert_eq!(reason(res(4)), "replayed_grant", "the daemon's single-use ids: {r}");
+    // Its one use is spent: the daemon forgot it and its file is gone, so the refusal names
+    // what is missing, not the used-up grant.
+    assert_eq!(reason(res(4)), "no_grant", "{r}");
+    assert!(!w.state.join("grants").join("beta.jwt").exists(), "the spent grant file was pruned");
     assert_eq!(std::fs::read_to_string(&target).expect("written"), "beta");
+    let forgotten: Vec<Value> = trace_records(&w.state.join("traces"), "blindfold-control")
+        .into_iter()
+        .filter(|r| r["tool"] == "forget_grant")
+        .collect();
+    assert_eq!(forgotten.len(), 1, "the daemon traced forgetting it: {forgotten:?}");
 
     // The daemon decided and traced every call, and recorded the results.
     let trace = trace_records(&w.state.join("traces"), "task-d");
@@ -59,7 +67,7 @@ fn the_relay_shares_the_running_daemons_decisions_grants_and_trace() {
         .filter(|r| r["kind"] == "tool_call")
         .map(|r| r["reason"].as_str().unwrap_or(""))
         .collect();
-    assert_eq!(calls, ["allowed", "no_grant", "allowed", "replayed_grant"], "{trace:?}");
+    assert_eq!(calls, ["allowed", "no_grant", "allowed", "no_grant"], "{trace:?}");
     let results = trace.iter().filter(|r| r["kind"] == "tool_result").count();
     assert_eq!(results, 2, "{trace:?}");
     // The relay's scratch dir is gone.
@@ -69,6 +77,29 @@ fn the_relay_shares_the_running_daemons_decisions_grants_and_trace() {
         .filter(|e| e.file_name().to_string_lossy().starts_with("relay-"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_spent_grant_file_given_with_grant_file_is_forgotten_but_never_touched() {
+    let w = World::new("");
+    let root = w.path("root");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    let target = root.join("b.txt");
+    let target_s = target.to_str().expect("utf8");
+    let (_daemon, port) = run_daemon(&w, "");
+    let fs_bin = node_bin("mcp-server-filesystem");
+    let server = [arg(&fs_bin), arg(&root)];
+    let given = w.path("given.jwt");
+    std::fs::write(&given, w.issue("task-g", "write_file", target_s, b"beta")).expect("grant file");
+    let write = json!({"call": "write_file", "args": {"path": target_s, "content": "beta"}});
+    let daemon = format!("ws://127.0.0.1:{port}");
+    let mut args = relay_args(&w, &daemon, "task-g", &server);
+    let at = args.iter().position(|a| a == "--task").expect("--task");
+    args.splice(at..at, [OsString::from("--grant-file"), given.clone().into()]);
+    let r = mcp_client(&json!([write, write]), "legacy", &args);
+    assert_eq!(r["results"][0]["isError"], false, "{r}");
+    assert_eq!(reason(&r["results"][1]), "no_grant", "the spent grant no longer counts: {r}");
+    assert!(given.exists(), "a --grant-file is never touched");
 }
 
 #[test]

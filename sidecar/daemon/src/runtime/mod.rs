@@ -2,6 +2,7 @@
 //! trajectories, identity state, the review queue, the judge, durable stores and the trace.
 pub mod app;
 pub mod decide;
+pub mod grant_standing;
 pub mod harness_state;
 pub mod identity;
 pub mod intent;

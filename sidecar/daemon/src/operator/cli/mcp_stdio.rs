@@ -27,7 +27,9 @@ pub struct McpStdioArgs {
     pub trusted: bool,
     /// Ask the running daemon at this control URL (`ws://127.0.0.1:7700`) for every decision,
     /// with the adapter token of the configured state dir; grant files are submitted to it with
-    /// the operator token. An unreachable daemon denies every call (fail closed).
+    /// the operator token, and their grants that can no longer allow anything are forgotten
+    /// there and pruned from `<state>/grants/`. An unreachable daemon denies every call (fail
+    /// closed).
     #[arg(long, value_name = "URL")]
     pub daemon: Option<String>,
     /// Allow only these tools (repeatable; overrides `[mcp] allow_tools`).
@@ -54,10 +56,9 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
     // With a daemon, the daemon's state dir is its own (its store is locked): this process keeps
     // only a private scratch dir below it, and the trace is the daemon's.
     let scratch = remote.as_ref().map(|_| cfg.state_dir.join(format!("relay-{}", std::process::id())));
-    let mut grant_files = args.grant_file.clone();
-    if remote.is_some() {
-        grant_files.push(cfg.state_dir.join("grants"));
-    }
+    // The configured state dir's `grants/`, also with a daemon (the scratch dir has none).
+    let grants_dir = cfg.state_dir.join("grants");
+    let grant_files = args.grant_file.clone();
     let pins_dir = cfg.state_dir.clone();
     let mut cfg = cfg;
     if let Some(dir) = &scratch {
@@ -112,7 +113,7 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
             }
         };
         let max = policy.max_frame;
-        let grants = GrantFiles::new(&app, grant_files);
+        let grants = GrantFiles::in_dir(grants_dir, grant_files);
         let mut gate = McpConnection::new(&app, task, policy, Some(grants));
         if let Some(r) = remote {
             gate = gate.with_remote(r).with_pins(crate::transports::mcp::pins::ToolPins::open(&pins_dir));

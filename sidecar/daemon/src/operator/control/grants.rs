@@ -252,3 +252,37 @@ pub fn show(app: &App, p: Value) -> Result<Value, RpcError> {
         ))),
     }
 }
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ForgetParams {
+    jtis: Vec<String>,
+}
+
+/// `grant.forget {jtis}` → `{grants: [{jti, status, forgotten}]}`: each of the grants that can
+/// no longer allow anything (every use spent, revoked, expired past the leeway) leaves the cache
+/// and the kept tokens, so later refusals name what is missing rather than a used-up grant
+/// (`mcp-stdio --daemon` prunes the grant files it submitted this way). The daemon judges the
+/// standing itself: an active grant stays (`forgotten: false`); one it does not hold is
+/// `unknown`. Each grant forgotten is traced like any operator action, before it leaves.
+pub fn forget(app: &App, p: Value) -> Result<Value, RpcError> {
+    use crate::runtime::grant_standing::{Standing, standing};
+    let p: ForgetParams = params(p)?;
+    let now = crate::unix_now();
+    let held = app.grants.list();
+    let mut out = Vec::with_capacity(p.jtis.len());
+    for jti in p.jtis {
+        let status = held
+            .iter()
+            .find(|g| g.jti == jti)
+            .map_or(Standing::Unknown, |g| standing(app, &g.jti, g.exp, g.max_uses, now));
+        let forgotten = !matches!(status, Standing::Active | Standing::Unknown);
+        if forgotten {
+            super::audit::record(app, "forget_grant", &jti, format!("{} grant forgotten", status.as_str()))?;
+            app.grants.remove(&jti);
+            let _ = app.durable.forget_token(&jti);
+        }
+        out.push(json!({"jti": jti, "status": status.as_str(), "forgotten": forgotten}));
+    }
+    Ok(json!({"grants": out}))
+}

@@ -35,6 +35,7 @@ pub fn dispatch(app: &App, scope: Scope, method: &str, params: Value) -> Result<
         "grant.list" => operator(scope, method).and_then(|()| super::grants::list(app, params)),
         "grant.show" => operator(scope, method).and_then(|()| super::grants::show(app, params)),
         "refusal.show" => operator(scope, method).and_then(|()| refusal_show(app, params)),
+        "grant.forget" => operator(scope, method).and_then(|()| super::grants::forget(app, params)),
         "check_action" => super::adapter::check_action(app, params),
         "report_event" => super::adapter::report_event(app, params),
         "end_trajectory" => {

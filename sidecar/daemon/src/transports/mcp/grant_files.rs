@@ -3,9 +3,12 @@
 //! effectful decision. Only the operator can write there; a model never can. A grant that is
 //! spent, revoked or expired leaves the grant cache (a later refusal names what is missing, not
 //! a used-up grant), and a file in `<state>/grants/` all of whose grants are so is deleted;
-//! `--grant-file`s are never touched.
+//! `--grant-file`s are never touched. A relay deciding through a daemon has the daemon forget
+//! such grants and prunes the same files.
 
+use super::remote::RemoteControl;
 use crate::runtime::app::App;
+use crate::runtime::grant_standing::{Standing, standing};
 use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -34,7 +37,11 @@ pub struct GrantFiles {
 impl GrantFiles {
     /// Reads `<state_dir>/grants/` plus the given files (a missing path is simply empty).
     pub fn new(app: &App, extra: Vec<PathBuf>) -> Self {
-        let own_dir = app.config.state_dir.join("grants");
+        Self::in_dir(app.config.state_dir.join("grants"), extra)
+    }
+
+    /// Reads the grant directory `own_dir` (the only one pruned) plus the given files.
+    pub fn in_dir(own_dir: PathBuf, extra: Vec<PathBuf>) -> Self {
         let mut paths = vec![own_dir.clone()];
         paths.extend(extra);
         Self { paths, own_dir, seen: HashSet::new(), live: Vec::new(), last: Vec::new() }
@@ -63,13 +70,68 @@ impl GrantFiles {
     /// grants.
     fn prune(&mut self, app: &App) {
         let now = crate::unix_now();
-        let leeway = app.config.grants.policy.leeway_s;
-        let (dead, alive): (Vec<Submitted>, Vec<Submitted>) =
-            std::mem::take(&mut self.live).into_iter().partition(|s| s.is_dead(app, now, leeway));
+        let (dead, alive): (Vec<Submitted>, Vec<Submitted>) = std::mem::take(&mut self.live)
+            .into_iter()
+            .partition(|s| standing(app, &s.jti, s.exp, s.max_uses, now) != Standing::Active);
         self.live = alive;
         for s in &dead {
             app.grants.remove(&s.jti);
         }
+        self.remove_dead_files(&dead);
+    }
+
+    /// [`GrantFiles::refresh`] for a relay deciding through a daemon (`mcp-stdio --daemon`):
+    /// the daemon forgets the submitted grants that can no longer allow anything (`grant.forget`,
+    /// which judges that itself) and the files of `<state>/grants/` that held only such grants
+    /// are deleted; then every token not seen yet is submitted to it. A daemon that cannot be
+    /// asked prunes nothing.
+    pub fn refresh_remote(&mut self, remote: &RemoteControl) {
+        self.prune_remote(remote);
+        for (file, token) in self.fresh_tokens() {
+            match remote.submit_grant(&token) {
+                Ok(r) if r["accepted"] == true => match submitted(file.clone(), &r) {
+                    Some(s) => self.live.push(s),
+                    None => eprintln!(
+                        "blindfold: the daemon's answer for the grant in {} is unreadable",
+                        file.display()
+                    ),
+                },
+                Ok(r) => eprintln!("blindfold: grant in {} refused: {}", file.display(), r["reason"]),
+                Err(e) => eprintln!("blindfold: grant in {} not submitted: {e}", file.display()),
+            }
+        }
+    }
+
+    fn prune_remote(&mut self, remote: &RemoteControl) {
+        if self.live.is_empty() {
+            return;
+        }
+        let jtis: Vec<String> = self.live.iter().map(|s| s.jti.clone()).collect();
+        let answer = match remote.forget_grants(&jtis) {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!(
+                    "blindfold: spent grants not pruned: the daemon at {} could not be asked: {e}",
+                    remote.url()
+                );
+                return;
+            }
+        };
+        let gone: HashSet<&str> = answer["grants"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|g| g["status"].as_str().is_some_and(|s| s != Standing::Active.as_str()))
+            .filter_map(|g| g["jti"].as_str())
+            .collect();
+        let (dead, alive): (Vec<Submitted>, Vec<Submitted>) =
+            std::mem::take(&mut self.live).into_iter().partition(|s| gone.contains(s.jti.as_str()));
+        self.live = alive;
+        self.remove_dead_files(&dead);
+    }
+
+    /// Deletes each file of `<state>/grants/` among `dead`'s files that holds no live grant.
+    fn remove_dead_files(&self, dead: &[Submitted]) {
         let mut files: Vec<&PathBuf> = dead.iter().map(|s| &s.file).collect();
         files.sort();
         files.dedup();
@@ -83,7 +145,7 @@ impl GrantFiles {
     }
 
     /// Every token not seen yet, with the file it is in (each is returned once).
-    pub fn fresh_tokens(&mut self) -> Vec<(PathBuf, String)> {
+    fn fresh_tokens(&mut self) -> Vec<(PathBuf, String)> {
         if !self.last.is_empty() && self.last.iter().all(|(p, s)| stamp(p) == *s) {
             return Vec::new();
         }
@@ -122,24 +184,12 @@ struct Submitted {
     max_uses: u32,
 }
 
-impl Submitted {
-    /// True when the grant can no longer allow anything: expired, or (asked without taking a
-    /// use) every use spent or revoked. A store that cannot answer keeps it: a grant kept in the
-    /// cache is still checked in full at each decision.
-    fn is_dead(&self, app: &App, now: u64, leeway: u64) -> bool {
-        use blindfold_engine::grants::ConsumeOutcome;
-        if self.exp.saturating_add(leeway) <= now {
-            return true;
-        }
-        let keep_until = self.exp.saturating_add(leeway);
-        // The cache knows the revocation key (issuer key, task, version); a grant it no longer
-        // holds allows nothing here either.
-        let Some((kid, task_id, version)) = app.grants.grant_ref(&self.jti) else { return true };
-        let grant =
-            blindfold_engine::grants::GrantRef { jti: &self.jti, kid: &kid, task_id: &task_id, version };
-        matches!(
-            app.store.consume(&grant, self.max_uses, keep_until, now, true),
-            Ok(ConsumeOutcome::Replayed | ConsumeOutcome::Revoked)
-        )
-    }
+/// A grant the daemon accepted (its `submit_grant` answer: `jti`, `exp`, `max_uses`).
+fn submitted(file: PathBuf, answer: &serde_json::Value) -> Option<Submitted> {
+    Some(Submitted {
+        file,
+        jti: answer["jti"].as_str()?.to_owned(),
+        exp: answer["exp"].as_u64()?,
+        max_uses: u32::try_from(answer["max_uses"].as_u64()?).ok()?,
+    })
 }

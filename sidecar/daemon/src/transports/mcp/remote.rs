@@ -103,9 +103,20 @@ impl RemoteControl {
 
     /// Submits a grant token on the trusted path (operator token; a separate connection).
     pub fn submit_grant(&self, token: &str) -> Result<Value, String> {
+        self.operator_call("submit_grant", json!({"token": token}))
+    }
+
+    /// Asks the daemon to forget those of the grants `jtis` that can no longer allow anything
+    /// (`grant.forget`, operator token): `{grants: [{jti, status, forgotten}]}`.
+    pub fn forget_grants(&self, jtis: &[String]) -> Result<Value, String> {
+        self.operator_call("grant.forget", json!({"jtis": jtis}))
+    }
+
+    /// One call with the operator token, on a connection of its own.
+    fn operator_call(&self, method: &str, params: Value) -> Result<Value, String> {
         let operator = self.operator.as_deref().ok_or("no operator token to submit grants with")?;
         let mut ws = self.connect(operator)?;
-        let frame = json!({"jsonrpc": "2.0", "id": 1, "method": "submit_grant", "params": {"token": token}});
+        let frame = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let v = Self::exchange(&mut ws, 1, &frame);
         let _ = ws.close(None);
         answer(v?)

@@ -7,7 +7,6 @@
 use super::{FromClient, McpConnection};
 use crate::runtime::permit::Refused;
 use crate::runtime::trace::traceparent::{TraceContext, splice_mcp_meta};
-use crate::transports::mcp::grant_files::GrantFiles;
 use blindfold_adapters::jsonrpc::{self, FrameError, Kind, code};
 use blindfold_adapters::mcp;
 use blindfold_engine::Input;
@@ -163,26 +162,20 @@ impl McpConnection {
         };
         let facts = self.call_facts(&tool, bytes);
         let input = Input::with_facts(&event, &facts);
+        // Grant files are read before every call that may be effectful. A call of a registered
+        // read tool consults no grant (grants only authorise effectful actions; one not yet read
+        // could only ever turn a denial into an allow), so its `stat`s are skipped: the next
+        // effectful call reads whatever arrived meanwhile before it is decided.
+        let may_mutate = !self.app.engine.registry().always_reads(&tool) && !facts.trusted_read_only;
         let decided = match self.remote.as_mut() {
             Some(remote) => {
-                for (file, token) in self.grants.as_mut().map(GrantFiles::fresh_tokens).unwrap_or_default() {
-                    match remote.submit_grant(&token) {
-                        Ok(r) if r["accepted"] == true => {}
-                        Ok(r) => eprintln!("blindfold: grant in {} refused: {}", file.display(), r["reason"]),
-                        Err(e) => eprintln!("blindfold: grant in {} not submitted: {e}", file.display()),
-                    }
+                if let Some(g) = self.grants.as_mut().filter(|_| may_mutate) {
+                    g.refresh_remote(remote);
                 }
                 self.app.permit_via(remote, &self.task, input, forward)
             }
             None => {
-                // Grant files are read before every call that may be effectful. A call of a
-                // registered read tool consults no grant (grants only authorise effectful
-                // actions; one not yet read could only ever turn a denial into an allow), so its
-                // `stat`s are skipped: the next effectful call reads whatever arrived meanwhile.
-                if let Some(g) = self.grants.as_mut()
-                    && !self.app.engine.registry().always_reads(&tool)
-                    && !facts.trusted_read_only
-                {
+                if let Some(g) = self.grants.as_mut().filter(|_| may_mutate) {
                     g.refresh(&self.app);
                 }
                 self.app.permit(&self.task, input, true, forward)

@@ -64,7 +64,9 @@ impl McpConnection {
         }
         let shown = frame["params"]["name"].as_str()?;
         let tool = self.aliases.real_tool(shown);
-        if self.app.engine.registry().get(tool).is_some() {
+        // Known: the operator's registry names it, or a page already annotated it read-only (a
+        // tool listed as effectful stays unknown to the walk, which then ends with the listing).
+        if self.app.engine.registry().get(tool).is_some() || self.read_only.contains(tool) {
             return None;
         }
         let cursor = match &self.listing.walk {

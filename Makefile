@@ -7,7 +7,7 @@ BIN := $(TARGET_DIR)/release/blindfold
 CARGO_TOOLS_ROOT ?= $(HOME)/.cache/blindfold/cargo
 CARGO_DENY_VERSION := 0.20.2
 
-.PHONY: cascade-reference build run test test-rust lint fmt schemas check-schemas bench bench-micro deps browser clean demo fuzz soak conformance
+.PHONY: cascade-reference build run test test-rust lint fmt schemas check-schemas bench bench-micro deps browser redis-server clean demo fuzz soak conformance
 
 ## build: release binary at target/release/blindfold
 build:
@@ -108,8 +108,15 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
 	fi
 
-## deps: test peers installed into the project's own folders (pinned; caches in ~/.cache)
-deps: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed $(OPENCLAW_DIR)/node_modules/.installed
+## deps: test peers installed into the project's own folders (pinned; caches in ~/.cache), and a
+## redis-server for the scale-out tests
+deps: $(VENV)/.installed $(NODE_DIR)/node_modules/.installed $(OPENCLAW_DIR)/node_modules/.installed redis-server
+
+## redis-server: the one on PATH, else Debian's package unpacked into ~/.cache/blindfold/redis
+## (apt-get download + dpkg -x), else installed with apt-get when root; fails with the reason
+## otherwise (scripts/redis-server.sh)
+redis-server:
+	@bash scripts/redis-server.sh >/dev/null
 
 $(VENV)/.installed: $(PY_REQ)
 	python3 -m venv $(VENV)

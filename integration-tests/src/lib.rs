@@ -9,6 +9,7 @@ pub mod openclaw;
 pub mod opencode;
 pub mod opencode_init;
 pub mod pi;
+pub mod redis;
 pub mod transports;
 
 use std::io::{Read, Write};

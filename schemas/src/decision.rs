@@ -168,6 +168,9 @@ pub struct Decision {
     /// A short, actionable explanation for the user (never a hint around the boundary).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// The id (`jti`) of the grant whose use this allow took, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant: Option<String>,
 }
 
 impl Decision {
@@ -187,12 +190,18 @@ impl Decision {
     }
 
     fn new(decision: Verdict, reason: Reason, check: CheckId) -> Self {
-        Self { decision, reason, check, layer: check.layer(), detail: None }
+        Self { decision, reason, check, layer: check.layer(), detail: None, grant: None }
     }
 
     /// The same decision with an explanation attached.
     pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
         self.detail = Some(detail.into());
+        self
+    }
+
+    /// The same decision naming the grant whose use it took.
+    pub fn with_grant(mut self, jti: impl Into<String>) -> Self {
+        self.grant = Some(jti.into());
         self
     }
 

@@ -195,6 +195,9 @@ pub struct TraceRecord {
     /// The decision's explanation (never a secret).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// The id (`jti`) of the grant whose use the decision took (never the token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_jti: Option<String>,
     /// Time Blindfold spent deciding, microseconds.
     #[serde(default)]
     pub latency_us: u64,
@@ -258,6 +261,7 @@ impl TraceRecord {
             layer: None,
             enforced: None,
             detail: None,
+            grant_jti: None,
             latency_us: 0,
             evidence_refs: Vec::new(),
             mode,

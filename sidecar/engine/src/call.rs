@@ -83,8 +83,14 @@ impl Engine {
             modes: ctx.modes,
             now_ms: ctx.now_ms,
             consume: ctx.consume,
+            granted: std::cell::RefCell::new(None),
         };
-        let mut decision = cascade::run(cascade::TOOL_CALL, |check| check(&cctx));
+        let decision = cascade::run(cascade::TOOL_CALL, |check| check(&cctx));
+        // The decision names the grant whose use it took (never the token).
+        let mut decision = match cctx.granted.take() {
+            Some(jti) if decision.is_allow() => decision.with_grant(jti),
+            _ => decision,
+        };
         if decision.is_allow() && decision.detail.is_none() && facts.paths_unseen() {
             decision.detail = Some(crate::grants::UNSEEN_PATHS.to_owned());
         }

@@ -110,6 +110,12 @@ pub struct RawState {
     /// Directory; empty means the platform default.
     #[serde(default)]
     pub dir: String,
+    /// Where the state a fleet shares lives: `embedded` (default) or `redis`.
+    #[serde(default)]
+    pub backend: String,
+    /// `[state.redis]`, read when `backend = "redis"`.
+    #[serde(default)]
+    pub redis: super::RawRedis,
 }
 
 /// `[modes]`: which mechanisms are on.

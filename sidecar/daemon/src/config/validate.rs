@@ -58,6 +58,8 @@ pub struct Config {
     pub server: ServerConfig,
     /// Blindfold's private directory.
     pub state_dir: PathBuf,
+    /// Where the state a fleet shares lives (`[state] backend`).
+    pub state_backend: super::StateBackend,
     /// Mechanisms on.
     pub modes: ModeSet,
     /// Grant verification.
@@ -113,6 +115,7 @@ impl RawConfig {
         let allowed_hosts = super::listeners::allowed_hosts(&self.server.allowed_hosts)?;
         let allowed_origins = super::listeners::allowed_origins(&self.server.allowed_origins)?;
         let state_dir = resolve_state_dir(&self.state.dir)?;
+        let state_backend = super::state::validate_backend(&self.state.backend, &self.state.redis)?;
         let control_socket = control_socket(&self.server.control_socket, &state_dir)?;
         let workers = workers(self.server.workers)?;
         if self.grants.leeway_s > MAX_LEEWAY_S {
@@ -188,6 +191,7 @@ impl RawConfig {
             server: ServerConfig { listen, allowed_hosts, allowed_origins, control_socket, workers },
             state_dir,
             workspace,
+            state_backend,
             modes: ModeSet {
                 anonymize: m.anonymize,
                 attest: m.attest,

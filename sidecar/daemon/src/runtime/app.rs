@@ -16,12 +16,14 @@ pub struct App {
     pub config: Arc<Config>,
     /// Verified grants submitted on the trusted path.
     pub grants: Arc<GrantCache>,
-    /// Used and revoked grant ids (durable).
+    /// Used and revoked grant ids (durable; shared by the fleet with `[state] backend = "redis"`).
     pub store: Arc<dyn GrantStore>,
     /// The same durable store, for what only it keeps (submitted tokens, reloaded at start).
     pub durable: Arc<RedbGrantStore>,
     /// Where each task's workspace is and what its paths resolve to.
     pub workspaces: Arc<crate::runtime::workspace::LocalWorkspaces>,
+    /// The shared Redis state, when `[state] backend = "redis"`.
+    pub shared: Option<Arc<crate::runtime::state::redis::RedisState>>,
     /// Control API capability tokens.
     pub tokens: Tokens,
     /// The decision engine (shares the grant cache and store above).
@@ -70,11 +72,10 @@ impl App {
         let grants_dir = config.state_dir.join("grants");
         ensure_private_dir(&grants_dir).map_err(|e| format!("{}: {e}", grants_dir.display()))?;
         let tokens = Tokens::load_or_create(&config.state_dir)?;
-        let store = RedbGrantStore::open(&config.state_dir).map_err(|e| e.to_string())?;
         let (modes, _) = watch::channel(config.modes);
         let grants = Arc::new(GrantCache::new());
-        let durable = Arc::new(store);
-        let store: Arc<dyn GrantStore> = durable.clone();
+        let durable = Arc::new(RedbGrantStore::open(&config.state_dir).map_err(|e| e.to_string())?);
+        let (store, shared) = open_grant_store(&config, &durable, &grants)?;
         // Grants submitted before a restart are in force again (re-verified with today's keys;
         // their uses and revocations are the store's).
         for token in durable.tokens(crate::unix_now()).map_err(|e| e.to_string())? {
@@ -116,8 +117,17 @@ impl App {
             ),
             None => config.grants.keys.clone(),
         };
-        let reviews = crate::runtime::review::Reviews::open(
-            &config.state_dir,
+        let review_store: Arc<dyn crate::runtime::review::ReviewBackend> = match &shared {
+            Some(state) => Arc::new(crate::runtime::review::RedisReviewStore::new(
+                crate::runtime::state::redis::RedisReviewRecords::new(state.clone()),
+            )),
+            None => Arc::new(
+                crate::runtime::review::ReviewStore::open(&config.state_dir)
+                    .map_err(|e| format!("state.dir {}: {e}", config.state_dir.display()))?,
+            ),
+        };
+        let reviews = crate::runtime::review::Reviews::open_on(
+            review_store,
             config.review,
             crate::runtime::review::ReviewDeps {
                 metrics: Some(metrics.clone()),
@@ -132,7 +142,9 @@ impl App {
                 }),
             },
         )
-        .map_err(|e| format!("state.dir {}: {e}", config.state_dir.display()))?;
+        .map_err(|e| format!("review queue: {e}"))?;
+        let reviews = Arc::new(reviews);
+        reviews.follow_fleet();
         let alias_log = trace
             .as_ref()
             .map(|hub| crate::runtime::identity::AliasLog { sink: hub.sink().clone(), modes: modes.clone() });
@@ -152,12 +164,13 @@ impl App {
             store,
             durable,
             workspaces,
+            shared,
             engine: Arc::new(engine),
             trajectories: Arc::default(),
             tokens,
             modes,
             harnesses: Arc::default(),
-            reviews: Arc::new(reviews),
+            reviews,
             trajectory_modes: Arc::default(),
             pairing,
             kept,
@@ -243,6 +256,28 @@ fn protected(config: &Config) -> blindfold_engine::protect::Protected {
         paths,
         names: vec!["adapter.token".into(), "operator.token".into()],
         ports,
+    }
+}
+
+/// The grant store `[state] backend` names: the embedded one in the state directory, or the one
+/// a fleet shares on Redis (revocations from the fleet drop the grant from this cache too). The
+/// embedded store keeps this instance's submitted tokens either way.
+#[allow(clippy::type_complexity)]
+fn open_grant_store(
+    config: &Config,
+    durable: &Arc<RedbGrantStore>,
+    grants: &Arc<GrantCache>,
+) -> Result<(Arc<dyn GrantStore>, Option<Arc<crate::runtime::state::redis::RedisState>>), String> {
+    use crate::config::StateBackend;
+    use crate::runtime::state::redis::{RedisGrantStore, RedisState};
+    match &config.state_backend {
+        StateBackend::Embedded => Ok((durable.clone(), None)),
+        StateBackend::Redis(redis) => {
+            let shared = RedisState::open(redis).map_err(|e| format!("state.redis: {e}"))?;
+            let cache = grants.clone();
+            shared.on_revoked_grant(move |jti| cache.remove(jti));
+            Ok((Arc::new(RedisGrantStore::new(shared.clone())), Some(shared)))
+        }
     }
 }
 

@@ -72,6 +72,7 @@ pub fn run_stops<F>(checks: &[Check<F>], mut call: impl FnMut(&F) -> Option<Stop
             check: check.id,
             layer: check.id.layer(),
             detail: Some(stop.detail),
+            grant: None,
         })
     })
 }

@@ -58,6 +58,8 @@ pub struct CallCtx<'a> {
     pub now_ms: u64,
     /// True at the moment of forwarding.
     pub consume: bool,
+    /// The grant whose use the call took (set by the check that takes it).
+    pub granted: std::cell::RefCell<Option<String>>,
 }
 
 /// The tool-call checks, in order. Why this order:
@@ -453,6 +455,7 @@ fn executed_matches(c: &CallCtx<'_>) -> Option<Stop> {
         if !d.is_allow() {
             return Some(Stop::deny(d.reason, d.detail.unwrap_or_default()));
         }
+        *c.granted.borrow_mut() = d.grant;
     }
     None
 }

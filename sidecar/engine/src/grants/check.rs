@@ -233,7 +233,7 @@ impl GrantCheck<'_> {
         };
         let dry_run = self.dry_run || call.reconciliation;
         match self.store.consume(&r, claims.uses_allowed(), keep_until, self.now, dry_run) {
-            Ok(ConsumeOutcome::Consumed) => Decision::allow(CHECK_ID),
+            Ok(ConsumeOutcome::Consumed) => Decision::allow(CHECK_ID).with_grant(claims.jti()),
             Ok(ConsumeOutcome::Revoked) if call.reconciliation => Decision::allow(CHECK_ID).with_detail(
                 "a reconciliation read under a revoked grant: it may look at what already happened",
             ),

@@ -27,7 +27,9 @@ pub fn dispatch(app: &App, scope: Scope, method: &str, params: Value) -> Result<
         }
     }
     match method {
-        "status" => Ok(json!({"version": env!("CARGO_PKG_VERSION"), "modes": app.modes()})),
+        "status" => Ok(
+            json!({"version": env!("CARGO_PKG_VERSION"), "modes": app.modes(), "state": state_status(app)}),
+        ),
         "sessions" => Ok(sessions(app)),
         "check_grant" => super::grants::check_grant(app, params),
         "submit_grant" => operator(scope, method).and_then(|()| super::grants::submit_grant(app, params)),
@@ -110,6 +112,14 @@ fn refusal_show(app: &App, p: Value) -> Result<Value, RpcError> {
         "operation": r.action.operation,
         "target": r.action.target,
     }))
+}
+
+/// Where shared state lives and whether it can be relied on now.
+fn state_status(app: &App) -> Value {
+    match &app.shared {
+        Some(shared) => shared.status(),
+        None => json!({"backend": "embedded", "ready": true}),
+    }
 }
 
 fn operator(scope: Scope, method: &str) -> Result<(), RpcError> {

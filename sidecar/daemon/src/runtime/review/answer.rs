@@ -15,7 +15,7 @@ impl Reviews {
             .map_err(|r| ReviewError::BadGrant(format!("{r}: not signed by a trusted issuer key")))?;
         let claims = verified.claims;
         let now_ms = crate::unix_now_ms();
-        let answered = self.store.resolve(id, now_ms, Some(token.trim()), |item| {
+        let answered = self.store.resolve(id, now_ms, Some(token.trim()), &mut |item| {
             let bound = claims.review_id.as_deref() == Some(item.id.as_str())
                 && claims.task_id == item.proposal.task_id
                 && claims.operation == item.proposal.operation
@@ -38,6 +38,7 @@ impl Reviews {
             Ok(())
         })?;
         let item = answered.map_err(|r| self.refusal(id, r))?;
+        self.adopted.insert(item.id.clone());
         self.settled(std::slice::from_ref(&item));
         self.trace_item(&item, "review.approve", Some(format!("approved with grant {}", claims.jti)), now_ms);
         Ok(item)
@@ -46,7 +47,7 @@ impl Reviews {
     /// Rejects `id` (the action stays denied); waiters wake.
     pub fn reject(&self, id: &str, reason: Option<String>) -> Result<ReviewItem, ReviewError> {
         let now_ms = crate::unix_now_ms();
-        let answered = self.store.resolve(id, now_ms, None, |item| {
+        let answered = self.store.resolve(id, now_ms, None, &mut |item| {
             item.status = ReviewStatus::Rejected;
             item.note = reason.clone();
             Ok::<(), Refusal>(())
@@ -65,7 +66,7 @@ impl Reviews {
     /// or expired first.
     pub fn withdraw(&self, id: &str, why: &str) -> Result<ReviewItem, ReviewError> {
         let now_ms = crate::unix_now_ms();
-        let answered = self.store.resolve(id, now_ms, None, |item| {
+        let answered = self.store.resolve(id, now_ms, None, &mut |item| {
             item.status = ReviewStatus::Withdrawn;
             item.note = Some(why.to_owned());
             Ok::<(), Refusal>(())

@@ -79,8 +79,9 @@ impl Reviews {
             }
             Err(e) => {
                 tracing::error!(error = %e, "review not stored; action denied");
-                step.decision =
-                    Some(deny(Reason::InternalError, "the review queue is unavailable", &decision));
+                // The store's error names its backend (`redis at HOST:PORT …` when shared).
+                let detail = format!("the review queue is unavailable ({e})");
+                step.decision = Some(deny(Reason::InternalError, &detail, &decision));
                 return step;
             }
         };

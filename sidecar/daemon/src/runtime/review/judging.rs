@@ -65,7 +65,7 @@ impl Reviews {
                 );
             }
             JudgeVerdict::Deny { reason, detail } => {
-                let answered = self.store.resolve(&item.id, now_ms, None, |it| {
+                let answered = self.store.resolve(&item.id, now_ms, None, &mut |it| {
                     it.status = ReviewStatus::Rejected;
                     it.note = Some(detail.clone());
                     it.rejected_reason = Some(reason);

@@ -12,12 +12,14 @@ pub mod approver;
 mod hold;
 mod item;
 mod judging;
+mod redis_store;
 mod store;
 #[cfg(test)]
 mod tests;
 
 pub use item::{MAX_STORED_ARTIFACT, ReviewItem, ReviewStatus};
-pub use store::{ResolveRefusal, ReviewStore, StoreError, Submitted};
+pub use redis_store::RedisReviewStore;
+pub use store::{Refusal, ResolveRefusal, ReviewBackend, ReviewStore, StoreError, Submitted};
 
 pub use crate::config::{DEFAULT_KEEP_ANSWERED_SECS, ReviewConfig};
 pub use judging::{JudgeVerdict, ReviewJudge};
@@ -101,22 +103,12 @@ pub enum ReviewError {
     Store(#[from] StoreError),
 }
 
-/// A refusal inside a resolve transaction (converted to [`ReviewError`] with the id).
-enum Refusal {
-    Store(ResolveRefusal),
-    Grant(String),
-}
-
-impl From<ResolveRefusal> for Refusal {
-    fn from(r: ResolveRefusal) -> Self {
-        Self::Store(r)
-    }
-}
-
 /// The daemon's review queue: the durable store, waiters, and what approving needs.
 pub struct Reviews {
-    store: ReviewStore,
+    store: Arc<dyn ReviewBackend>,
     config: ReviewConfig,
+    /// Approved items whose grant this Blindfold's cache already holds.
+    adopted: dashmap::DashSet<String>,
     watchers: DashMap<String, watch::Sender<ReviewStatus>>,
     grants: Arc<GrantCache>,
     keys: TrustedKeys,
@@ -154,16 +146,32 @@ impl Reviews {
     /// Opens `reviews.redb` in `state_dir` and re-submits the grants of approved items that
     /// are still valid to `grants` (an approval survives a restart like the item itself).
     pub fn open(state_dir: &Path, config: ReviewConfig, deps: ReviewDeps) -> Result<Self, StoreError> {
+        Self::open_on(Arc::new(ReviewStore::open(state_dir)?), config, deps)
+    }
+
+    /// [`Reviews::open`] on any backend (the fleet's Redis with `[state] backend = "redis"`).
+    pub fn open_on(
+        store: Arc<dyn ReviewBackend>,
+        config: ReviewConfig,
+        deps: ReviewDeps,
+    ) -> Result<Self, StoreError> {
         let ReviewDeps { grants, keys, policy, trace, modes, judge, metrics } = deps;
-        let store = ReviewStore::open(state_dir)?;
         let now = crate::unix_now();
-        for token in store.live_tokens(now)? {
-            // A token whose key was since revoked or untrusted is simply not re-cached.
-            let _ = grants.submit(&token, &keys, policy, now);
+        // Not re-caching only holds actions longer (an approved item's grant is also taken when
+        // its holder next reads it), so a store that cannot answer yet is no reason to stop.
+        match store.live_tokens(now) {
+            Ok(tokens) => {
+                for token in tokens {
+                    // A token whose key was since revoked or untrusted is simply not re-cached.
+                    let _ = grants.submit(&token, &keys, policy, now);
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "approved reviews' grants not re-cached at start"),
         }
         let reviews = Self {
             store,
             config,
+            adopted: dashmap::DashSet::new(),
             watchers: DashMap::new(),
             grants,
             keys,
@@ -175,7 +183,9 @@ impl Reviews {
             changes: tokio::sync::broadcast::channel(CHANGES_BUFFER).0,
             metrics,
         };
-        reviews.purge_answered(crate::unix_now_ms())?;
+        if let Err(e) = reviews.purge_answered(crate::unix_now_ms()) {
+            tracing::warn!(error = %e, "answered reviews not purged at start");
+        }
         Ok(reviews)
     }
 
@@ -210,7 +220,46 @@ impl Reviews {
     /// The item `id` (expiring it first if its time is up).
     pub fn get(&self, id: &str) -> Result<Option<ReviewItem>, StoreError> {
         self.expire_now()?;
-        self.store.get(id)
+        let item = self.store.get(id)?;
+        if let Some(item) = &item {
+            self.adopt(item);
+        }
+        Ok(item)
+    }
+
+    /// Puts the grant of an item approved on another Blindfold of the fleet into this one's
+    /// cache, so the action held here passes through it (its uses are counted fleet-wide).
+    fn adopt(&self, item: &ReviewItem) {
+        if item.status != ReviewStatus::Approved || self.adopted.contains(&item.id) {
+            return;
+        }
+        match self.store.token(&item.id) {
+            Ok(Some(token)) => match self.grants.submit(&token, &self.keys, self.policy, crate::unix_now()) {
+                Ok(_) => {
+                    self.adopted.insert(item.id.clone());
+                }
+                Err(d) => tracing::warn!(review = %item.id, reason = %d.reason, "approving grant not taken"),
+            },
+            Ok(None) => {}
+            Err(e) => tracing::warn!(review = %item.id, error = %e, "approving grant not read"),
+        }
+    }
+
+    /// Follows answers given on other Blindfolds sharing the backend: their holders here wake,
+    /// an approval's grant is taken into this cache.
+    pub fn follow_fleet(self: &Arc<Self>) {
+        let me = Arc::downgrade(self);
+        self.store.on_answered_elsewhere(Box::new(move |id| {
+            let Some(reviews) = me.upgrade() else { return };
+            match reviews.store.get(id) {
+                Ok(Some(item)) if item.status != ReviewStatus::Pending => {
+                    reviews.adopt(&item);
+                    reviews.wake(&item);
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(review = %id, error = %e, "answer from the fleet not read"),
+            }
+        }));
     }
 
     /// Every item (oldest first), or those with `status`.
@@ -236,7 +285,7 @@ impl Reviews {
         let mut rx =
             self.watchers.entry(id.to_owned()).or_insert_with(|| watch::channel(item.status).0).subscribe();
         // The item may have been answered between the read above and the subscription.
-        if let Ok(Some(now)) = self.store.get(id)
+        if let Ok(Some(now)) = self.get(id)
             && now.status != ReviewStatus::Pending
         {
             return outcome_of(&now);

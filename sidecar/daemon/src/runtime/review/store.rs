@@ -1,5 +1,6 @@
-//! The durable review queue: items, the pending index and approving grants in an embedded
-//! database (`reviews.redb` in the state directory), so a held action survives a restart.
+//! The durable review queue behind one trait ([`ReviewBackend`]): items, the pending index and
+//! approving grants in an embedded database (`reviews.redb` in the state directory, the default),
+//! so a held action survives a restart, or on the fleet's Redis (`[state] backend = "redis"`).
 
 use super::item::{ReviewItem, ReviewStatus, action_key};
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
@@ -34,6 +35,106 @@ pub enum Submitted {
     Rejected(ReviewItem),
     /// The queue holds `max_pending` items already.
     Full,
+}
+
+/// Why an answer was not taken: the store's refusal or the answer's own.
+pub enum Refusal {
+    /// Not found, or no longer pending.
+    Store(ResolveRefusal),
+    /// The answer refused itself (e.g. a grant not bound to the item).
+    Grant(String),
+}
+
+impl From<ResolveRefusal> for Refusal {
+    fn from(r: ResolveRefusal) -> Self {
+        Self::Store(r)
+    }
+}
+
+/// What the review queue keeps, wherever it keeps it. Answering is exactly once: of two answers
+/// to one pending item (on one Blindfold or on two sharing a backend), one is taken and the
+/// other refused as `NotPending`.
+pub trait ReviewBackend: Send + Sync {
+    /// Finds the action's pending or rejected item, else stores `item` unless `max_pending` are
+    /// pending (expiring due items first). Returns the outcome and the items that expired.
+    fn submit(
+        &self,
+        item: ReviewItem,
+        max_pending: usize,
+        now_ms: u64,
+    ) -> Result<(Submitted, Vec<ReviewItem>), StoreError>;
+    /// The item `id`, if any.
+    fn get(&self, id: &str) -> Result<Option<ReviewItem>, StoreError>;
+    /// The latest item for an action (trajectory + fingerprint), if any.
+    fn by_action(&self, trajectory: &str, fingerprint: &str) -> Result<Option<ReviewItem>, StoreError>;
+    /// Every item, oldest first.
+    fn list(&self) -> Result<Vec<ReviewItem>, StoreError>;
+    /// Marks pending items whose time is up as expired; returns them.
+    fn expire(&self, now_ms: u64) -> Result<Vec<ReviewItem>, StoreError>;
+    /// Answers the pending item `id`: `answer` sets its new state or refuses; `token` (an
+    /// approving grant) is kept for the holders and for re-submission after a restart.
+    fn resolve(
+        &self,
+        id: &str,
+        now_ms: u64,
+        token: Option<&str>,
+        answer: &mut dyn FnMut(&mut ReviewItem) -> Result<(), Refusal>,
+    ) -> Result<Result<ReviewItem, Refusal>, StoreError>;
+    /// Deletes items answered at least `keep_ms` before `now_ms` (never pending ones, nor an
+    /// approval whose grant is live); returns how many went.
+    fn purge_answered(&self, now_ms: u64, keep_ms: u64) -> Result<usize, StoreError>;
+    /// Approving grant tokens whose grants are live at `now_s`.
+    fn live_tokens(&self, now_s: u64) -> Result<Vec<String>, StoreError>;
+    /// The approving grant token of item `id`, if it has one.
+    fn token(&self, id: &str) -> Result<Option<String>, StoreError>;
+    /// Calls `f` with the id of every item answered elsewhere (another Blindfold of the fleet);
+    /// a store only this Blindfold uses has nothing to report.
+    fn on_answered_elsewhere(&self, f: Box<dyn Fn(&str) + Send + Sync>) {
+        let _ = f;
+    }
+}
+
+impl ReviewBackend for ReviewStore {
+    fn submit(
+        &self,
+        item: ReviewItem,
+        max_pending: usize,
+        now_ms: u64,
+    ) -> Result<(Submitted, Vec<ReviewItem>), StoreError> {
+        ReviewStore::submit(self, item, max_pending, now_ms)
+    }
+    fn get(&self, id: &str) -> Result<Option<ReviewItem>, StoreError> {
+        ReviewStore::get(self, id)
+    }
+    fn by_action(&self, trajectory: &str, fingerprint: &str) -> Result<Option<ReviewItem>, StoreError> {
+        ReviewStore::by_action(self, trajectory, fingerprint)
+    }
+    fn list(&self) -> Result<Vec<ReviewItem>, StoreError> {
+        ReviewStore::list(self)
+    }
+    fn expire(&self, now_ms: u64) -> Result<Vec<ReviewItem>, StoreError> {
+        ReviewStore::expire(self, now_ms)
+    }
+    fn resolve(
+        &self,
+        id: &str,
+        now_ms: u64,
+        token: Option<&str>,
+        answer: &mut dyn FnMut(&mut ReviewItem) -> Result<(), Refusal>,
+    ) -> Result<Result<ReviewItem, Refusal>, StoreError> {
+        ReviewStore::resolve(self, id, now_ms, token, answer)
+    }
+    fn purge_answered(&self, now_ms: u64, keep_ms: u64) -> Result<usize, StoreError> {
+        ReviewStore::purge_answered(self, now_ms, keep_ms)
+    }
+    fn live_tokens(&self, now_s: u64) -> Result<Vec<String>, StoreError> {
+        ReviewStore::live_tokens(self, now_s)
+    }
+    fn token(&self, id: &str) -> Result<Option<String>, StoreError> {
+        let txn = self.db.begin_read().map_err(err)?;
+        let tokens = txn.open_table(TOKENS).map_err(err)?;
+        Ok(tokens.get(id).map_err(err)?.map(|t| t.value().to_owned()))
+    }
 }
 
 /// The review tables.

@@ -1,8 +1,9 @@
 //! Blindfold's private state directory: permissions, capability tokens, the durable grant store,
-//! the kept trajectories.
+//! the kept trajectories; and the shared backend on Redis for a fleet (`[state] backend = "redis"`).
 
 mod grant_store;
 mod kept;
+pub mod redis;
 mod tokens;
 
 pub use grant_store::RedbGrantStore;

@@ -65,7 +65,9 @@ impl TraceHub {
         let writer = TraceWriter::open(&config.dir, config.max_file_bytes, config.durability)?;
         let sink = TraceSink::start(writer)?;
         if let Some(endpoint) = &config.otlp_endpoint {
-            super::otlp::start(endpoint, sink.subscribe(), config.otlp_idle)?;
+            let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+            let instance = format!("{}:{}", host.trim(), config.dir.display());
+            super::otlp::start(endpoint, sink.subscribe(), config.otlp_idle, instance)?;
         }
         Ok(Self { sink, trackers: DashMap::new(), directory: RwLock::new(Arc::new(ConfiguredIds)) })
     }

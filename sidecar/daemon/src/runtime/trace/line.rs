@@ -32,6 +32,7 @@ pub fn write_record(record: &TraceRecord, out: &mut Vec<u8>) -> serde_json::Resu
         layer,
         enforced,
         detail,
+        grant_jti,
         latency_us,
         evidence_refs,
         mode,
@@ -69,6 +70,7 @@ pub fn write_record(record: &TraceRecord, out: &mut Vec<u8>) -> serde_json::Resu
         out.extend_from_slice(if *e { b",\"enforced\":true" } else { b",\"enforced\":false" });
     }
     string(b",\"detail\":", detail.as_deref(), out);
+    string(b",\"grant_jti\":", grant_jti.as_deref(), out);
     out.extend_from_slice(b",\"latency_us\":");
     write_u64(*latency_us, out);
     if !evidence_refs.is_empty() {
@@ -229,7 +231,7 @@ mod tests {
             opt(text()),
         );
         let tail = (
-            any::<u64>(),
+            (any::<u64>(), opt(text())),
             proptest::collection::vec(text(), 0..3),
             mode,
             opt(select(vec![Label::Attack, Label::Benign])),
@@ -241,7 +243,7 @@ mod tests {
                 (v, ts, trajectory, seq, kind, stage, actor_alias, actor_true),
                 (intent, tool, effect, target, action_fingerprint, proposal, proposer_alias),
                 (proposals, relations, decision, reason, check, layer, enforced, detail),
-                (latency_us, evidence_refs, mode, label, truth, prev),
+                ((latency_us, grant_jti), evidence_refs, mode, label, truth, prev),
             )| TraceRecord {
                 v,
                 ts,
@@ -266,6 +268,7 @@ mod tests {
                 layer,
                 enforced,
                 detail,
+                grant_jti,
                 latency_us,
                 evidence_refs,
                 mode,

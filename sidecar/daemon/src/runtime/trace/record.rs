@@ -126,6 +126,7 @@ fn decided(r: &mut TraceRecord, step: &Step) {
         r.layer = Some(d.layer);
         r.enforced = Some(step.enforced);
         r.detail = d.detail.as_deref().map(|detail| mask_secrets(detail).into_owned());
+        r.grant_jti = d.grant.clone();
     }
 }
 

@@ -679,7 +679,7 @@ fn attr<'a>(attrs: &'a Value, key: &str) -> Option<&'a Value> {
 }
 
 #[test]
-fn spans_reach_an_otlp_receiver_with_the_authority_attributes() {
+fn spans_reach_an_otlp_receiver_one_per_decision_under_the_trajectory_span() {
     let (endpoint, posts) = receiver();
     let dir = tempfile::tempdir().expect("tmp");
     let app = app_with(dir.path(), 1 << 20, None, |cfg| {
@@ -687,38 +687,51 @@ fn spans_reach_an_otlp_receiver_with_the_authority_attributes() {
         cfg.trace.otlp_idle = std::time::Duration::from_millis(200);
     });
     runtime().block_on(play(&app, "otlp-demo", &demo_events()));
-    let (request_line, body) =
-        posts.recv_timeout(std::time::Duration::from_secs(20)).expect("an export arrives");
-    assert!(request_line.starts_with("POST /v1/traces HTTP/1.1"), "{request_line}");
-    let resource = &body["resourceSpans"][0];
+    // Decision spans come in batches, the trajectory's span once it is idle: gather the posts
+    // until it is there.
+    let mut all = Vec::new();
+    let mut resource = Value::Null;
+    while !all.iter().any(|s: &Value| s["name"] == "trajectory otlp-demo") {
+        let (request_line, body) =
+            posts.recv_timeout(std::time::Duration::from_secs(20)).expect("an export arrives");
+        assert!(request_line.starts_with("POST /v1/traces HTTP/1.1"), "{request_line}");
+        resource = body["resourceSpans"][0].clone();
+        all.extend(resource["scopeSpans"][0]["spans"].as_array().expect("spans").iter().cloned());
+    }
     assert_eq!(
         attr(&resource["resource"]["attributes"], "service.name"),
         Some(&json!({"stringValue": "blindfold"}))
     );
-    let spans = resource["scopeSpans"][0]["spans"].as_array().expect("spans");
-    assert_eq!(spans.len(), 1, "one span per trajectory: {body}");
-    let span = &spans[0];
     let ctx = traceparent::TraceContext::for_trajectory("otlp-demo");
+    let (decisions, trajectories): (Vec<Value>, Vec<Value>) =
+        all.into_iter().partition(|s| s.get("parentSpanId").is_some());
+    assert_eq!(trajectories.len(), 1, "one span per trajectory");
+    let span = &trajectories[0];
     assert_eq!(
         span["traceId"],
         json!(ctx.trace_id_hex()),
         "the trace id every transport's traceparent carries"
     );
     assert_eq!(span["spanId"], json!(ctx.span_id_hex()));
-    assert_eq!(span["name"], "trajectory otlp-demo");
     let a = &span["attributes"];
     assert_eq!(attr(a, "blindfold.trajectory"), Some(&json!({"stringValue": "otlp-demo"})));
     assert_eq!(attr(a, "blindfold.authority.captured"), Some(&json!({"boolValue": true})));
     assert_eq!(attr(a, "blindfold.authority.execute_captured"), Some(&json!({"boolValue": false})));
     assert_eq!(attr(a, "blindfold.authority.vector.agent-a"), Some(&json!({"stringValue": "(1,0,1,0)"})));
     let events = span["events"].as_array().expect("events");
-    assert_eq!(events.len(), demo_events().len(), "one event per record");
-    let bash = events
+    assert_eq!(events.len() + decisions.len(), demo_events().len(), "one event or span per record");
+    assert!(!decisions.is_empty());
+    for d in &decisions {
+        assert_eq!(d["traceId"], json!(ctx.trace_id_hex()));
+        assert_eq!(d["parentSpanId"], json!(ctx.span_id_hex()), "a decision hangs under its trajectory");
+    }
+    let bash = decisions
         .iter()
         .find(|e| attr(&e["attributes"], "blindfold.tool") == Some(&json!({"stringValue": "bash"})))
         .expect("the bash decision");
     assert_ne!(attr(&bash["attributes"], "blindfold.decision"), Some(&json!({"stringValue": "allow"})));
     assert!(attr(&bash["attributes"], "blindfold.check").is_some_and(|v| v["stringValue"] != ""));
+    assert_eq!(attr(&bash["attributes"], "blindfold.mode"), Some(&json!({"stringValue": "all"})));
     assert_eq!(
         attr(&bash["attributes"], "blindfold.proposer.alias"),
         Some(&json!({"stringValue": "agent-a"}))

@@ -44,9 +44,9 @@ impl<T> Authorized<T> {
 /// would unblock it), and the review holding the action when one does.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refused {
-    /// What the refusal says; render it with [`Refusal::text`] or the transport's form of it
+    /// What the refusal says (boxed: a decision is large and refusals are the rare path); render it with [`Refusal::text`] or the transport's form of it
     /// ([`Refused::model_text`] where a model reads it).
-    pub refusal: Refusal,
+    pub refusal: Box<Refusal>,
     /// The review holding the action, when the decision is a held review.
     pub review_id: Option<String>,
     /// The refusal's id (`rf-…`, for `blindfold why`), when the blocked call was kept.
@@ -70,12 +70,12 @@ impl Refused {
             (Some(id), Some(action)) => Refusal::in_review(decision, trajectory, action, id),
             _ => Refusal::new(decision, trajectory, step.action.as_ref()),
         };
-        Self { refusal, review_id, refusal_id }
+        Self { refusal: Box::new(refusal), review_id, refusal_id }
     }
 
     /// A refusal made elsewhere (a daemon deciding for this relay).
     pub fn remote(refusal: Refusal) -> Self {
-        Self { refusal, review_id: None, refusal_id: None }
+        Self { refusal: Box::new(refusal), review_id: None, refusal_id: None }
     }
 
     /// The decision.

@@ -4,6 +4,7 @@
 
 pub mod a2a;
 pub mod jsonrpc;
+pub mod line_diff;
 pub mod mcp;
 pub mod model_api;
 pub mod refusal;

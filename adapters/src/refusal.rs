@@ -283,7 +283,7 @@ impl Refusal {
                 Reason::ArtifactChanged => match (approved, &v.artifact_text) {
                     (Some(before), Some(now)) => {
                         out.push_str(&format!("  grant {jti} approved other bytes; approved → now:\n"));
-                        for line in line_diff(before, now).lines() {
+                        for line in crate::line_diff::line_diff(before, now).lines() {
                             out.push_str(&format!("    {line}\n"));
                         }
                     }
@@ -315,32 +315,6 @@ fn differing_part(granted: &str, called: &str) -> String {
         let prefix: String = granted.chars().take(cut).collect();
         format!("both start with `{prefix}`, then `{}` vs `{}`", seg(granted), seg(called))
     }
-}
-
-/// A line diff of `old` → `new` (`-`/`+`/` ` prefixes; the texts are short).
-fn line_diff(old: &str, new: &str) -> String {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
-    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
-        }
-    }
-    let (mut i, mut j, mut out) = (0, 0, String::new());
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            out.push_str(&format!("  {}\n", a[i]));
-            (i, j) = (i + 1, j + 1);
-        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] > lcs[i + 1][j]) {
-            out.push_str(&format!("+ {}\n", b[j]));
-            j += 1;
-        } else {
-            out.push_str(&format!("- {}\n", a[i]));
-            i += 1;
-        }
-    }
-    out
 }
 
 #[cfg(test)]

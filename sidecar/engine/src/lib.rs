@@ -21,6 +21,10 @@ pub mod protect;
 pub mod registry;
 pub mod shell;
 pub mod state;
+/// Test support (an engine with an ephemeral issuer, grants in one call, event constructors):
+/// the crate's own tests, and its integration tests and benchmarks through the `testkit` feature;
+/// never in a build of the daemon.
+#[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod text;
 pub mod verify;

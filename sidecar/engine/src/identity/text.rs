@@ -16,33 +16,6 @@ pub const TIER_PLACEHOLDER: &str = "[tier]";
 /// What replaces a configured extra word or an agent without an alias.
 pub const REDACTED_PLACEHOLDER: &str = "[redacted]";
 
-/// Chinese nouns that make a tier word written right before them (optionally with `的`) an
-/// identity statement ("旗舰模型", "efficient 智能体", "高效的助手").
-const ZH_TIER_NOUNS: [&str; 14] = [
-    "模型",
-    "大模型",
-    "语言模型",
-    "智能体",
-    "代理",
-    "助手",
-    "等级",
-    "级别",
-    "层级",
-    "档位",
-    "档次",
-    "型号",
-    "系列",
-    "家族",
-];
-/// Chinese suffixes that turn a tier word into a tier label ("efficient 级", "旗舰级模型",
-/// "pro 版"). After a Latin tier word they are an identity statement on their own; after a Chinese
-/// one ("轻量级库" is ordinary Chinese) only when a noun of [`ZH_TIER_NOUNS`] or the end of the
-/// phrase follows.
-const ZH_TIER_SUFFIXES: [&str; 6] = ["版本", "级", "型", "版", "档", "层"];
-/// Chinese words that make a tier word after them an identity statement ("等级：旗舰",
-/// "层级为 efficient", "我是高效…"); a linking `为`/`是` may follow them.
-const ZH_TIER_NOUNS_BEFORE: [&str; 11] =
-    ["等级", "级别", "层级", "档位", "档次", "型号", "规格", "模型", "版本", "我是", "作为"];
 /// Characters that close a parenthetical label ("（旗舰级）").
 const CLOSERS: [char; 7] = [')', ']', '」', '』', '】', '》', '〉'];
 
@@ -294,7 +267,7 @@ fn in_context(
     if (near(folded, words, end) && lexicon.noun_after(folded, words, end))
         || (near(folded, words, first) && lexicon.noun_before(folded, words, first))
         || zh_noun_after(lexicon, text, h.end, latin)
-        || zh_noun_before(text, h.start)
+        || zh_noun_before(lexicon, text, h.start)
     {
         return true;
     }
@@ -364,33 +337,34 @@ fn skip_linker(rest: &str) -> &str {
     rest.strip_prefix('的').map_or(rest, |r| r.trim_start_matches(is_sep))
 }
 
-/// True when a Chinese identity noun, or a tier suffix (see [`ZH_TIER_SUFFIXES`]), follows the
-/// tier word ending at `at`; `latin` tells whether the tier word itself is in Latin script.
+/// True when a noun of `[context.unspaced] nouns_after`, or one of its `tier_suffixes`, follows
+/// the tier word ending at `at`; `latin` tells whether the tier word itself is in Latin script.
 fn zh_noun_after(lexicon: &Lexicon, text: &str, at: usize, latin: bool) -> bool {
+    let table = lexicon.unspaced();
     let rest = skip_linker(&text[at..]);
-    if ZH_TIER_NOUNS.iter().any(|n| rest.starts_with(n)) {
+    if table.nouns_after.iter().any(|n| rest.starts_with(n.as_str())) {
         return true;
     }
-    let Some(suffix) = ZH_TIER_SUFFIXES.iter().find(|s| rest.trim_start_matches(is_sep).starts_with(*s))
-    else {
+    let rest = rest.trim_start_matches(is_sep);
+    let Some(suffix) = table.tier_suffixes.iter().find(|s| rest.starts_with(s.as_str())) else {
         return false;
     };
     if latin {
         return true;
     }
-    let rest = rest.trim_start_matches(is_sep);
     let after = skip_linker(&rest[suffix.len()..]);
     after.is_empty()
         || after.starts_with(CLOSERS)
-        || ZH_TIER_NOUNS.iter().any(|n| after.starts_with(n))
+        || table.nouns_after.iter().any(|n| after.starts_with(n.as_str()))
         || lexicon.is_noun_word(&word_after(after, 0))
 }
 
-/// True when a Chinese word of [`ZH_TIER_NOUNS_BEFORE`] precedes the tier word starting at `at`.
-fn zh_noun_before(text: &str, at: usize) -> bool {
+/// True when a word of `[context.unspaced] nouns_before` precedes the tier word starting at `at`.
+fn zh_noun_before(lexicon: &Lexicon, text: &str, at: usize) -> bool {
     let head = text[..at].trim_end_matches(is_sep);
     let linked = head.strip_suffix(['为', '是']).map(|h| h.trim_end_matches(is_sep));
-    [Some(head), linked].into_iter().flatten().any(|h| ZH_TIER_NOUNS_BEFORE.iter().any(|n| h.ends_with(n)))
+    let before = &lexicon.unspaced().nouns_before;
+    [Some(head), linked].into_iter().flatten().any(|h| before.iter().any(|n| h.ends_with(n.as_str())))
 }
 
 /// True for a token that looks like a model name: ASCII letters and digits both present.

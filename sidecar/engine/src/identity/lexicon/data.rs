@@ -59,6 +59,28 @@ pub struct ContextNouns {
     /// to it ("Gemini 2.5 Pro from Google").
     #[serde(default)]
     pub linkers: Vec<String>,
+    /// The same rules for scripts written without spaces between words (Chinese), matched on
+    /// the text as it stands rather than on words.
+    #[serde(default)]
+    pub unspaced: UnspacedContext,
+}
+
+/// `[context.unspaced]`: where a tier word in text without spaces is an identity statement.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnspacedContext {
+    /// Nouns right after a tier word, optionally after `的` ("旗舰模型", "高效的助手").
+    #[serde(default)]
+    pub nouns_after: Vec<String>,
+    /// Suffixes that turn a tier word into a tier label ("旗舰级", "pro 版"): after a Latin tier
+    /// word an identity statement on their own; after a Chinese one ("轻量级库" is ordinary
+    /// Chinese) only when a noun of `nouns_after` or the end of the phrase follows.
+    #[serde(default)]
+    pub tier_suffixes: Vec<String>,
+    /// Words right before a tier word, optionally followed by a linking `为`/`是` ("等级：旗舰",
+    /// "层级为 efficient", "我是高效…").
+    #[serde(default)]
+    pub nouns_before: Vec<String>,
 }
 
 /// One `[[provider]]`.

@@ -8,7 +8,9 @@
 mod data;
 mod model_id;
 
-pub use data::{ContextNouns, EMBEDDED_LEXICON, LexiconData, LexiconDataError, ProviderWords, WordList};
+pub use data::{
+    ContextNouns, EMBEDDED_LEXICON, LexiconData, LexiconDataError, ProviderWords, UnspacedContext, WordList,
+};
 
 use crate::fold::{Folded, PhraseSet, Word, fold_str};
 use blindfold_schemas::AgentIdentity;
@@ -75,6 +77,7 @@ pub struct LexiconBuilder {
     nouns_after: BTreeSet<String>,
     nouns_before: BTreeSet<String>,
     linkers: BTreeSet<String>,
+    unspaced: UnspacedContext,
     /// Words the configuration opted out of (never entered from data or harvesting).
     allowed: BTreeSet<String>,
     data_version: String,
@@ -113,6 +116,7 @@ impl LexiconBuilder {
             nouns_after: data.context.nouns_after.iter().filter_map(|w| key(w)).collect(),
             nouns_before: data.context.nouns_before.iter().filter_map(|w| key(w)).collect(),
             linkers: data.context.linkers.iter().filter_map(|w| key(w)).collect(),
+            unspaced: data.context.unspaced.clone(),
             allowed: allowed.into_iter().filter_map(key).collect(),
             data_version: data.version.clone(),
         };
@@ -340,6 +344,11 @@ impl Lexicon {
     /// A new builder (the built-in lexicon).
     pub fn builder() -> LexiconBuilder {
         LexiconBuilder::new()
+    }
+
+    /// Where a tier word in text without spaces is an identity statement (`[context.unspaced]`).
+    pub fn unspaced(&self) -> &UnspacedContext {
+        &self.inner.builder.unspaced
     }
 
     /// The builder this lexicon came from, to add words and rebuild.

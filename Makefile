@@ -56,7 +56,7 @@ check-schemas:
 ## bench: release binaries once, then every workload direct / floor / through Blindfold, arms
 ## alternating; table with ratios, JSON in bench/results/, non-zero when a median misses its bound
 ## (BENCH_ARGS, e.g. --quick, --rounds 7, --only mcp,a2a)
-bench:
+bench: redis-server
 	$(CARGO) build --release -p blindfold-daemon -p blindfold-bench --bins
 	ulimit -n 8192 2>/dev/null; $(TARGET_DIR)/release/bench-runner $(BENCH_ARGS)
 

@@ -69,18 +69,37 @@ pub async fn sequential_checks(
     // round's calls and reach `limits.max_events_per_trajectory` on a fast machine.
     static MEASUREMENTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let run = MEASUREMENTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    sequential_requests(port, token, conns, secs, move |k, id| {
+        check_request(id, &format!("bench-ws-{run}-{k}"))
+    })
+    .await
+}
+
+/// `conns` sockets each sending `request(socket, call)` one at a time for `secs`, every answer
+/// required to be `allowed`; calls per second and the latency of each call.
+pub async fn sequential_requests<F>(
+    port: u16,
+    token: &str,
+    conns: usize,
+    secs: f64,
+    request: F,
+) -> Result<(f64, Summary), String>
+where
+    F: Fn(usize, u64) -> String + Send + Sync + 'static,
+{
+    let request = std::sync::Arc::new(request);
     let end = Instant::now() + Duration::from_secs_f64(secs);
     let mut tasks = Vec::new();
     for k in 0..conns {
         let mut ws = open(port, token).await?;
-        let traj = format!("bench-ws-{run}-{k}");
+        let request = request.clone();
         tasks.push(tokio::spawn(async move {
             let mut lat = Vec::new();
             let mut id = 0u64;
             while Instant::now() < end {
                 id += 1;
                 let start = Instant::now();
-                ws.send(Message::Text(check_request(id, &traj).into())).await.map_err(|e| e.to_string())?;
+                ws.send(Message::Text(request(k, id).into())).await.map_err(|e| e.to_string())?;
                 check_allowed(&next_answer(&mut ws).await?)?;
                 lat.push(start.elapsed());
             }
@@ -95,6 +114,14 @@ pub async fn sequential_checks(
     }
     let elapsed = started.elapsed().as_secs_f64().max(secs);
     Ok((all.len() as f64 / elapsed, Summary::of(&all)))
+}
+
+/// One call of `method` on `ws`: its `result`, or the error it answered.
+pub async fn call(ws: &mut Socket, method: &str, params: Value) -> Result<Value, String> {
+    let req = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    ws.send(Message::Text(req.into())).await.map_err(|e| e.to_string())?;
+    let v = next_answer(ws).await?;
+    v.get("result").cloned().ok_or_else(|| format!("{method} answered {v}"))
 }
 
 /// `total` `check_action` calls spread over `trajectories` trajectories (starting at call

@@ -91,6 +91,10 @@ pub mod limits {
     /// about that much per 512 further conversations (a run adds thousands); the allocator's
     /// own swings stay within a few MiB.
     pub const A2A_CHURN_GROWTH_MIB: f64 = 16.0;
+    /// Round trips to Redis per effectful decision with the Redis backend: the grant's use.
+    pub const REDIS_ROUND_TRIPS: f64 = 1.0;
+    /// A revocation issued on one Blindfold in force on the others of its fleet, p99, ms.
+    pub const REVOCATION_P99_MS: f64 = 1000.0;
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 pub mod arms;
 pub mod control;
+pub mod fleet;
 pub mod gate;
 pub mod http;
 pub mod loadgen;

@@ -47,3 +47,34 @@ fn every_http_arm_answers_a2a_sse_and_chat_and_the_control_api_checks() {
     let socks = rt.block_on(control::hold_open(topo.blindfold_port, &token, 5)).expect("open sockets");
     assert_eq!(socks.len(), 5);
 }
+
+#[test]
+fn the_scale_out_workload_takes_one_redis_round_trip_per_decision_and_times_revocations() {
+    let out = tempfile::tempdir().expect("tempdir");
+    let run = std::process::Command::new(sibling("bench-runner"))
+        .args(["--only", "scaleout", "--rounds", "3", "--secs", "0.2", "--revocations", "3", "--no-gate"])
+        .arg("--blindfold")
+        .arg(blindfold())
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .expect("bench-runner");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "bench-runner --only scaleout: {stderr}");
+    let file =
+        std::fs::read_dir(out.path()).expect("results").next().expect("one result file").expect("entry");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(file.path()).expect("read")).expect("json");
+    let s = &report["results"]["scaleout"];
+    for arm in ["redis", "redis-everysec"] {
+        let a = &s["arms"][arm];
+        let decisions = a["decisions"].as_u64().expect("decisions");
+        assert!(decisions > 0, "{arm}: {s}");
+        // Blindfold's own count of the decision path's round trips: one use per decision.
+        assert_eq!(a["round_trips"].as_u64(), Some(decisions), "{arm}: {s}");
+        // Redis's count of the scripts it ran (the feed's catch-ups run one too, so at least).
+        assert!(a["redis_scripts"].as_u64() >= Some(decisions), "{arm}: {s}");
+    }
+    // Three revocations, each timed on the two instances that did not issue it.
+    assert_eq!(s["revocation_ms"]["samples"], 6, "{s}");
+}

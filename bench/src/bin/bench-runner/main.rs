@@ -6,6 +6,7 @@
 mod churn;
 mod memory;
 mod report;
+mod scaleout;
 mod workloads;
 
 use blindfold_bench::gate::Bound;
@@ -25,6 +26,8 @@ pub struct Plan {
     pub mcp_pipelined: usize,
     /// Decisions for the memory workload.
     pub decisions: u64,
+    /// Revocations timed by the scale-out workload.
+    pub revocations: usize,
     /// Workloads to run.
     pub only: Vec<String>,
     /// The Blindfold binary.
@@ -59,7 +62,7 @@ struct Args {
     #[arg(long)]
     quick: bool,
     /// Workloads to run, comma-separated (default: all).
-    #[arg(long, value_name = "WORKLOADS", value_delimiter = ',', value_parser = ["mcp", "a2a", "model", "control", "memory"])]
+    #[arg(long, value_name = "WORKLOADS", value_delimiter = ',', value_parser = ["mcp", "a2a", "model", "control", "memory", "scaleout"])]
     only: Vec<String>,
     /// Seconds of offered load per HTTP measurement (A2A, model API, control API; each of the
     /// five loads of the memory workload's A2A churn, at least 1).
@@ -75,6 +78,10 @@ struct Args {
     /// churn follows, through a Blindfold capped at 512 live trajectories).
     #[arg(long, value_name = "N")]
     decisions: Option<u64>,
+    /// Revocations the scale-out workload times, each issued on one of three Blindfolds sharing a
+    /// Redis server until the other two refuse its grant [default: 100, 30 with --quick].
+    #[arg(long, value_name = "N")]
+    revocations: Option<usize>,
     /// Directory the JSON results are written to.
     #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/results"))]
     out: PathBuf,
@@ -89,14 +96,18 @@ struct Args {
 impl Args {
     /// The run's sizing: `--quick`'s sizes or the defaults, then any explicit option.
     fn plan(&self) -> Plan {
-        let (rounds, secs, mcp_sequential, mcp_pipelined, decisions) =
-            if self.quick { (3, 0.8, 1000, 5000, 100_000) } else { (5, 2.0, 5000, 20000, 1_000_000) };
+        let (rounds, secs, mcp_sequential, mcp_pipelined, decisions, revocations) = if self.quick {
+            (3, 0.8, 1000, 5000, 100_000, 30)
+        } else {
+            (5, 2.0, 5000, 20000, 1_000_000, 100)
+        };
         Plan {
             rounds: self.rounds.map_or(rounds, |r| r as usize),
             secs: self.secs.unwrap_or(secs),
             mcp_sequential: self.mcp_calls.unwrap_or(mcp_sequential),
             mcp_pipelined: self.mcp_pipelined.unwrap_or(mcp_pipelined),
             decisions: self.decisions.unwrap_or(decisions),
+            revocations: self.revocations.unwrap_or(revocations),
             only: self.only.clone(),
             blindfold: self.blindfold.clone().unwrap_or_else(|| blindfold_bench::proc::sibling("blindfold")),
         }
@@ -167,13 +178,21 @@ fn main() {
         eprintln!("== memory ({} decisions)", plan.decisions);
         record("memory", memory::run(&plan, &dir.path().join("memory")));
     }
+    if plan.wants("scaleout") {
+        eprintln!(
+            "== scale-out: embedded store and Redis ({} rounds, {} revocations)",
+            plan.rounds, plan.revocations
+        );
+        record("scaleout", scaleout::run(&plan, &dir.path().join("scaleout")));
+    }
 
     let machine = report::machine(load_before, report::loadavg());
     let report = json!({
         "started_unix": started.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
         "machine": machine,
         "plan": {"rounds": plan.rounds, "secs": plan.secs, "mcp_sequential": plan.mcp_sequential,
-                 "mcp_pipelined": plan.mcp_pipelined, "decisions": plan.decisions},
+                 "mcp_pipelined": plan.mcp_pipelined, "decisions": plan.decisions,
+                 "revocations": plan.revocations},
         "results": Value::Object(results),
         "bounds": bounds.iter().map(Bound::to_json).collect::<Vec<_>>(),
         "failures": failures,

@@ -51,6 +51,16 @@ pub enum BackendError {
 /// Extra time the waiting side gives the bridge beyond the bound (scheduling, one wake-up).
 const SLACK: Duration = Duration::from_millis(50);
 
+/// What a round trip is for, so that the decision path's own can be counted (the benchmark
+/// states them per effectful decision).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trip {
+    /// A grant's use, a review's hold or answer.
+    Decision,
+    /// Anything else.
+    Background,
+}
+
 /// One Redis server, as every part of the daemon talks to it.
 #[derive(Clone)]
 pub struct RedisClient {
@@ -63,7 +73,11 @@ struct Inner {
     runtime: tokio::runtime::Handle,
     name: String,
     bound: Duration,
+    /// Round trips of the decision path: grant uses, review holds and answers.
     round_trips: AtomicU64,
+    /// Round trips of everything else: the feed's catch-ups and connections, the settings check,
+    /// revoking, sweeping, listing.
+    background_round_trips: AtomicU64,
 }
 
 impl RedisClient {
@@ -101,6 +115,7 @@ impl RedisClient {
                 name,
                 bound: config.timeout,
                 round_trips: AtomicU64::new(0),
+                background_round_trips: AtomicU64::new(0),
             }),
         })
     }
@@ -115,9 +130,15 @@ impl RedisClient {
         self.inner.bound
     }
 
-    /// Round trips sent so far (the benchmark states them per decision).
+    /// Round trips the decision path has sent so far (the benchmark states them per decision).
     pub fn round_trips(&self) -> u64 {
         self.inner.round_trips.load(Ordering::Relaxed)
+    }
+
+    /// Round trips sent so far for everything but decisions: the feed's catch-ups and
+    /// connections, the durability settings check, revoking, sweeping, listing.
+    pub fn background_round_trips(&self) -> u64 {
+        self.inner.background_round_trips.load(Ordering::Relaxed)
     }
 
     /// The bridge runtime, for the tasks that follow Redis (the revocation feed).
@@ -125,9 +146,14 @@ impl RedisClient {
         &self.inner.runtime
     }
 
-    /// Sends `pipe` as one round trip and returns its answers, bounded.
+    /// Sends `pipe` as one round trip of the background (the feed, the settings check) and
+    /// returns its answers, bounded.
     pub async fn query(&self, pipe: &Pipeline) -> Result<Vec<Value>, BackendError> {
-        self.inner.round_trips.fetch_add(1, Ordering::Relaxed);
+        self.inner.background_round_trips.fetch_add(1, Ordering::Relaxed);
+        self.send(pipe).await
+    }
+
+    async fn send(&self, pipe: &Pipeline) -> Result<Vec<Value>, BackendError> {
         let mut conn = self.inner.manager.clone();
         match tokio::time::timeout(self.inner.bound, pipe.query_async::<Vec<Value>>(&mut conn)).await {
             Err(_) => Err(self.slow()),
@@ -136,15 +162,20 @@ impl RedisClient {
         }
     }
 
-    /// [`RedisClient::query`] from synchronous code on any thread: the pipeline runs on the
-    /// bridge and this thread waits at most the bound (a tokio worker is handed over first, so
-    /// the daemon's other connections go on meanwhile).
-    pub fn query_blocking(&self, pipe: Pipeline) -> Result<Vec<Value>, BackendError> {
+    /// One round trip, counted as `trip` says, from synchronous code on any thread: the
+    /// pipeline runs on the bridge and this thread waits at most the bound (a tokio worker is
+    /// handed over first, so the daemon's other connections go on meanwhile).
+    pub fn query_blocking(&self, pipe: Pipeline, trip: Trip) -> Result<Vec<Value>, BackendError> {
         use tokio::runtime::{Handle, RuntimeFlavor};
+        match trip {
+            Trip::Decision => &self.inner.round_trips,
+            Trip::Background => &self.inner.background_round_trips,
+        }
+        .fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let me = self.clone();
         self.inner.runtime.spawn(async move {
-            let _ = tx.send(me.query(&pipe).await);
+            let _ = tx.send(me.send(&pipe).await);
         });
         let limit = self.inner.bound + SLACK;
         let wait = move || rx.recv_timeout(limit).unwrap_or_else(|_| Err(self.slow()));
@@ -158,7 +189,7 @@ impl RedisClient {
         let config = AsyncConnectionConfig::new()
             .set_connection_timeout(Some(self.inner.bound))
             .set_response_timeout(Some(block + self.inner.bound));
-        self.inner.round_trips.fetch_add(1, Ordering::Relaxed);
+        self.inner.background_round_trips.fetch_add(1, Ordering::Relaxed);
         let connect = self.inner.client.get_multiplexed_async_connection_with_config(&config);
         match tokio::time::timeout(self.inner.bound * 4, connect).await {
             Err(_) => Err(self.slow()),

@@ -4,7 +4,7 @@
 //! effectful decision.
 
 use super::RedisState;
-use super::client::BackendError;
+use super::client::{BackendError, Trip};
 use super::scripts::{CONSUME, REVOKE, SWEEP};
 use super::settings::{int, text};
 use blindfold_engine::grants::{ConsumeOutcome, GrantRef, GrantStore, Revocation, StoreError};
@@ -89,7 +89,8 @@ impl RedisGrantStore {
             cmd.arg(s.config.replicas).arg(s.config.timeout.as_millis() as u64);
             cmd
         });
-        let answers = CONSUME.run_blocking(&s.client, &refs(&keys), &refs(&args), wait.as_slice())?;
+        let answers =
+            CONSUME.run_blocking(&s.client, &refs(&keys), &refs(&args), wait.as_slice(), Trip::Decision)?;
         let outcome =
             parse_outcome(answers.first()).ok_or_else(|| s.client.bad("the use script's answer"))?;
         if let Some(acked) = answers.get(1).and_then(int)
@@ -112,7 +113,7 @@ impl RedisGrantStore {
         let known =
             if version.is_empty() { keep_until.to_string() } else { format!("{version} {keep_until}") };
         let args = [field.clone(), version, keep_until.to_string(), STREAM_KEEP.to_owned()];
-        let answers = REVOKE.run_blocking(&s.client, &refs(&keys), &refs(&args), &[])?;
+        let answers = REVOKE.run_blocking(&s.client, &refs(&keys), &refs(&args), &[], Trip::Background)?;
         let seq =
             answers.first().and_then(int).ok_or_else(|| s.client.bad("the revocation script's answer"))?;
         // In force here at once; the feed brings the stored value (and to every other Blindfold).
@@ -168,7 +169,7 @@ impl GrantStore for RedisGrantStore {
         let s = &self.state;
         let mut pipe = redis::pipe();
         pipe.cmd("GET").arg(s.keys.uses(jti));
-        let answers = s.client.query_blocking(pipe).map_err(store_error)?;
+        let answers = s.client.query_blocking(pipe, Trip::Background).map_err(store_error)?;
         match answers.first() {
             None | Some(Value::Nil) => Ok(0),
             Some(v) => int(v)
@@ -181,7 +182,7 @@ impl GrantStore for RedisGrantStore {
         let s = &self.state;
         let mut pipe = redis::pipe();
         pipe.cmd("HGETALL").arg(s.keys.revoked());
-        let answers = s.client.query_blocking(pipe).map_err(store_error)?;
+        let answers = s.client.query_blocking(pipe, Trip::Background).map_err(store_error)?;
         let Some(Value::Array(flat)) = answers.first() else {
             return Err(store_error(s.client.bad("the revocation hash")));
         };
@@ -196,7 +197,7 @@ impl GrantStore for RedisGrantStore {
     fn sweep(&self, now: u64) -> Result<usize, StoreError> {
         let s = &self.state;
         let answers = SWEEP
-            .run_blocking(&s.client, &[&s.keys.revoked()], &[&now.to_string()], &[])
+            .run_blocking(&s.client, &[&s.keys.revoked()], &[&now.to_string()], &[], Trip::Background)
             .map_err(store_error)?;
         let n =
             answers.first().and_then(int).ok_or_else(|| store_error(s.client.bad("the sweep's answer")))?;
@@ -216,7 +217,7 @@ impl GrantStore for RedisGrantStore {
                 .arg(format!("{}*", s.keys.uses("")))
                 .arg("COUNT")
                 .arg(1000);
-            let Ok(answers) = s.client.query_blocking(pipe) else { return n };
+            let Ok(answers) = s.client.query_blocking(pipe, Trip::Background) else { return n };
             let Some(Value::Array(parts)) = answers.first() else { return n };
             let (Some(next), Some(Value::Array(found))) = (parts.first().and_then(int), parts.get(1)) else {
                 return n;
@@ -229,7 +230,12 @@ impl GrantStore for RedisGrantStore {
         }
         let mut pipe = redis::pipe();
         pipe.cmd("HLEN").arg(s.keys.revoked());
-        let revoked = s.client.query_blocking(pipe).ok().and_then(|a| a.first().and_then(int)).unwrap_or(0);
+        let revoked = s
+            .client
+            .query_blocking(pipe, Trip::Background)
+            .ok()
+            .and_then(|a| a.first().and_then(int))
+            .unwrap_or(0);
         n + usize::try_from(revoked).unwrap_or(0)
     }
 }

@@ -235,6 +235,7 @@ impl RedisState {
             "revocations_applied": self.health.applied_seq(),
             "feed_gaps": self.health.gaps(),
             "round_trips": self.client.round_trips(),
+            "background_round_trips": self.client.background_round_trips(),
         })
     }
 }

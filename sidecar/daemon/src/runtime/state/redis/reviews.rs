@@ -5,7 +5,7 @@
 //! decide (holding, answering) are one atomic script each.
 
 use super::RedisState;
-use super::client::BackendError;
+use super::client::{BackendError, Trip};
 use super::scripts::{REVIEW_ANSWER, REVIEW_SUBMIT};
 use super::settings::{int, text};
 use redis::Value;
@@ -48,7 +48,7 @@ impl RedisReviewRecords {
     fn one(&self, cmd: redis::Cmd) -> Result<Value, BackendError> {
         let mut pipe = redis::pipe();
         pipe.add_command(cmd);
-        let answers = self.state.client.query_blocking(pipe)?;
+        let answers = self.state.client.query_blocking(pipe, Trip::Background)?;
         answers.into_iter().next().ok_or_else(|| self.state.client.bad("no answer"))
     }
 
@@ -65,8 +65,13 @@ impl RedisReviewRecords {
         let [items, pending, by_action, _] = self.keys();
         let keys = [items.as_str(), pending.as_str(), by_action.as_str()];
         let (exp, max) = (expires_ms.to_string(), max_pending.to_string());
-        let answers =
-            REVIEW_SUBMIT.run_blocking(&self.state.client, &keys, &[id, action, &exp, json, &max], &[])?;
+        let answers = REVIEW_SUBMIT.run_blocking(
+            &self.state.client,
+            &keys,
+            &[id, action, &exp, json, &max],
+            &[],
+            Trip::Decision,
+        )?;
         let bad = || self.state.client.bad("the review script's answer");
         let Some(Value::Array(parts)) = answers.first() else { return Err(bad()) };
         let word = parts.first().and_then(text).ok_or_else(bad)?;
@@ -99,7 +104,8 @@ impl RedisReviewRecords {
             cmd.arg(replicas).arg(self.state.config.timeout.as_millis() as u64);
             cmd
         });
-        let answers = REVIEW_ANSWER.run_blocking(&self.state.client, &keys, &args, wait.as_slice())?;
+        let answers =
+            REVIEW_ANSWER.run_blocking(&self.state.client, &keys, &args, wait.as_slice(), Trip::Decision)?;
         let taken = match answers.first().and_then(int) {
             Some(1) => true,
             Some(0) => false,

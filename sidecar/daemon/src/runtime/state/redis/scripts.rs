@@ -1,7 +1,7 @@
 //! The Lua scripts Blindfold runs on Redis (each one atomic step), sent by hash: one round trip
 //! each, two only the first time after Redis forgot its script cache (a restart).
 
-use super::client::{BackendError, RedisClient};
+use super::client::{BackendError, RedisClient, Trip};
 use redis::{Pipeline, Value};
 
 /// A script and its SHA-1.
@@ -48,6 +48,7 @@ impl LuaScript {
         keys: &[&str],
         args: &[&str],
         then: &[redis::Cmd],
+        trip: Trip,
     ) -> Result<Vec<Value>, BackendError> {
         let pipe = |by_text| {
             let mut pipe = redis::pipe();
@@ -57,9 +58,9 @@ impl LuaScript {
             }
             pipe
         };
-        match client.query_blocking(pipe(false)) {
+        match client.query_blocking(pipe(false), trip) {
             Err(BackendError::BadAnswer { detail, .. }) if no_script(&detail) => {
-                client.query_blocking(pipe(true))
+                client.query_blocking(pipe(true), trip)
             }
             other => other,
         }

@@ -257,4 +257,19 @@ mod tests {
         assert_eq!(raw.validate().expect_err("unset").field, "metrics.bearer_token_env");
         assert_eq!(RawMetrics::default().validate().expect("valid").bearer_token, None);
     }
+
+    #[test]
+    fn a_moved_state_dir_takes_the_generated_key_and_the_default_trace_dir_along() {
+        let mut cfg = crate::config::load(None).expect("default config");
+        let old = cfg.state_dir.clone();
+        assert_eq!(cfg.trace.dir, old.join("traces"));
+        cfg.set_state_dir(PathBuf::from("/elsewhere/state"));
+        assert_eq!(cfg.console.approval_key, Path::new("/elsewhere/state").join(APPROVAL_KEY_FILE));
+        assert_eq!(cfg.trace.dir, Path::new("/elsewhere/state/traces"));
+        // A key the user placed stays where they put it.
+        cfg.console.approval_key = PathBuf::from("/etc/blindfold/approver.pem");
+        cfg.console.approval_key_generated = false;
+        cfg.set_state_dir(PathBuf::from("/third"));
+        assert_eq!(cfg.console.approval_key, Path::new("/etc/blindfold/approver.pem"));
+    }
 }

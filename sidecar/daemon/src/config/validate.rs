@@ -358,6 +358,28 @@ fn validate_trace(
     })
 }
 
+impl Config {
+    /// Moves Blindfold's private directory to `dir` (a scratch or test directory) with what the
+    /// configuration derived from it: the console's generated approval key, and the trace
+    /// directory and control socket where they were inside it. Paths the user gave elsewhere
+    /// stay as they are.
+    pub fn set_state_dir(&mut self, dir: PathBuf) {
+        let old = std::mem::replace(&mut self.state_dir, dir);
+        let follow = |p: &mut PathBuf| {
+            if let Ok(rest) = p.strip_prefix(&old) {
+                *p = self.state_dir.join(rest);
+            }
+        };
+        if self.console.approval_key_generated {
+            self.console.approval_key = self.state_dir.join(super::APPROVAL_KEY_FILE);
+        }
+        follow(&mut self.trace.dir);
+        if let Some(socket) = self.server.control_socket.as_mut() {
+            follow(socket);
+        }
+    }
+}
+
 /// Longest Unix socket path (the platform's `sun_path` holds 108 bytes with its terminator).
 const MAX_SOCKET_PATH: usize = 100;
 

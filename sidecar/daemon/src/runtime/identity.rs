@@ -432,7 +432,7 @@ mod tests {
     fn processes_starting_together_on_a_fresh_state_directory_share_one_card_signing_key() {
         let dir = tempfile::tempdir().expect("tmp");
         let mut config = crate::config::load(None).expect("default config");
-        config.state_dir = dir.path().to_owned();
+        config.set_state_dir(dir.path().to_owned());
         let kids = crate::runtime::state::started_together(8, || {
             super::load_card_signer(&config).expect("key").kid().to_owned()
         });

@@ -62,7 +62,7 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
     let pins_dir = cfg.state_dir.clone();
     let mut cfg = cfg;
     if let Some(dir) = &scratch {
-        cfg.state_dir = dir.clone();
+        cfg.set_state_dir(dir.clone());
         cfg.trace.enabled = false;
     }
     let app = match super::open_app(cfg) {

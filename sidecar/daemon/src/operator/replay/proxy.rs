@@ -99,7 +99,7 @@ impl Bench {
         let peer_stop = serve(peer_listener, peers::router(script.clone())).await;
         let (listener, addr) = bind().await?;
         let mut cfg = crate::config::load(None).map_err(|e| e.to_string())?;
-        cfg.state_dir = dir.clone();
+        cfg.set_state_dir(dir.clone());
         cfg.server.listen = addr;
         cfg.trace.enabled = false;
         cfg.modes = modes;

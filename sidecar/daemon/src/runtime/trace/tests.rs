@@ -340,7 +340,7 @@ pub(crate) fn app_with(
     if let Some(key) = issuer {
         cfg.grants.keys.add(&key.verifying_key());
     }
-    cfg.state_dir = dir.to_owned();
+    cfg.set_state_dir(dir.to_owned());
     // The engine judges a verifier's independence by the true families the config gives, the
     // same ones the trace's directory reports.
     cfg.identity.agents =

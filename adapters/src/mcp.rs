@@ -108,11 +108,14 @@ pub fn addressed_name(method: &str, params: &Value) -> Option<String> {
     params.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
-/// A `CallToolResult{isError: true}` that tells the model why and what would unblock it, with
-/// the decision under `_meta["blindfold/decision"]`. `modern` adds 2026-07-28's `resultType`.
-pub fn refusal_result(refusal: &Refusal, tool: &str, modern: bool) -> Value {
+/// A `CallToolResult{isError: true}` whose text the model reads: in neutral words what is
+/// missing and the id a person acts on (`id`: the review holding the call or the refusal's id for
+/// `blindfold why`), never a command or the digests a grant needs ([`Refusal::model_text`]); the
+/// decision, for the client program, under `_meta["blindfold/decision"]`. `modern` adds
+/// 2026-07-28's `resultType`.
+pub fn refusal_result(refusal: &Refusal, tool: &str, id: Option<&str>, modern: bool) -> Value {
     let mut result = json!({
-        "content": [{"type": "text", "text": refusal.text(&format!("the call to `{tool}`"))}],
+        "content": [{"type": "text", "text": refusal.model_text(&format!("the call to `{tool}`"), id)}],
         "isError": true,
         "_meta": {"blindfold/decision": refusal.to_json()},
     });
@@ -221,10 +224,13 @@ mod tests {
     #[test]
     fn refusal_is_an_error_result_with_the_reason() {
         let d = Decision::deny(Reason::NoGrant, CheckId::Grant);
-        let r = refusal_result(&Refusal::new(d, "t", None), "write_file", true);
+        let r = refusal_result(&Refusal::new(d, "t", None), "write_file", Some("rf-7"), true);
         assert_eq!(r["isError"], true);
         assert_eq!(r["resultType"], "complete");
-        assert!(r["content"][0]["text"].as_str().expect("text").contains("no_grant"));
+        let text = r["content"][0]["text"].as_str().expect("text");
+        assert!(text.contains("no_grant") && text.contains("rf-7"), "{text}");
+        // What the model reads never tells it how to grant itself.
+        assert!(!text.contains("blindfold grant") && !text.contains("sha256"), "{text}");
     }
 
     #[test]

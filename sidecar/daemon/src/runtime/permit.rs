@@ -44,8 +44,9 @@ impl<T> Authorized<T> {
 /// would unblock it), and the review holding the action when one does.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refused {
-    /// What the refusal says (boxed: a decision is large and refusals are the rare path); render it with [`Refusal::text`] or the transport's form of it
-    /// ([`Refused::model_text`] where a model reads it).
+    /// What the refusal says (boxed: a decision is large and refusals are the rare path): render
+    /// it with [`Refusal::model_text`] and [`Refused::person_id`] where a model reads it, with
+    /// [`Refusal::text`] for a person.
     pub refusal: Box<Refusal>,
     /// The review holding the action, when the decision is a held review.
     pub review_id: Option<String>,

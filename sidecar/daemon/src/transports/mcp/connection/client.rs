@@ -188,7 +188,10 @@ impl McpConnection {
             }
             Err(refused) => {
                 let shown = if shown.is_empty() { tool.as_str() } else { shown };
-                FromClient::Answer(jsonrpc::result(id, mcp::refusal_result(&refused.refusal, shown, modern)))
+                FromClient::Answer(jsonrpc::result(
+                    id,
+                    mcp::refusal_result(&refused.refusal, shown, refused.person_id(), modern),
+                ))
             }
         }
     }

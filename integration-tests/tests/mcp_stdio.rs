@@ -89,8 +89,12 @@ fn python_server_reads_pass_and_writes_need_a_grant_for_exact_bytes() {
         assert_eq!(res(1)["text"], "hello notes\n");
         assert_eq!(res(2)["isError"], true, "{r}");
         assert_eq!(reason(res(2)), "no_grant");
+        // The text is what the model reads: the reason and the refusal's id a person acts on,
+        // never the digests or a command; the grant it needs is in `_meta` for the client.
         let text = res(2)["text"].as_str().expect("text");
-        assert!(text.contains("no_grant") && text.contains(&format!("task `{task}`")), "{text}");
+        assert!(text.contains("no_grant") && text.contains("rf-"), "{text}");
+        assert!(!text.contains("sha256") && !text.contains("blindfold grant"), "{text}");
+        assert_eq!(res(2)["meta"]["blindfold/decision"]["needed_grant"]["task_id"], json!(task), "{r}");
         assert_eq!(reason(res(3)), "tool_not_allowed", "{r}");
         assert_eq!(reason(res(5)), "artifact_changed", "{r}");
         assert_eq!(res(7)["isError"], true, "a grant of another trajectory does not carry over: {r}");

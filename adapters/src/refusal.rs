@@ -160,7 +160,7 @@ impl Refusal {
             _ => text.push('.'),
         }
         if let Some(id) = id {
-            text.push_str(&format!(" It was reported to a person as {id}; it has not run."));
+            text.push_str(&format!(" It was reported to a person with reference {id}; it has not run."));
         } else {
             text.push_str(" It has not run.");
         }

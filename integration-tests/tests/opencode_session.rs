@@ -99,7 +99,7 @@ fn one_session_one_trajectory_through_plugin_and_proxy_restart_grant_and_retry()
     let out = ran(&p.project.run(&["--continue", "write", "the", "notes"], LIMIT));
     assert!(!p.project.exists("notes.txt"), "the write ran without a grant");
     let id = out
-        .split("reported to a person as ")
+        .split("reported to a person with reference ")
         .nth(1)
         .and_then(|rest| rest.split(';').next())
         .unwrap_or_else(|| panic!("no refusal id in {out}"))

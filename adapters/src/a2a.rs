@@ -289,7 +289,12 @@ pub const VERIFY_KEY: &str = "blindfold/verify";
 /// body has no message to add to.
 pub fn with_verification(body: &[u8], instruction: &str, actions: &Value) -> Option<Vec<u8>> {
     let mut v: Value = serde_json::from_slice(body).ok()?;
-    let msg = v.get_mut("params")?.get_mut("message")?;
+    add_verification(v.get_mut("params")?.get_mut("message")?, instruction, actions)?;
+    serde_json::to_vec(&v).ok()
+}
+
+/// Adds Blindfold's verification instruction to message `msg` (see [`with_verification`]).
+pub(crate) fn add_verification(msg: &mut Value, instruction: &str, actions: &Value) -> Option<()> {
     let v03 =
         msg.get("kind").is_some() || msg.get("parts")?.as_array()?.iter().any(|p| p.get("kind").is_some());
     let parts = msg.get_mut("parts")?.as_array_mut()?;
@@ -301,7 +306,7 @@ pub fn with_verification(body: &[u8], instruction: &str, actions: &Value) -> Opt
         parts.push(serde_json::json!({"text": instruction}));
         parts.push(serde_json::json!({"data": data}));
     }
-    serde_json::to_vec(&v).ok()
+    Some(())
 }
 
 /// What an agent wrote in one answer: its text, and the proposals and relations its data parts
@@ -488,5 +493,6 @@ pub fn refusal_result(
     }
 }
 
+pub mod rest;
 #[cfg(test)]
 mod tests;

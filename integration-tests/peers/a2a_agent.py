@@ -7,7 +7,10 @@ URLs, a vendor extension whose params name the model, an OpenID Connect issuer o
 domain, its own interface URL and a signature by the agent's own key. Its JSON-RPC answers
 carry an `A2A-Extensions` header naming that vendor extension, and each event of its streams an
 `id:` naming the model and an `event:` name naming the family (as a vendor gateway tags them).
-Usage: a2a_agent.py PORT MODEL FAMILY TIER PROVIDER [SIGN_KEY_PEM KID [tamper]]
+Usage: a2a_agent.py [--rest] PORT MODEL FAMILY TIER PROVIDER [SIGN_KEY_PEM KID [tamper]]
+With --rest it also serves the HTTP+JSON binding (the SDK's REST routes at /a2a/rest, in its card
+next to a gRPC interface it does not serve) and records every request it receives (verb, path,
+body) for GET /seen.
 With SIGN_KEY_PEM and KID the card is signed with the SDK's own signer (EdDSA JWS over the
 RFC 8785 canonical card); with `tamper` the description is changed after signing."""
 
@@ -44,10 +47,14 @@ from a2a.types import (
 from google.protobuf.struct_pb2 import Struct
 from starlette.applications import Starlette
 
-PORT, MODEL, FAMILY, TIER, PROVIDER = int(sys.argv[1]), *sys.argv[2:6]
-SIGN = sys.argv[6:8] if len(sys.argv) >= 8 else None
-TAMPER = len(sys.argv) >= 9 and sys.argv[8] == "tamper"
+REST = "--rest" in sys.argv
+ARGV = [a for a in sys.argv if a != "--rest"]
+PORT, MODEL, FAMILY, TIER, PROVIDER = int(ARGV[1]), *ARGV[2:6]
+SIGN = ARGV[6:8] if len(ARGV) >= 8 else None
+TAMPER = len(ARGV) >= 9 and ARGV[8] == "tamper"
 URL = f"http://127.0.0.1:{PORT}/a2a/jsonrpc"
+REST_URL = f"http://127.0.0.1:{PORT}/a2a/rest"
+SEEN: list[dict] = []
 
 
 def identity_meta() -> Struct:
@@ -86,7 +93,9 @@ class Executor(AgentExecutor):
 card = AgentCard(
     name=f"{MODEL} helper",
     description=f"A {TIER} agent powered by {MODEL} ({FAMILY} family) from {PROVIDER}.",
-    supported_interfaces=[AgentInterface(url=URL, protocol_binding="JSONRPC", protocol_version="1.0")],
+    supported_interfaces=[AgentInterface(url=URL, protocol_binding="JSONRPC", protocol_version="1.0")]
+    + ([AgentInterface(url=REST_URL, protocol_binding="HTTP+JSON", protocol_version="1.0"),
+        AgentInterface(url=f"127.0.0.1:{PORT + 1}", protocol_binding="GRPC", protocol_version="1.0")] if REST else []),
     provider=AgentProvider(organization=PROVIDER, url=f"https://{PROVIDER.lower()}.example"),
     version="7.3.1",
     capabilities=AgentCapabilities(streaming=True, push_notifications=True, extended_agent_card=True),
@@ -158,6 +167,35 @@ handler = DefaultRequestHandler(
 routes = create_agent_card_routes(agent_card=card) + create_jsonrpc_routes(
     request_handler=handler, rpc_url="/a2a/jsonrpc", enable_v0_3_compat=True
 )
+if REST:
+    from a2a.server.routes import create_rest_routes
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def seen(_request):
+        return JSONResponse(SEEN)
+
+    routes = [Route("/seen", seen, methods=["GET"])] + routes + create_rest_routes(handler, path_prefix="/a2a/rest")
+
+
+def recorded(app):
+    """Wraps the ASGI app: every HTTP request (verb, path, query, body) is kept for GET /seen."""
+
+    async def wrapped(scope, receive, send):
+        if scope["type"] != "http" or scope["path"] == "/seen":
+            return await app(scope, receive, send)
+        entry = {"verb": scope["method"], "path": scope["path"], "query": scope["query_string"].decode(), "body": ""}
+        SEEN.append(entry)
+
+        async def recording():
+            message = await receive()
+            if message["type"] == "http.request":
+                entry["body"] += message.get("body", b"").decode(errors="replace")
+            return message
+
+        await app(scope, recording, send)
+
+    return wrapped
 
 
 def vendor_tagged(app):
@@ -185,4 +223,5 @@ def vendor_tagged(app):
     return wrapped
 
 
-uvicorn.run(vendor_tagged(Starlette(routes=routes)), host="127.0.0.1", port=PORT, log_level="warning")
+app = vendor_tagged(Starlette(routes=routes))
+uvicorn.run(recorded(app) if REST else app, host="127.0.0.1", port=PORT, log_level="warning")

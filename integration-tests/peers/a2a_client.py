@@ -1,7 +1,9 @@
 """A2A coordinator-side client peer (official `a2a-sdk`) for Blindfold's integration tests.
 
 Usage: a2a_client.py BASE_URL --version 1.0|0.3 [--stream|--no-stream|--poll|--await-review|--cancel-held]
-                     [--action JSON] [--first KEYWORD [--others-text TEXT2]] TEXT
+                     [--binding JSONRPC|HTTP+JSON] [--action JSON] [--first KEYWORD [--others-text TEXT2]] TEXT
+With --binding HTTP+JSON the SDK client picks the card's HTTP+JSON interface (its REST
+transport) instead of JSON-RPC.
 Discovers the agents behind Blindfold (GET BASE/a2a), resolves each card with the SDK's card
 resolver, verifies each card's signature with the SDK's verifier and Blindfold's published key
 (BASE/.well-known/jwks.json), sends TEXT to each (a v0.3 client when --version 0.3) and prints
@@ -93,6 +95,7 @@ async def main() -> None:
     p.add_argument("--first")
     p.add_argument("--others-text")
     p.add_argument("--extended", action="store_true")
+    p.add_argument("--binding", default="JSONRPC")
     a = p.parse_args()
     out = {"agents": [], "cards": {}, "signature": {}, "events": {}, "errors": {}, "extended": {}, "extended_signature": {}}
     async with httpx.AsyncClient(timeout=30) as http:
@@ -131,7 +134,7 @@ async def main() -> None:
                     iface.protocol_version = "0.3"
             client = await create_client(
                 card,
-                client_config=ClientConfig(streaming=a.stream and not a.poll, polling=a.poll, supported_protocol_bindings=["JSONRPC"], httpx_client=http),
+                client_config=ClientConfig(streaming=a.stream and not a.poll, polling=a.poll, supported_protocol_bindings=[a.binding], httpx_client=http),
             )
             text = a.text
             if a.others_text and a.first and a.first not in card.description:

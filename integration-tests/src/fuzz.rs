@@ -197,7 +197,8 @@ pub fn agent_card(data: &[u8]) {
         panic!("an input card verified with Blindfold's own key");
     }
     let anon = anonymizer();
-    let target = CardTarget { interface_url: "http://127.0.0.1:7700/a2a/a1", signer: Some(issuer()) };
+    let target =
+        CardTarget { interface_url: "http://127.0.0.1:7700/a2a/a1", rest_url: None, signer: Some(issuer()) };
     if let Ok(out) = anon.rewrite_card("researcher", &card, target) {
         let verified = verify_card(&out, &keys);
         assert!(

@@ -66,7 +66,8 @@ fn bench(c: &mut Criterion) {
         "provider": {"organization": "Vendor2 AI", "url": "https://v.example"}, "version": "1",
         "capabilities": {"streaming": true}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
         "skills": [{"id": "s", "name": "Search", "description": "Searches with the frontier model", "tags": ["search"]}]});
-    let target = CardTarget { interface_url: "http://127.0.0.1:7700/a2a/agent-a", signer: None };
+    let target =
+        CardTarget { interface_url: "http://127.0.0.1:7700/a2a/agent-a", rest_url: None, signer: None };
     c.bench_function("identity/rewrite_card", |b| {
         b.iter(|| anon.rewrite_card("worker2", black_box(&card), target).map(|c| c.is_object()))
     });

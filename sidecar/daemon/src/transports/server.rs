@@ -140,7 +140,9 @@ impl hyper::service::Service<Request<Incoming>> for Guarded {
         }
         let admitted = match self.hygiene.admit(&request) {
             Ok(admitted) => admitted,
-            Err(refusal) => return Box::pin(std::future::ready(Ok(refusal.into_response()))),
+            Err(refusal) => {
+                return Box::pin(std::future::ready(Ok(refusal.answer_for(request.uri().path()))));
+            }
         };
         if let Some(answer) = admitted.options_answer(&request) {
             return Box::pin(std::future::ready(Ok(answer)));

@@ -10,8 +10,12 @@ use serde_json::{Map, Value, json};
 /// The version every rewritten card shows (`version` is required; the real one is a fingerprint).
 pub const NEUTRAL_CARD_VERSION: &str = "1.0.0";
 
-/// The only transport binding a rewritten card advertises (Blindfold's A2A proxy speaks it).
+/// The transport binding every rewritten card advertises (Blindfold's A2A proxy speaks it).
 pub const PROXY_BINDING: &str = "JSONRPC";
+
+/// The binding a rewritten card advertises besides, when Blindfold relays the agent's HTTP+JSON
+/// interface ([`CardTarget::rest_url`]). gRPC is never advertised: Blindfold does not serve it.
+pub const REST_BINDING: &str = "HTTP+JSON";
 
 const KEPT_CAPABILITIES: [&str; 3] = ["streaming", "extendedAgentCard", "stateTransitionHistory"];
 
@@ -33,6 +37,9 @@ const KEPT_SKILL_FIELDS: [&str; 4] = ["inputModes", "outputModes", "securityRequ
 pub struct CardTarget<'a> {
     /// Blindfold's URL for this agent (replaces every interface URL and security-scheme URL).
     pub interface_url: &'a str,
+    /// Blindfold's URL of the agent's HTTP+JSON interface, when it relays one (a v1.0 card then
+    /// lists it after the JSON-RPC interface).
+    pub rest_url: Option<&'a str>,
     /// Re-sign the redacted card with this key; `None` drops `signatures`.
     pub signer: Option<&'a IssuerKey>,
 }
@@ -59,7 +66,8 @@ impl Anonymizer {
     /// `provider`, `iconUrl`, `documentationUrl`, vendor `capabilities.extensions` and
     /// every unknown field removed; interfaces reduced to one JSON-RPC interface at
     /// `target.interface_url` (v1.0 `supportedInterfaces`, v0.3 `url`/`preferredTransport`/
-    /// `additionalInterfaces`); URLs in `securitySchemes` replaced by it; `signatures` dropped or
+    /// `additionalInterfaces`) and, with `target.rest_url`, a v1.0 HTTP+JSON one; URLs in
+    /// `securitySchemes` replaced by it; `signatures` dropped or
     /// replaced by Blindfold's own.
     pub fn rewrite_card(
         &self,
@@ -76,6 +84,10 @@ impl Anonymizer {
         out.insert("description".into(), json!(self.rewrite(description, Field::Profile)));
         out.insert("version".into(), json!(NEUTRAL_CARD_VERSION));
         self.interfaces(src, &mut out, target.interface_url);
+        if let (Some(rest), Some(Value::Array(list))) = (target.rest_url, out.get_mut("supportedInterfaces"))
+        {
+            list.push(json!({"url": rest, "protocolBinding": REST_BINDING, "protocolVersion": "1.0"}));
+        }
         out.insert("capabilities".into(), Value::Object(kept_capabilities(src)));
         if let Some(schemes) = src.get("securitySchemes") {
             let mut schemes = schemes.clone();

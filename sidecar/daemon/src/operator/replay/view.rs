@@ -63,7 +63,11 @@ impl CoordinatorView {
                 None => self.scanner.count_json(card),
                 Some(anon) => {
                     anon.observe_card(agent, card);
-                    let target = CardTarget { interface_url: "http://127.0.0.1:7700/a2a", signer: None };
+                    let target = CardTarget {
+                        interface_url: "http://127.0.0.1:7700/a2a",
+                        rest_url: None,
+                        signer: None,
+                    };
                     anon.rewrite_card(agent, card, target).map_or(0, |c| self.scanner.count_json(&c))
                 }
             },

@@ -2,17 +2,17 @@
 //! reporting what it wrote to the engine and scrubbing identity out for the coordinator.
 
 use super::A2aProxy;
+use super::binding::{Binding, RestTarget};
 use super::card::fetch_card;
 use super::delegation::adopt_aliases;
 use crate::config::A2aUpstream;
 use axum::body::Bytes;
-use axum::http::{HeaderMap, Method};
+use axum::http::{HeaderMap, Method, Uri};
 use blindfold_adapters::a2a;
 use blindfold_adapters::sse::SseEvent;
 use blindfold_engine::identity::Anonymizer;
 use blindfold_schemas::Event;
 use serde_json::Value;
-use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Scrubs one JSON-RPC answer of trajectory `task` for the coordinator: `bytes` as they came
@@ -94,39 +94,44 @@ pub(super) fn parse_answer(bytes: &[u8]) -> Result<Value, String> {
 
 pub(super) use crate::transports::proxy::is_event_stream;
 
-/// Posts a JSON-RPC request to the agent's endpoint (the one its card advertises, learned from
-/// the card on first use).
+/// Sends a request to the agent's endpoint of its `binding` (the one its card advertises, learned
+/// from the card on first use): a JSON-RPC request is posted to its JSON-RPC URL; a REST request
+/// goes with its verb, path and query below its HTTP+JSON base URL.
 pub(super) async fn send_to_agent(
     p: &A2aProxy,
     agent: &A2aUpstream,
+    binding: &Binding,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<axum::http::Response<hyper::body::Incoming>, String> {
-    let cached = || p.rpc_urls.get(&agent.id).map(|u| u.clone());
-    let rpc = match cached() {
+    let cached = || match binding {
+        Binding::JsonRpc => p.rpc_urls.get(&agent.id).map(|u| u.clone()),
+        Binding::Rest(t) => p.rest_urls.get(&agent.id).and_then(|base| rest_uri(&base, t)),
+    };
+    let uri = match cached() {
         Some(u) => u,
         None => {
             fetch_card(p, agent).await.inspect_err(|_| p.app.metrics.upstream_error(p.app.transport))?;
             cached().ok_or_else(|| {
-                "the agent's card advertises no JSON-RPC interface with a valid URL on its origin".to_owned()
+                let name = if binding.is_rest() { "HTTP+JSON" } else { "JSON-RPC" };
+                format!("the agent's card advertises no {name} interface with a valid URL on its origin")
             })?
         }
     };
-    p.upstream.send_to(Method::POST, rpc, headers, body).await.map_err(|e| {
+    let verb = match binding {
+        Binding::JsonRpc => Method::POST,
+        Binding::Rest(t) => t.verb.clone(),
+    };
+    p.upstream.send_to(verb, uri, headers, body).await.map_err(|e| {
         p.app.metrics.upstream_error(p.app.transport);
         e.to_string()
     })
 }
 
-/// The `result` of one parsed answer (or stream event), if it is JSON-RPC with one; a bare task
-/// (the answer of a `GetTask` poll) is wrapped as `{"task": …}` like a send's answer.
-pub(super) fn result_of<'a>(v: &'a Value, method: &str) -> Option<Cow<'a, Value>> {
-    let result = v.get("result")?;
-    Some(if a2a::answers_with_task(method) {
-        Cow::Owned(serde_json::json!({ "task": result.clone() }))
-    } else {
-        Cow::Borrowed(result)
-    })
+/// The agent's URL of REST request `target`: its HTTP+JSON `base` with the path and query.
+fn rest_uri(base: &str, target: &RestTarget) -> Option<Uri> {
+    let query = target.query.as_deref().map(|q| format!("?{q}")).unwrap_or_default();
+    format!("{}{}{query}", base.trim_end_matches('/'), target.path).parse().ok()
 }
 
 /// Reports what the agent wrote as its `response` event (nothing when it wrote nothing).
@@ -153,13 +158,15 @@ pub(super) fn report_answer(p: &A2aProxy, agent: &A2aUpstream, task: &str, answe
 pub(super) struct StreamedAnswer {
     pub(super) p: Arc<A2aProxy>,
     pub(super) agent: Arc<A2aUpstream>,
+    /// The binding the events arrive in.
+    pub(super) binding: Binding,
     pub(super) task: String,
     pub(super) pending: a2a::Answer,
 }
 
 impl StreamedAnswer {
     pub(super) fn event(&mut self, event: &Value) {
-        let Some(result) = result_of(event, "") else { return };
+        let Some(result) = self.binding.result_of(event, true, "") else { return };
         self.pending.extend(a2a::answer(&result));
         if a2a::ends_turn(&result) {
             self.flush();

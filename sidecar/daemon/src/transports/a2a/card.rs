@@ -32,6 +32,11 @@ pub(super) async fn fetch_card(p: &A2aProxy, agent: &A2aUpstream) -> Result<Valu
     if let Some(rpc) = rpc_url(&card, &agent.url).and_then(|u| u.parse().ok()) {
         p.rpc_urls.insert(agent.id.clone(), rpc);
     }
+    if let Some(rest) = rest_url(&card, &agent.url) {
+        p.rest_urls.insert(agent.id.clone(), rest);
+    } else {
+        p.rest_urls.remove(&agent.id);
+    }
     learn_card(p, agent, &card);
     Ok(card)
 }
@@ -64,13 +69,35 @@ pub(super) fn learn_card(p: &A2aProxy, agent: &A2aUpstream, card: &Value) {
 /// The JSON-RPC endpoint a card advertises (v1.0 `supportedInterfaces`, v0.3 `url`), only when
 /// it is on the configured upstream's origin (a card cannot redirect Blindfold elsewhere).
 fn rpc_url(card: &Value, base: &str) -> Option<String> {
-    let v1 = card.get("supportedInterfaces").and_then(Value::as_array).and_then(|list| {
-        list.iter()
-            .find(|i| i.get("protocolBinding").and_then(Value::as_str) == Some("JSONRPC"))
-            .and_then(|i| i.get("url"))
-            .and_then(Value::as_str)
-    });
+    let v1 = v1_interface(card, "JSONRPC", |_| true);
     let url = v1.or_else(|| card.get("url").and_then(Value::as_str))?;
+    on_origin(url, base)
+}
+
+/// The base URL of the A2A 1.0 HTTP+JSON interface a card advertises (v1.0
+/// `supportedInterfaces`, `protocolBinding: "HTTP+JSON"`, a `protocolVersion` of 1.x or none),
+/// only when it is on the configured upstream's origin. A v0.3 REST interface (v0.3
+/// `additionalInterfaces`) is not relayed: its paths and shapes are another binding.
+pub(super) fn rest_url(card: &Value, base: &str) -> Option<String> {
+    let v1 = |i: &Value| {
+        i.get("protocolVersion").and_then(Value::as_str).is_none_or(|v| v == "1" || v.starts_with("1."))
+    };
+    on_origin(v1_interface(card, "HTTP+JSON", v1)?, base)
+}
+
+/// The URL of the first v1.0 interface of `binding` that `wanted` accepts.
+fn v1_interface<'a>(card: &'a Value, binding: &str, wanted: impl Fn(&Value) -> bool) -> Option<&'a str> {
+    card.get("supportedInterfaces")?
+        .as_array()?
+        .iter()
+        .filter(|i| i.get("protocolBinding").and_then(Value::as_str) == Some(binding))
+        .find(|i| wanted(i))?
+        .get("url")?
+        .as_str()
+}
+
+/// `url`, when it is on the origin of `base`.
+fn on_origin(url: &str, base: &str) -> Option<String> {
     let origin = |u: &str| u.split('/').take(3).collect::<Vec<_>>().join("/");
     (origin(url) == origin(base)).then(|| url.to_owned())
 }
@@ -87,7 +114,10 @@ pub(super) fn redact(
     if modes.transparent() {
         return Ok(card.clone());
     }
-    let target = CardTarget { interface_url: alias_url, signer: Some(p.app.identities.card_signer()) };
+    // The HTTP+JSON interface is served (at the alias's URL too) when the agent has one.
+    let rest = rest_url(card, &agent.url).map(|_| alias_url);
+    let target =
+        CardTarget { interface_url: alias_url, rest_url: rest, signer: Some(p.app.identities.card_signer()) };
     let anon = p.anon.read().map_err(|_| "identity state unavailable".to_owned())?;
     if modes.attest && !modes.anonymize {
         let operator = agent.identity.tokens().any(|t| !t.is_empty()).then_some(&agent.identity);

@@ -17,6 +17,7 @@
 //! Memory and disk are bounded: at most `[review] max_pending` held requests, each dropped once
 //! its review has expired, or a while after its answer was settled.
 
+use super::binding::{Binding, RestTarget};
 use super::held_store::{HeldStore, Record, Stage};
 use crate::config::A2aUpstream;
 use axum::body::Bytes;
@@ -62,6 +63,8 @@ pub(super) struct HeldRequest {
     pub version: Version,
     /// Its method (a non-streaming send).
     pub method: String,
+    /// The binding it came in (and is sent to the agent in).
+    pub binding: Binding,
     /// The headers forwarded with it.
     pub headers: HeaderMap,
     /// Its exact bytes.
@@ -266,6 +269,10 @@ pub(super) fn record(request: &HeldRequest, stage: Stage) -> Record {
         decision: request.refusal.decision.clone(),
         needed_grant: request.refusal.needed_grant.clone(),
         stage,
+        rest: match &request.binding {
+            Binding::JsonRpc => None,
+            Binding::Rest(t) => Some((t.verb.to_string(), t.path.clone(), t.query.clone())),
+        },
     }
 }
 
@@ -303,8 +310,16 @@ pub(super) fn restored(
         ))),
         Stage::Settled(settled) => Standing::Settled(settled),
     };
+    let binding = match record.rest {
+        None => Binding::JsonRpc,
+        Some((verb, path, query)) => {
+            let verb = axum::http::Method::from_bytes(verb.as_bytes()).map_err(|e| e.to_string())?;
+            Binding::Rest(RestTarget { verb, path, query })
+        }
+    };
     let request = HeldRequest {
         alias: alias.clone(),
+        binding,
         agent: agent.clone(),
         trajectory: record.trajectory,
         review_id: record.review_id,

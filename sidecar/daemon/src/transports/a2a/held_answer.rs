@@ -2,7 +2,8 @@
 //! once its review is answered (decided again, then sent to the agent) or its rejection.
 
 use super::A2aProxy;
-use super::answers::{is_event_stream, parse_answer, report_answer, result_of, scrub, send_to_agent};
+use super::answers::{is_event_stream, parse_answer, report_answer, scrub, send_to_agent};
+use super::binding::Binding;
 use super::delegation::{Blocked, decide_delegation};
 use super::held::{Held, SETTLED_KEEP_MS, Standing, internal, waiting_result};
 use super::held_store::Stage;
@@ -177,51 +178,62 @@ fn rejected(held: &Held, refusal: Refusal) -> Result<Value, Value> {
 }
 
 /// An approved held delegation: decided again (exactly the held request, which the approving
-/// grant now lets pass, once), then its exact bytes sent to the agent; the agent's answer,
-/// reported and scrubbed, as the polled task. Refused again, it is rejected.
+/// grant now lets pass, once), then its exact bytes sent to the agent in the binding it came in;
+/// the agent's answer, reported and scrubbed, as the polled task. Refused again, it is rejected.
 async fn release(p: &Arc<A2aProxy>, held: &Held) -> Result<Value, Value> {
     let request = &held.request;
     let max = p.app.config.transports.max_frame_bytes;
-    let frame = jsonrpc::parse(&request.body, max, |_| false)
+    let params = held_params(&request.binding, &request.body, max)
         .map_err(|e| internal(&format!("the held request no longer parses: {e}")))?;
     if let Err(Blocked { refusal, .. }) =
-        decide_delegation(p, &request.agent, &request.trajectory, frame.params(), &request.body).await
+        decide_delegation(p, &request.agent, &request.trajectory, &params, &request.body).await
     {
         return rejected(held, refusal);
     }
-    drop(frame);
+    drop(params);
     // Recorded before the bytes go: after a restart it is never sent a second time.
     p.held
         .keep(held, Stage::Sending, crate::unix_now_ms())
         .map_err(|e| internal(&format!("the held delegation was not sent: {e}")))?;
-    let answer = send_held(p, held).await?;
-    if let Some(error) = answer.get("error") {
-        return Err(error.clone());
+    let result = send_held(p, held).await?;
+    polled(request.version, &result, held)
+}
+
+/// The params of a held send: a JSON-RPC request's `params`, a REST send's whole body.
+fn held_params(binding: &Binding, body: &[u8], max: usize) -> Result<Value, String> {
+    match binding {
+        Binding::JsonRpc => {
+            let mut frame = jsonrpc::parse(body, max, |_| false).map_err(|e| e.to_string())?;
+            Ok(frame.value.get_mut("params").map(Value::take).unwrap_or(Value::Null))
+        }
+        Binding::Rest(_) => blindfold_schemas::strict_json::value_from_slice(body).map_err(|e| e.to_string()),
     }
-    let result = answer.get("result").ok_or_else(|| internal("the agent's answer has no result"))?;
-    polled(request.version, result, held)
 }
 
 /// Sends the held bytes to the agent and reads its answer (one JSON answer: a held send is not
-/// streaming), reported to the engine and scrubbed for the coordinator.
+/// streaming), reported to the engine and scrubbed for the coordinator: its result, or its error
+/// (a JSON-RPC error object, whichever binding it came in).
 async fn send_held(p: &Arc<A2aProxy>, held: &Held) -> Result<Value, Value> {
     let request = &held.request;
-    let mut resp = send_to_agent(p, &request.agent, request.headers.clone(), request.body.clone())
+    let binding = &request.binding;
+    let mut resp = send_to_agent(p, &request.agent, binding, request.headers.clone(), request.body.clone())
         .await
         .map_err(|e| internal(&e))?;
     if is_event_stream(resp.headers()) {
         return Err(internal("the agent answered a non-streaming send with a stream"));
     }
+    let status = resp.status();
     let max = p.app.config.transports.max_frame_bytes;
     let bytes = read_body_bytes(resp.body_mut(), max, p.upstream.timeout)
         .await
         .map_err(|e| internal(&e.to_string()))?;
     let parsed = parse_answer(&bytes);
-    if let Some(result) = parsed.as_ref().ok().and_then(|v| result_of(v, &request.method))
+    if let Some(result) =
+        parsed.as_ref().ok().and_then(|v| binding.result_of(v, status.is_success(), &request.method))
         && a2a::ends_turn(&result)
     {
         report_answer(p, &request.agent, &request.trajectory, a2a::answer(&result));
     }
     let scrubbed = scrub(p, &request.trajectory, bytes, parsed).map_err(|e| internal(&e))?;
-    parse_answer(&scrubbed).map_err(|e| internal(&e))
+    binding.outcome(status, parse_answer(&scrubbed).map_err(|e| internal(&e))?)
 }

@@ -41,6 +41,10 @@ pub(super) struct Record {
     pub needed_grant: Option<Value>,
     /// How it stands.
     pub stage: Stage,
+    /// For a send that came in the HTTP+JSON binding: its verb, path and query below the agent's
+    /// REST base URL (absent for JSON-RPC, as in records kept before REST sends were held).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rest: Option<(String, String, Option<String>)>,
 }
 
 /// How a kept send stands.

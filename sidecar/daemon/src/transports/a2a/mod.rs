@@ -1,16 +1,20 @@
 //! The A2A reverse proxy: several upstream sub-agents behind one Blindfold, each addressed by
 //! its alias at `/a2a/<alias>` (card at `/a2a/<alias>/.well-known/agent-card.json`, JSON-RPC
-//! with SSE streaming at `/a2a/<alias>`, v1.0 and v0.3 by `A2A-Version`). In `anonymize` the
+//! with SSE streaming at `/a2a/<alias>`, v1.0 and v0.3 by `A2A-Version`; the HTTP+JSON binding,
+//! v1.0, at `/a2a/<alias>/<operation>` for agents that have one). In `anonymize` the
 //! coordinator sees aliases and redacted cards and objects only; every delegation is decided.
 //! Blindfold's card-signing key is published at `/.well-known/jwks.json`.
 
 mod answers;
+mod binding;
 mod card;
 mod card_route;
 mod delegation;
 mod held;
 mod held_answer;
 mod held_store;
+mod http_json;
+mod relay;
 mod rpc;
 mod stream_text;
 #[cfg(test)]
@@ -24,7 +28,7 @@ use axum::Router;
 use axum::extract::State;
 use axum::http::Uri;
 use axum::response::Json;
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use blindfold_engine::identity::{AliasMap, Anonymizer};
 use blindfold_schemas::ModeSet;
 use dashmap::DashMap;
@@ -48,6 +52,8 @@ pub(crate) struct A2aProxy {
     anon: RwLock<Anonymizer>,
     /// Each agent's JSON-RPC URL, from its card (parsed once).
     rpc_urls: DashMap<String, Uri>,
+    /// Each agent's A2A 1.0 HTTP+JSON base URL, from its card, when it has one.
+    rest_urls: DashMap<String, String>,
     /// Blindfold's own base URL (`http://<server.listen>`).
     public_base: String,
     /// Delegations held until a human answers the review of their action.
@@ -88,6 +94,7 @@ pub fn router(app: &App) -> Option<Router> {
         upstream: Upstream::new(app.config.transports.upstream_timeout),
         anon: RwLock::new(Anonymizer::new(lexicon.clone(), aliases)),
         rpc_urls: DashMap::new(),
+        rest_urls: DashMap::new(),
         public_base: format!("http://{}", app.config.server.listen),
         held,
         discovery_started_with: app.modes(),
@@ -104,6 +111,8 @@ pub fn router(app: &App) -> Option<Router> {
             // With and without a trailing slash: an HTTP client with a base URL sends the latter.
             .route("/a2a/{alias}", post(rpc::post_rpc))
             .route("/a2a/{alias}/", post(rpc::post_rpc))
+            // Every other path below an alias is an operation of the HTTP+JSON binding.
+            .route("/a2a/{alias}/{*operation}", any(http_json::rest_call))
             .with_state(Arc::new(proxy)),
     )
 }

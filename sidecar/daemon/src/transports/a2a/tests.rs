@@ -64,7 +64,7 @@ fn a_conversation_keeps_the_trajectory_id_it_always_had() {
     // name trajectories that way.
     for ctx in ["ctx-1", "", "上下文"] {
         let full = blindfold_engine::canonical::sha256_hex(ctx.as_bytes());
-        assert_eq!(super::rpc::context_trajectory(ctx), format!("a2a-{}", &full[..16]));
+        assert_eq!(super::relay::context_trajectory(ctx), format!("a2a-{}", &full[..16]));
     }
 }
 
@@ -109,7 +109,7 @@ async fn a_request_that_decides_nothing_leaves_no_aliases_behind() {
     let send = json!({"jsonrpc": "2.0", "id": 2, "method": "SendMessage", "params": {"message": {
         "messageId": "m-1", "contextId": "ctx-1", "role": "ROLE_USER", "parts": [{"text": "Summarise the review."}]}}});
     assert_eq!(call(&router, rpc(send)).await.0, 502);
-    let task = super::rpc::context_trajectory("ctx-1");
+    let task = super::relay::context_trajectory("ctx-1");
     assert_eq!(app.identities.len(), 1);
     assert_eq!(
         app.identities.anonymizer(&task).aliases().alias_of("planner"),
@@ -165,6 +165,7 @@ fn held_record(stage: super::held_store::Stage) -> super::held_store::Record {
         review_id: "rv-0011223344556677".into(),
         version: blindfold_adapters::a2a::Version::V1_0,
         method: "SendMessage".into(),
+        binding: super::binding::Binding::JsonRpc,
         headers,
         body: Bytes::from_static(b"{\"jsonrpc\": \"2.0\", \"id\": 1}"),
         context_id: "ctx-1".into(),

@@ -204,6 +204,25 @@ impl Refusal {
     }
 }
 
+impl Refusal {
+    /// The refusal as the client of `path` reads it: on an operation of the A2A HTTP+JSON binding
+    /// (`/a2a/<alias>/<operation>`) that binding's error body (`google.rpc.Status` shape, its
+    /// `ErrorInfo` reason `INVALID_REQUEST`), elsewhere [`IntoResponse::into_response`].
+    pub fn answer_for(self, path: &str) -> Response {
+        if !blindfold_adapters::a2a::rest::is_alias_rest_path(path) {
+            return self.into_response();
+        }
+        let message = self.message();
+        tracing::warn!(check = self.check(), status = self.status().as_u16(), %message, "request refused");
+        let body =
+            blindfold_adapters::a2a::rest::error_body(self.status().as_u16(), "INVALID_REQUEST", &message);
+        let mut r = Response::new(Body::from(body.to_string()));
+        *r.status_mut() = self.status();
+        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        r
+    }
+}
+
 impl IntoResponse for Refusal {
     /// The one rendering of a hygiene refusal: its status and a JSON-RPC error body (`id` null,
     /// `-32600`), which JSON-RPC clients read as an error and HTTP clients as `error.message`.

@@ -137,3 +137,26 @@ fn a_refusal_is_a_json_rpc_error_with_its_status() {
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
     assert_eq!(r.headers()[header::CONTENT_TYPE], "application/json");
 }
+
+#[tokio::test]
+async fn a_refusal_on_an_a2a_rest_operation_is_that_bindings_error() {
+    use http_body_util::BodyExt;
+    let body = |r: Response| async move {
+        let bytes = r.into_body().collect().await.expect("body").to_bytes();
+        serde_json::from_slice::<serde_json::Value>(&bytes).expect("json")
+    };
+    let refusal = Refusal::NotJson(Some("text/plain".into()));
+    let rest = refusal.clone().answer_for("/a2a/agent-a/message:send");
+    assert_eq!(rest.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let v = body(rest).await;
+    assert_eq!(v["error"]["code"], 415, "{v}");
+    assert_eq!(v["error"]["details"][0]["reason"], "INVALID_REQUEST", "{v}");
+    for path in ["/a2a/agent-a", "/a2a/agent-a/", "/mcp"] {
+        let v = body(refusal.clone().answer_for(path)).await;
+        assert_eq!(
+            (v["jsonrpc"].clone(), v["error"]["code"].clone()),
+            (serde_json::json!("2.0"), serde_json::json!(-32600)),
+            "{path}: {v}"
+        );
+    }
+}

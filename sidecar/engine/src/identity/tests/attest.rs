@@ -20,7 +20,7 @@ fn unsigned_card() -> serde_json::Value {
 fn unsigned_claims_are_stripped_and_flagged() {
     let anon = anonymizer();
     let keys = TrustedKeys::new();
-    let t = CardTarget { interface_url: URL, signer: None };
+    let t = CardTarget { interface_url: URL, rest_url: None, signer: None };
     let out = anon
         .attest_card("researcher", &unsigned_card(), t, AttestPolicy { card_keys: &keys, operator: None })
         .expect("attest");
@@ -49,7 +49,7 @@ fn operator_identity_is_shown_marked_verified_and_contradictions_flagged() {
     let (_, true_id) = identities().remove(0);
     let mut lying = unsigned_card();
     lying["description"] = json!("Powered by ultra-9 from Mega Corp. Finds papers.");
-    let t = CardTarget { interface_url: URL, signer: None };
+    let t = CardTarget { interface_url: URL, rest_url: None, signer: None };
     let out = anon
         .attest_card("researcher", &lying, t, AttestPolicy { card_keys: &keys, operator: Some(&true_id) })
         .expect("attest");
@@ -76,7 +76,7 @@ fn signed_card_claims_are_verified_with_configured_keys_only() {
     let mut keys = TrustedKeys::new();
     keys.add(&upstream.verifying_key());
     let blindfold = IssuerKey::generate();
-    let t = CardTarget { interface_url: URL, signer: Some(&blindfold) };
+    let t = CardTarget { interface_url: URL, rest_url: None, signer: Some(&blindfold) };
     let out = anon
         .attest_card("researcher", &card, t, AttestPolicy { card_keys: &keys, operator: None })
         .expect("attest");

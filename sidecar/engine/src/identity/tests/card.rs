@@ -61,7 +61,11 @@ fn v1_card_is_rewritten_keeping_capability_text() {
     let mut anon = anonymizer();
     anon.observe_card("researcher", &card_v1());
     let out = anon
-        .rewrite_card("researcher", &card_v1(), CardTarget { interface_url: URL, signer: None })
+        .rewrite_card(
+            "researcher",
+            &card_v1(),
+            CardTarget { interface_url: URL, rest_url: None, signer: None },
+        )
         .expect("card");
     let alias = anon.aliases().alias_of("researcher").expect("alias");
     assert_eq!(out["name"], alias);
@@ -100,7 +104,7 @@ fn v03_card_points_at_blindfold() {
     let mut anon = anonymizer();
     anon.observe_card("checker", &card_v03());
     let out = anon
-        .rewrite_card("checker", &card_v03(), CardTarget { interface_url: URL, signer: None })
+        .rewrite_card("checker", &card_v03(), CardTarget { interface_url: URL, rest_url: None, signer: None })
         .expect("card");
     assert_eq!(out["url"], URL);
     assert_eq!(out["preferredTransport"], "JSONRPC");
@@ -116,7 +120,7 @@ fn v03_card_points_at_blindfold() {
 #[test]
 fn every_rewritten_card_denies_push_notifications() {
     let mut anon = anonymizer();
-    let t = CardTarget { interface_url: URL, signer: None };
+    let t = CardTarget { interface_url: URL, rest_url: None, signer: None };
     let mut pushing = card_v1();
     pushing["capabilities"]["pushNotifications"] = json!(true);
     let mut bare = card_v03();
@@ -135,7 +139,7 @@ fn every_rewritten_card_denies_push_notifications() {
 #[test]
 fn unknown_agents_and_non_objects_fail_closed() {
     let anon = anonymizer();
-    let t = CardTarget { interface_url: URL, signer: None };
+    let t = CardTarget { interface_url: URL, rest_url: None, signer: None };
     assert_eq!(anon.rewrite_card("ghost", &card_v03(), t), Err(CardError::UnknownAgent("ghost".into())));
     assert_eq!(anon.rewrite_card("checker", &json!([1]), t), Err(CardError::NotAnObject));
 }
@@ -144,7 +148,7 @@ fn unknown_agents_and_non_objects_fail_closed() {
 fn resigned_card_verifies_with_blindfold_key_only() {
     let anon = anonymizer();
     let key = IssuerKey::generate();
-    let t = CardTarget { interface_url: URL, signer: Some(&key) };
+    let t = CardTarget { interface_url: URL, rest_url: None, signer: Some(&key) };
     let out = anon.rewrite_card("researcher", &card_v1(), t).expect("card");
     let sigs = out["signatures"].as_array().expect("signatures");
     assert_eq!(sigs.len(), 1);
@@ -195,7 +199,7 @@ fn a_displayed_model_name_shows_its_family_wherever_it_appears() {
         "version": "1.0"
     });
     anon.observe_card("researcher", &card);
-    let target = CardTarget { interface_url: "http://127.0.0.1:7700/a2a", signer: None };
+    let target = CardTarget { interface_url: "http://127.0.0.1:7700/a2a", rest_url: None, signer: None };
     let rewritten = anon.rewrite_card("researcher", &card, target).expect("rewritten");
     let displayed = ["corvid-9-ultra", "corvid", "Nimbus Labs", "nimbuslabs.example"];
     assert_eq!(oracle_leaks(rewritten.to_string(), &displayed), 0, "{rewritten}");
@@ -207,4 +211,28 @@ fn a_displayed_model_name_shows_its_family_wherever_it_appears() {
     let mut plain = anonymizer();
     plain.observe_text("As open-9 from Example Co, I can help.");
     assert_eq!(plain.rewrite_text("Please open the file"), "Please open the file");
+}
+
+#[test]
+fn a_relayed_rest_interface_is_advertised_at_blindfolds_url_and_grpc_never() {
+    let mut anon = anonymizer();
+    let mut card = card_v1();
+    card["supportedInterfaces"].as_array_mut().expect("list").push(
+        json!({"url": "https://agents.acme.ai/a2a/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}),
+    );
+    anon.observe_card("researcher", &card);
+    let t = CardTarget { interface_url: URL, rest_url: Some(URL), signer: None };
+    let out = anon.rewrite_card("researcher", &card, t).expect("card");
+    assert_eq!(
+        out["supportedInterfaces"],
+        json!([{"url": URL, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+               {"url": URL, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}])
+    );
+    // Not relayed: the JSON-RPC interface alone, whatever the upstream lists.
+    let out = anon.rewrite_card("researcher", &card, CardTarget { rest_url: None, ..t }).expect("card");
+    assert_eq!(out["supportedInterfaces"].as_array().map(Vec::len), Some(1), "{out}");
+    // A v0.3 card has no v1.0 interface list to add it to.
+    anon.observe_card("checker", &card_v03());
+    let out = anon.rewrite_card("checker", &card_v03(), t).expect("card");
+    assert!(out.get("supportedInterfaces").is_none() && !out.to_string().contains("HTTP+JSON"), "{out}");
 }

@@ -139,7 +139,7 @@ proptest! {
             "metadata": {"model": id.model},
         });
         anon.observe_card("worker0", &card);
-        let out = anon.rewrite_card("worker0", &card, CardTarget { interface_url: "http://127.0.0.1:1/a", signer: None })
+        let out = anon.rewrite_card("worker0", &card, CardTarget { interface_url: "http://127.0.0.1:1/a", rest_url: None, signer: None })
             .expect("card");
         prop_assert_eq!(all.count_bytes(&serde_json::to_vec(&out).expect("json")), 0, "{}", out);
     }

@@ -5,7 +5,8 @@ completion. Usage: a2a_scripted_agent.py PORT NAME DESCRIPTION REPLY_JSON
 (REPLY_JSON: {"text": …, "data": {…}}; DESCRIPTION is the capability text of its card; instead of
 "text", "parts": [TEXT…] answers with one artifact of several text parts, and "chunks": [TEXT…]
 streams the artifact's text as successive artifact-update chunks of one artifact, the last one
-marked `lastChunk` only when "last_chunk" is true)"""
+marked `lastChunk` only when "last_chunk" is true). It serves the JSON-RPC binding and the SDK's
+HTTP+JSON (REST) routes at /a2a/rest, both in its card."""
 
 import asyncio
 import json
@@ -17,7 +18,7 @@ from a2a.helpers.proto_helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Message, Part, Role, TaskState
 from google.protobuf.struct_pb2 import Value
@@ -62,7 +63,10 @@ class Executor(AgentExecutor):
 card = AgentCard(
     name=NAME,
     description=DESCRIPTION,
-    supported_interfaces=[AgentInterface(url=URL, protocol_binding="JSONRPC", protocol_version="1.0")],
+    supported_interfaces=[
+        AgentInterface(url=URL, protocol_binding="JSONRPC", protocol_version="1.0"),
+        AgentInterface(url=f"http://127.0.0.1:{PORT}/a2a/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"),
+    ],
     version="1.0.0",
     capabilities=AgentCapabilities(streaming=True),
     default_input_modes=["text/plain"],
@@ -73,5 +77,5 @@ card = AgentCard(
 handler = DefaultRequestHandler(agent_executor=Executor(), task_store=InMemoryTaskStore(), agent_card=card)
 routes = create_agent_card_routes(agent_card=card) + create_jsonrpc_routes(
     request_handler=handler, rpc_url="/a2a/jsonrpc", enable_v0_3_compat=True
-)
+) + create_rest_routes(handler, path_prefix="/a2a/rest")
 uvicorn.run(Starlette(routes=routes), host="127.0.0.1", port=PORT, log_level="warning")

@@ -2,7 +2,8 @@
 //! destructive command in its answer, the other refutes it (in plain text, or with a structured
 //! `blindfold/relation` data part); the coordinator's attempt to run the command (a
 //! `check_action` on the control API, with a grant for exactly those bytes) is refused
-//! `contradicted` — whether the answers stream, come as one result, or are polled. Without the
+//! `contradicted` — whether the answers stream, come as one result, or are polled, over JSON-RPC
+//! or the HTTP+JSON binding (the client on the SDK's REST transport). Without the
 //! refutation (an independent agent verifies it instead) the same granted command passes.
 
 use blindfold_integration_tests::free_port;
@@ -37,11 +38,12 @@ fn upstreams(agents: &[(&str, u16)]) -> String {
 
 /// Delegates to every agent behind the daemon with the `a2a-sdk` client: the planner first, then
 /// the others are asked to review its plan; returns what the client got.
-fn delegate(port: u16, stream: &str) -> String {
+fn delegate(port: u16, mode: &[&str]) -> String {
     let mut cmd = Command::new(python());
     cmd.arg(peer("a2a_client.py"))
         .arg(format!("http://127.0.0.1:{port}"))
-        .args(["--version", "1.0", stream, "--first", "Plans"])
+        .args(["--version", "1.0", "--first", "Plans"])
+        .args(mode)
         .args(["--others-text", &format!("Please review this plan before we run it: `{COMMAND}`")])
         .arg("The disk is full: what should we do?");
     let (code, stdout, stderr) = run_bounded(&mut cmd, Duration::from_secs(90));
@@ -50,11 +52,12 @@ fn delegate(port: u16, stream: &str) -> String {
 }
 
 /// One case: a daemon pinned to `task` in front of `agents`; the coordinator delegates, then
-/// tries to run the command with a grant. Returns the `check_action` result.
-fn case(task: &str, agents: &[(&str, u16)], stream: &str) -> (Value, String) {
+/// tries to run the command with a grant. Returns the `check_action` result. `mode`: the
+/// client's delivery flags (`--stream`, `--no-stream`, `--poll`, and `--binding HTTP+JSON`).
+fn case(task: &str, agents: &[(&str, u16)], mode: &[&str]) -> (Value, String) {
     let w = World::new(&format!("[a2a]\ntask = \"{task}\"\n"));
     let (daemon, port) = run_daemon(&w, &upstreams(agents));
-    let got = delegate(port, stream);
+    let got = delegate(port, mode);
     let operator = std::fs::read_to_string(w.state.join("operator.token")).expect("operator token");
     let adapter = std::fs::read_to_string(w.state.join("adapter.token")).expect("adapter token");
     let token = w.issue(task, "bash", COMMAND, COMMAND.as_bytes());
@@ -110,24 +113,43 @@ fn a_refutation_over_a2a_takes_execute_authority_from_the_refuted_proposal() {
     }
 
     // A text-only refutation, the answers streamed.
-    let (r, ctx) = case("refuted-text", &[("proposer", proposer), ("reviewer", text_refuter)], "--stream");
+    let (r, ctx) = case("refuted-text", &[("proposer", proposer), ("reviewer", text_refuter)], &["--stream"]);
     assert_eq!(r["allowed"], false, "{r}\n{ctx}");
     assert_eq!(r["decision"]["reason"], "contradicted", "{r}\n{ctx}");
     assert!(ctx.contains("\"kind\":\"response\"") || ctx.contains("\"kind\": String(\"response\")"), "{ctx}");
 
     // A structured refutation (data part), the answers as one JSON result each.
-    let (r, ctx) = case("refuted-data", &[("proposer", proposer), ("auditor", data_refuter)], "--no-stream");
+    let (r, ctx) =
+        case("refuted-data", &[("proposer", proposer), ("auditor", data_refuter)], &["--no-stream"]);
     assert_eq!(r["allowed"], false, "{r}\n{ctx}");
     assert_eq!(r["decision"]["reason"], "contradicted", "{r}\n{ctx}");
 
     // The same, the client not waiting (`returnImmediately`) and polling `GetTask`: the interim
     // "working" status is not the reviewer's judgement; the refutation in the final task counts.
-    let (r, ctx) = case("refuted-polled", &[("proposer", proposer), ("auditor", data_refuter)], "--poll");
+    let (r, ctx) = case("refuted-polled", &[("proposer", proposer), ("auditor", data_refuter)], &["--poll"]);
+    assert_eq!(r["allowed"], false, "{r}\n{ctx}");
+    assert_eq!(r["decision"]["reason"], "contradicted", "{r}\n{ctx}");
+    assert!(ctx.contains("polled"), "the client polled: {ctx}");
+
+    // The same over the HTTP+JSON binding: streamed, and polled with `GET /tasks/{id}`.
+    let rest = "HTTP+JSON";
+    let (r, ctx) = case(
+        "refuted-rest",
+        &[("proposer", proposer), ("reviewer", text_refuter)],
+        &["--stream", "--binding", rest],
+    );
+    assert_eq!(r["allowed"], false, "{r}\n{ctx}");
+    assert_eq!(r["decision"]["reason"], "contradicted", "{r}\n{ctx}");
+    let (r, ctx) = case(
+        "refuted-rest-polled",
+        &[("proposer", proposer), ("auditor", data_refuter)],
+        &["--poll", "--binding", rest],
+    );
     assert_eq!(r["allowed"], false, "{r}\n{ctx}");
     assert_eq!(r["decision"]["reason"], "contradicted", "{r}\n{ctx}");
     assert!(ctx.contains("polled"), "the client polled: {ctx}");
 
     // No refutation, an independent verification instead: the granted command runs.
-    let (r, ctx) = case("unrefuted", &[("proposer", proposer), ("checker", approver)], "--stream");
+    let (r, ctx) = case("unrefuted", &[("proposer", proposer), ("checker", approver)], &["--stream"]);
     assert_eq!(r["allowed"], true, "{r}\n{ctx}");
 }

@@ -198,6 +198,9 @@ fn a_blocked_rest_send_is_a_native_answer_and_never_forwarded() {
     assert_eq!(a.seen_rest(), Vec::<Value>::new(), "nothing of a blocked send reached the agent");
 }
 
+/// A refused request: verb, path, headers, body, and the HTTP status and `ErrorInfo` reason.
+type Case<'a> = (&'a str, String, Vec<(&'a str, &'a str)>, &'a str, u16, &'a str);
+
 #[test]
 fn rest_refusals_are_the_bindings_errors_and_forward_nothing() {
     let w = World::new("");
@@ -208,7 +211,7 @@ fn rest_refusals_are_the_bindings_errors_and_forward_nothing() {
         r#"{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"marker-never-forwarded"}]}}"#;
     let push_send = r#"{"message":{"messageId":"m2","role":"ROLE_USER","parts":[{"text":"marker-never-forwarded"}]},
         "configuration":{"taskPushNotificationConfig":{"url":"http://127.0.0.1:9/hook"}}}"#;
-    let cases: Vec<(&str, String, Vec<(&str, &str)>, &str, u16, &str)> = vec![
+    let cases: Vec<Case> = vec![
         ("GET", format!("{base}/no/such/operation"), vec![v1], "", 404, "METHOD_NOT_FOUND"),
         (
             "POST",
@@ -328,7 +331,7 @@ fn a_rest_send_awaiting_review_is_held_and_sent_to_the_rest_interface_once_appro
     let events = r["events"][&a.alias].as_array().expect("events");
     assert!(events[0]["task"]["id"].as_str().is_some_and(|t| t.starts_with("held-")), "{raw}");
     assert_eq!(events[0]["task"]["status"]["state"], "TASK_STATE_AUTH_REQUIRED", "{raw}");
-    let last = events.iter().filter_map(|e| e.get("polled")).last().expect("a polled task");
+    let last = events.iter().filter_map(|e| e.get("polled")).next_back().expect("a polled task");
     assert_eq!(last["status"]["state"], "TASK_STATE_COMPLETED", "{raw}");
     assert!(raw.contains("echo: apply the config") && oracle_leaks(raw.as_bytes(), &TOKENS) == 0, "{raw}");
     let sends: Vec<Value> =
@@ -336,4 +339,24 @@ fn a_rest_send_awaiting_review_is_held_and_sent_to_the_rest_interface_once_appro
     assert_eq!(sends.len(), 1, "the held send went once, to the REST interface: {sends:?}");
     assert!(sends[0]["body"].as_str().is_some_and(|b| b.contains("/srv/app.conf")), "{sends:?}");
     assert!(!a.seen().iter().any(|r| r["path"] == "/a2a/jsonrpc"), "nothing went to JSON-RPC");
+}
+
+#[test]
+fn an_agent_without_a_rest_interface_is_served_over_json_rpc_only() {
+    let w = World::new("");
+    let agent = free_port();
+    let _a = python_peer("a2a_agent.py", &[&agent.to_string(), "m-large-2", "m-large", "frontier", "Acme"]);
+    wait_port(agent, Duration::from_secs(60));
+    let (_daemon, port) =
+        run_daemon(&w, &format!("[[a2a.upstreams]]\nid = \"planner\"\nurl = \"http://127.0.0.1:{agent}\"\n"));
+    let (_, card) = http_get(port, "/.well-known/agent-card.json").expect("card");
+    let card: Value = serde_json::from_str(&card).expect("card");
+    let bindings: Vec<&Value> =
+        card["supportedInterfaces"].as_array().into_iter().flatten().map(|i| &i["protocolBinding"]).collect();
+    assert_eq!(bindings, vec!["JSONRPC"], "{card}");
+    let alias = card["name"].as_str().expect("alias");
+    let send = r#"{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}"#;
+    let headers = [("Content-Type", "application/json"), ("A2A-Version", "1.0")];
+    let (code, _, text) = exchange(port, "POST", &format!("/a2a/{alias}/message:send"), &headers, send);
+    assert_eq!((code, rest_reason(404, &text)), (404, "METHOD_NOT_FOUND".to_owned()), "{text}");
 }

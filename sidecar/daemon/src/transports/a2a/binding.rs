@@ -70,6 +70,11 @@ fn rest_error(error: &Value, status: Option<StatusCode>) -> Response {
     json_response(StatusCode::from_u16(http).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), &body)
 }
 
+/// A refusal of Blindfold's own in the REST binding: HTTP `status`, saying `msg` (JSON-RPC `code`).
+pub(super) fn rest_refusal(status: StatusCode, code: i64, msg: &str) -> Response {
+    rest_error(&json!({"code": code, "message": msg}), Some(status))
+}
+
 impl Binding {
     /// True for HTTP+JSON.
     pub(super) fn is_rest(&self) -> bool {
@@ -97,7 +102,7 @@ impl Binding {
     pub(super) fn error(&self, status: StatusCode, id: &Value, code: i64, msg: &str) -> Response {
         match self {
             Binding::JsonRpc => json_response(status, &jsonrpc::error(id, code, msg, None)),
-            Binding::Rest(_) => rest_error(&json!({"code": code, "message": msg}), Some(status)),
+            Binding::Rest(_) => rest_refusal(status, code, msg),
         }
     }
 

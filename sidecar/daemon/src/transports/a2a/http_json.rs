@@ -6,7 +6,7 @@
 //! is the binding's error (HTTP status and `google.rpc.Status` body) and forwards nothing.
 
 use super::A2aProxy;
-use super::binding::{Binding, RestTarget};
+use super::binding::{Binding, RestTarget, rest_refusal as refused};
 use super::relay::{Call, relay};
 use super::rpc::version_param;
 use crate::transports::proxy::ForwardHeaders;
@@ -20,12 +20,6 @@ use blindfold_adapters::jsonrpc::code;
 use percent_encoding::percent_decode_str;
 use serde_json::Value;
 use std::sync::Arc;
-
-/// A refusal in the REST binding.
-fn refused(status: StatusCode, code: i64, msg: &str) -> Response {
-    let binding = Binding::Rest(RestTarget { verb: Method::GET, path: String::new(), query: None });
-    binding.error(status, &Value::Null, code, msg)
-}
 
 /// A percent-encoded path segment or query component, decoded (`+` is a space in a query).
 fn decoded(raw: &str, plus_is_space: bool) -> String {
@@ -63,6 +57,18 @@ pub(super) async fn rest_call(
     let Some(agent) = p.agent_by_alias(&alias).cloned() else {
         return refused(StatusCode::NOT_FOUND, code::INVALID_REQUEST, "no agent with this alias");
     };
+    // Only an agent whose card lists an HTTP+JSON interface is served in this binding: nothing is
+    // decided for a request that could go nowhere.
+    if !p.rest_urls.contains_key(&agent.id) {
+        if let Err(e) = super::card::fetch_card(&p, &agent).await {
+            p.app.metrics.upstream_error(p.app.transport);
+            return refused(StatusCode::BAD_GATEWAY, code::INTERNAL_ERROR, &e);
+        }
+        if !p.rest_urls.contains_key(&agent.id) {
+            let msg = "the agent behind this alias has no HTTP+JSON interface: use its JSON-RPC interface";
+            return refused(StatusCode::NOT_FOUND, code::METHOD_NOT_FOUND, msg);
+        }
+    }
     let segments: Vec<String> =
         raw_path.split('/').filter(|s| !s.is_empty()).map(|s| decoded(s, false)).collect();
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();

@@ -139,6 +139,31 @@ fn rest_sends_streams_and_polls_are_relayed_to_the_agents_rest_interface_identit
                {"url": url, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}]),
         "the card advertises REST at Blindfold, and never gRPC"
     );
+    // The extended card over REST: redacted and signed by Blindfold like the public one.
+    let path = format!("/a2a/{}/extendedAgentCard", a.alias);
+    let (code, _, ext) = exchange(a.port, "GET", &path, &[("A2A-Version", "1.0")], "");
+    assert_eq!(code, 200, "{ext}");
+    assert_eq!(oracle_leaks(ext.as_bytes(), &TOKENS), 0, "the extended card's identity: {ext}");
+    let ext: Value = serde_json::from_str(&ext).unwrap_or_else(|e| panic!("{e}: {ext}"));
+    assert_eq!(ext["name"], a.alias.as_str(), "{ext}");
+    assert!(ext["signatures"].as_array().is_some_and(|s| !s.is_empty()), "{ext}");
+    assert_eq!(ext["supportedInterfaces"], card["supportedInterfaces"], "{ext}");
+    // A raw stream: every event a bare StreamResponse, its `id:`/`event:` fields (which the agent
+    // tags with its model and family) and the agent's `A2A-Extensions` header scrubbed too.
+    let body = r#"{"message":{"messageId":"m-s","role":"ROLE_USER","parts":[{"text":"stream it"}]}}"#;
+    let headers = [("Content-Type", "application/a2a+json"), ("A2A-Version", "1.0")];
+    let (code, head, text) =
+        exchange(a.port, "POST", &format!("/a2a/{}/message:stream", a.alias), &headers, body);
+    assert_eq!(code, 200, "{head}\n{text}");
+    assert!(head.to_ascii_lowercase().contains("text/event-stream"), "{head}");
+    assert_eq!(oracle_leaks(format!("{head}{text}").as_bytes(), &TOKENS), 0, "{head}\n{text}");
+    let events: Vec<Value> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("data:"))
+        .map(|d| serde_json::from_str(d.trim()).unwrap_or_else(|e| panic!("{e}: {d}")))
+        .collect();
+    assert!(events.len() > 1 && events.iter().all(|e| e.get("jsonrpc").is_none()), "{text}");
+    assert!(text.contains("echo: stream it") && text.contains("TASK_STATE_COMPLETED"), "{text}");
     for mode in ["--no-stream", "--stream", "--poll"] {
         let (r, raw) = client(a.port, &[mode, "review the plan"]);
         assert_eq!(
@@ -164,6 +189,7 @@ fn rest_sends_streams_and_polls_are_relayed_to_the_agents_rest_interface_identit
     assert!(at("POST", "/a2a/rest/message:send"), "{seen:?}");
     assert!(at("POST", "/a2a/rest/message:stream"), "{seen:?}");
     assert!(at("GET", "/a2a/rest/tasks/"), "the poll went as GET /tasks/{{id}}: {seen:?}");
+    assert!(at("GET", "/a2a/rest/extendedAgentCard"), "{seen:?}");
     assert!(!at("POST", "/a2a/jsonrpc"), "nothing went to the JSON-RPC interface: {seen:?}");
 }
 

@@ -239,6 +239,8 @@ fn rest_refusals_are_the_bindings_errors_and_forward_nothing() {
         "configuration":{"taskPushNotificationConfig":{"url":"http://127.0.0.1:9/hook"}}}"#;
     let cases: Vec<Case> = vec![
         ("GET", format!("{base}/no/such/operation"), vec![v1], "", 404, "METHOD_NOT_FOUND"),
+        ("GET", format!("{base}/tasks/..%2F..%2Fseen"), vec![v1], "", 404, "METHOD_NOT_FOUND"),
+        ("POST", format!("{base}/%2e%2e/message:send"), vec![json_ct, v1], send, 404, "METHOD_NOT_FOUND"),
         (
             "POST",
             format!("{base}/message:send"),

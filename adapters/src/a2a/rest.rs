@@ -35,8 +35,13 @@ pub enum RouteError {
 const OPERATION_ROOTS: [&str; 4] = ["message:send", "message:stream", "tasks", "extendedAgentCard"];
 
 /// The operation a request of `verb` (`GET`, `POST`, `DELETE`) to the path `segments` (decoded,
-/// below the agent's base URL, empty segments dropped) stands for.
+/// below the agent's base URL, empty segments dropped) stands for. The path is forwarded to the
+/// agent as it came, so a dot segment or an encoded `/` is no operation.
 pub fn route(verb: &str, segments: &[&str]) -> Result<Route, RouteError> {
+    // A dot segment, or one whose decoding holds a `/`, would name another path at the agent.
+    if segments.iter().any(|s| matches!(*s, "." | "..") || s.contains('/')) {
+        return Err(RouteError::NotFound);
+    }
     let (tenant, rest) = match segments.split_first() {
         Some((first, rest)) if !OPERATION_ROOTS.contains(first) && !rest.is_empty() => {
             (Some((*first).to_owned()), rest)

@@ -54,6 +54,10 @@ fn unknown_paths_and_wrong_verbs_are_refused() {
     {
         assert_eq!(r("POST", path), Err(RouteError::NotFound), "{path}");
     }
+    // Nothing that would name another path at the agent once forwarded.
+    for segments in [&["..", "message:send"][..], &["tasks", "."], &["tasks", "a/../../admin"]] {
+        assert_eq!(route("GET", segments), Err(RouteError::NotFound), "{segments:?}");
+    }
     assert_eq!(r("GET", "/message:send"), Err(RouteError::MethodNotAllowed(&["POST"])));
     assert_eq!(r("DELETE", "/tasks/t-1"), Err(RouteError::MethodNotAllowed(&["GET"])));
     assert!(matches!(r("PUT", "/tasks/t:subscribe"), Err(RouteError::MethodNotAllowed(_))));

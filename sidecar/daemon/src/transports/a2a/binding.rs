@@ -165,3 +165,59 @@ impl Binding {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt;
+
+    fn rest() -> Binding {
+        Binding::Rest(RestTarget { verb: Method::POST, path: "/message:send".into(), query: None })
+    }
+
+    async fn text(r: Response) -> String {
+        let bytes = r.into_body().collect().await.expect("body").to_bytes();
+        String::from_utf8(bytes.to_vec()).expect("utf-8")
+    }
+
+    #[tokio::test]
+    async fn blindfolds_own_answers_are_rendered_in_each_binding() {
+        let task = json!({"task": {"id": "blocked-1", "status": {"state": "TASK_STATE_REJECTED"}}});
+        let answer = jsonrpc::result(&json!(7), task.clone());
+        let r = rest().answer("SendMessage", answer.clone());
+        assert_eq!(
+            (r.status(), r.headers()[header::CONTENT_TYPE].clone()),
+            (StatusCode::OK, HeaderValue::from_static("application/a2a+json"))
+        );
+        assert_eq!(serde_json::from_str::<Value>(&text(r).await).expect("json"), task, "the bare result");
+        let sse = text(rest().answer("SendStreamingMessage", answer.clone())).await;
+        assert_eq!(sse.trim(), format!("data: {task}"), "one bare StreamResponse event");
+        let rpc = text(Binding::JsonRpc.answer("SendMessage", answer.clone())).await;
+        assert_eq!(serde_json::from_str::<Value>(&rpc).expect("json"), answer, "JSON-RPC as built");
+        let push = a2a::push_not_supported(a2a::Version::V1_0, &Value::Null);
+        let r = rest().answer("CreateTaskPushNotificationConfig", push);
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+        let v: Value = serde_json::from_str(&text(r).await).expect("json");
+        assert_eq!(v["error"]["details"][0]["reason"], "PUSH_NOTIFICATION_NOT_SUPPORTED", "{v}");
+        // An error ending a REST stream is an `error` event, as the SDK reads one.
+        let ev = rest().stream_error(&Value::Null, jsonrpc::code::INTERNAL_ERROR, "broke off");
+        assert_eq!(ev.event.as_deref(), Some("error"));
+        assert!(Binding::JsonRpc.stream_error(&json!(7), -32603, "x").event.is_none());
+    }
+
+    #[test]
+    fn the_agents_answers_are_read_in_each_binding() {
+        let task = json!({"id": "t", "status": {"state": "TASK_STATE_COMPLETED"}});
+        let answer = json!({"result": task});
+        let wrapped = Binding::JsonRpc.result_of(&answer, true, "GetTask").expect("result");
+        assert_eq!(*wrapped, json!({"task": task}));
+        assert_eq!(*rest().result_of(&task, true, "GetTask").expect("result"), json!({"task": task}));
+        assert!(rest().result_of(&task, false, "GetTask").is_none(), "an error status is no result");
+        let error = rest::error_body(404, "TASK_NOT_FOUND", "gone");
+        assert!(rest().result_of(&error, true, "GetTask").is_none());
+        assert_eq!(rest().outcome(StatusCode::NOT_FOUND, error).expect_err("error")["code"], -32001);
+        assert_eq!(rest().outcome(StatusCode::OK, task.clone()), Ok(task.clone()));
+        let rpc = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "gone"}});
+        assert_eq!(Binding::JsonRpc.outcome(StatusCode::OK, rpc).expect_err("error")["code"], -32001);
+    }
+}

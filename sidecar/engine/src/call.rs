@@ -112,6 +112,9 @@ impl Engine {
                 let run = Run { call: &call, action: &action, fingerprint: &fingerprint, targets: &targets };
                 record_effect(st, self, &run, ctx.now_ms);
             }
+            if let Some(cid) = call.call_id {
+                st.tool_call_ids.insert(cid.to_owned());
+            }
             st.last_call = Some((call.tool.to_owned(), call.call_id.map(str::to_owned), source_key(&action)));
         }
         Step {

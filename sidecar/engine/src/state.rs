@@ -314,6 +314,9 @@ pub struct State {
     pub content_relayed: HashMap<String, BTreeSet<String>>,
     /// Answer artifact → the artifacts whose wording had been relayed to its author.
     pub content_parents: HashMap<String, BTreeSet<String>>,
+    /// Call ids of the tool calls that ran and the tool results received (what a memory
+    /// record may cite as its source).
+    pub tool_call_ids: HashSet<String>,
 }
 
 impl State {

@@ -74,7 +74,7 @@ fn write_policy(c: &MemCtx<'_>) -> Option<Stop> {
 }
 
 /// Field names that carry a record's provenance (Blindfold adds the writer, never the source).
-const SOURCE_FIELDS: &[&str] = &[
+pub(super) const SOURCE_FIELDS: &[&str] = &[
     "source",
     "sources",
     "provenance",
@@ -137,6 +137,7 @@ fn approval_claim(v: &Value) -> bool {
 
 fn provenance(c: &MemCtx<'_>) -> Option<Stop> {
     let Some(Value::Object(map)) = c.record else { return None };
+
     if approval_claim(c.record?) {
         return Some(Stop::deny(
             Reason::MemoryInvalid,
@@ -147,9 +148,10 @@ fn provenance(c: &MemCtx<'_>) -> Option<Stop> {
         .iter()
         .filter(|(k, _)| SOURCE_FIELDS.contains(&k.to_ascii_lowercase().as_str()))
         .any(|(_, v)| claims_human(v));
-    forged.then(|| {
-        Stop::deny(Reason::MemoryInvalid, "the record claims a human source Blindfold never relayed")
-    })
+    if forged {
+        return Some(Stop::deny(Reason::MemoryInvalid, "the record claims a human source Blindfold never relayed"));
+    }
+    super::memory_sources::unread_source(c, map)
 }
 
 /// Every string in a JSON value, depth-first.
@@ -165,19 +167,24 @@ pub fn strings(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-fn record_text(c: &MemCtx<'_>) -> String {
-    let mut parts = Vec::new();
-    if let Some(r) = c.record {
-        strings(r, &mut parts);
-    }
-    parts.join("\n")
-}
-
 fn instruction_like(c: &MemCtx<'_>) -> Option<Stop> {
-    let text = record_text(c);
-    c.engine.config.patterns.is_instruction_like(&text).then(|| {
-        Stop::deny(Reason::InstructionLike, "the record carries instruction-like content; it was quarantined")
-    })
+    use super::memory_text::{Piece, pieces};
+    use crate::text::instruction::Instruction;
+    let patterns = &c.engine.config.patterns;
+    let found = pieces(c.record?).iter().find_map(|p| match p {
+        Piece::Text(text, setting) => patterns.instruction_in(text, *setting),
+        Piece::Switch { key, on } => {
+            let reading = patterns.packs().order_reading(&crate::fold::fold_str(key));
+            let lifts = if *on { reading.is_order() } else { reading.control && !reading.relaxer };
+            lifts.then_some(Instruction::Order)
+        }
+    })?;
+    let what = match found {
+        Instruction::Pattern => "instruction-like content",
+        Instruction::Command => "an effectful shell command",
+        Instruction::Order => "an order to agents or a lifted control",
+    };
+    Some(Stop::deny(Reason::InstructionLike, format!("the record carries {what}; it was quarantined")))
 }
 
 /// The replay key of a write: store plus the record's canonical hash.
@@ -310,7 +317,7 @@ pub fn deliver(engine: &Engine, st: &State, store: &str) -> Vec<Value> {
 
 fn clean(engine: &Engine, v: &Value) -> Value {
     match v {
-        Value::String(s) => Value::String(engine.config.patterns.neutralise(s)),
+        Value::String(s) => Value::String(engine.config.patterns.neutralise_record(s)),
         Value::Array(a) => Value::Array(a.iter().map(|x| clean(engine, x)).collect()),
         Value::Object(m) => Value::Object(
             m.iter()

@@ -5,6 +5,8 @@
 mod frame;
 mod glob;
 mod memory;
+mod memory_sources;
+mod memory_text;
 pub mod reference;
 mod tool;
 mod tool_grants;

@@ -206,6 +206,9 @@ impl Engine {
         call_id: Option<&str>,
         now_ms: u64,
     ) -> Vec<String> {
+        if let Some(cid) = call_id {
+            st.tool_call_ids.insert(cid.to_owned());
+        }
         // Bind the result to its call: by call id, else the last call of that tool.
         let source = match &st.last_call {
             Some((t, cid, src))

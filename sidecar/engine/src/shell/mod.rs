@@ -7,8 +7,10 @@
 
 use crate::text::target::{Target, classify, normalise_path};
 
+mod embedded;
 mod shape;
 mod tokens;
+pub use embedded::{Setting, effectful_commands};
 pub use shape::{SimpleCommand, simple_commands, single_simple_command};
 pub use tokens::{Tok, min_normalised_len, normalise, tokenize};
 

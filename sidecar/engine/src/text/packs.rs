@@ -16,8 +16,10 @@ use crate::fold::fold_str;
 use serde::Deserialize;
 use units::{Units, split_elision};
 
+mod orders;
 mod units;
 
+pub use orders::OrderReading;
 pub use units::cue_text;
 
 /// The built-in packs: English, Chinese, Spanish, German, French, Japanese, Russian.
@@ -72,6 +74,8 @@ struct RawPack {
     answer_negators: Vec<String>,
     #[serde(default)]
     particles: Vec<String>,
+    #[serde(default)]
+    orders: orders::RawOrders,
 }
 
 #[derive(Debug, Deserialize)]
@@ -141,6 +145,8 @@ struct Pack {
     /// Function words that may stand with them in an elliptical answer ("lieber nicht", "tal
     /// cual, no"), folded.
     particles: Vec<String>,
+    /// Orders written as data (`[orders]`).
+    orders: orders::Orders,
 }
 
 /// What a segment of text says, as the packs read it.
@@ -369,6 +375,7 @@ fn compile(raw: RawPack) -> Result<Pack, String> {
         clause_ends: raw.clause_ends.iter().filter_map(|e| e.chars().next()).collect(),
         answer_negators: raw.answer_negators.iter().map(|w| fold_str(w)).collect(),
         particles: raw.particles.iter().map(|w| fold_str(w)).collect(),
+        orders: orders::Orders::compile(&raw.orders, spaced, &elisions),
     })
 }
 

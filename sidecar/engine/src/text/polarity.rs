@@ -164,16 +164,6 @@ impl Patterns {
             .filter_map(|c| c.iter().skip(1).flatten().next().map(|m| m.as_str().to_ascii_lowercase()))
             .collect()
     }
-
-    /// True when the text carries instruction-like content.
-    pub fn is_instruction_like(&self, text: &str) -> bool {
-        self.instruction.is_match(text)
-    }
-
-    /// `text` with instruction-like spans replaced by `[neutralised]`.
-    pub fn neutralise(&self, text: &str) -> String {
-        self.instruction.replace_all(text, "[neutralised]").into_owned()
-    }
 }
 
 /// Byte ranges of the sentences of folded `text`.

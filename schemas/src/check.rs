@@ -123,9 +123,9 @@ checks! {
     MemorySchema => "P4.schema", ContentFree, Policy,
         "A memory record without the fields and provenance a record needs.";
     Provenance => "P4.provenance", ContentDependent, Policy,
-        "A record claiming a human or trusted source it cannot have, or approving its writer's own proposal.";
+        "A record claiming a human or trusted source it cannot have, approving its writer's own proposal, or citing a file, URL, tool result, tool call or evidence id this trajectory never read or received.";
     InstructionLike => "P4.instruction_like", ContentDependent, Policy,
-        "A record that reads as an order to agents (refused, and quarantined in the evidence graph).";
+        "A record that reads as an order to agents, read folded in every string, key and JSON or YAML value: instruction patterns, an effectful shell command anywhere, an order addressed to agents or a lifted control (language packs' `[orders]`) (refused, and quarantined in the evidence graph).";
     WriteReplay => "P4.write_replay", ContentFree, Policy,
         "The same record written again inside the replay window.";
     Conflict => "P4.conflict", ContentDependent, Policy,

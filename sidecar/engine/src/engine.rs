@@ -378,8 +378,12 @@ impl Engine {
         });
         let enforced = enforced(&decision, ctx.modes);
         let runs = decision.is_allow() || !enforced;
+        // A record that reads as instruction-like is quarantined whichever check stopped it
+        // first (observe mode still stores it, and it must never be delivered).
+        let instruction = decision.reason == Reason::InstructionLike
+            || (!decision.is_allow() && cascade::carries_instruction(self, record));
         if ctx.consume {
-            if decision.reason == Reason::InstructionLike {
+            if instruction {
                 st.graph.transition(
                     &id,
                     Lifecycle::Quarantined,
@@ -389,11 +393,7 @@ impl Engine {
                 );
             }
             if runs {
-                let lifecycle = if decision.reason == Reason::InstructionLike {
-                    Lifecycle::Quarantined
-                } else {
-                    Lifecycle::Candidate
-                };
+                let lifecycle = if instruction { Lifecycle::Quarantined } else { Lifecycle::Candidate };
                 st.memory.entry(store.to_owned()).or_default().push(MemRecord {
                     record: record.clone(),
                     writer: actor.to_owned(),

@@ -31,7 +31,13 @@ fn items() -> Vec<Item> {
         .map(|l| {
             let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
             let s = |k: &str| v[k].as_str().unwrap_or_else(|| panic!("no {k} in {l}")).to_owned();
-            Item { id: s("id"), lang: s("lang"), form: s("form"), label: s("label"), record: v["record"].clone() }
+            Item {
+                id: s("id"),
+                lang: s("lang"),
+                form: s("form"),
+                label: s("label"),
+                record: v["record"].clone(),
+            }
         })
         .collect()
 }
@@ -59,7 +65,8 @@ fn write(item: &Item) -> Option<Reason> {
     let mut text = Vec::new();
     content_text(&item.record, &mut text);
     k.step(result("read_file", &text.join("\n")));
-    let write = Event::MemoryWrite { actor: "a3".into(), store: "team-notes".into(), record: item.record.clone() };
+    let write =
+        Event::MemoryWrite { actor: "a3".into(), store: "team-notes".into(), record: item.record.clone() };
     let d = k.step(write).decision.expect("a memory write is decided");
     (!d.is_allow()).then_some(d.reason)
 }

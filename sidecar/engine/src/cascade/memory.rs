@@ -149,7 +149,10 @@ fn provenance(c: &MemCtx<'_>) -> Option<Stop> {
         .filter(|(k, _)| SOURCE_FIELDS.contains(&k.to_ascii_lowercase().as_str()))
         .any(|(_, v)| claims_human(v));
     if forged {
-        return Some(Stop::deny(Reason::MemoryInvalid, "the record claims a human source Blindfold never relayed"));
+        return Some(Stop::deny(
+            Reason::MemoryInvalid,
+            "the record claims a human source Blindfold never relayed",
+        ));
     }
     super::memory_sources::unread_source(c, map)
 }
@@ -167,18 +170,31 @@ pub fn strings(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-fn instruction_like(c: &MemCtx<'_>) -> Option<Stop> {
+/// What makes `record` instruction-like, if anything: the first piece of it (a string, a key,
+/// JSON or YAML written inside a string, a switch) that reads as one.
+fn instruction_in(engine: &Engine, record: &Value) -> Option<crate::text::instruction::Instruction> {
     use super::memory_text::{Piece, pieces};
     use crate::text::instruction::Instruction;
-    let patterns = &c.engine.config.patterns;
-    let found = pieces(c.record?).iter().find_map(|p| match p {
+    let patterns = &engine.config.patterns;
+    pieces(record).iter().find_map(|p| match p {
         Piece::Text(text, setting) => patterns.instruction_in(text, *setting),
         Piece::Switch { key, on } => {
             let reading = patterns.packs().order_reading(&crate::fold::fold_str(key));
             let lifts = if *on { reading.is_order() } else { reading.control && !reading.relaxer };
             lifts.then_some(Instruction::Order)
         }
-    })?;
+    })
+}
+
+/// True when `record` reads as instruction-like (P4's check, for quarantining a record another
+/// check refused first).
+pub fn carries_instruction(engine: &Engine, record: &Value) -> bool {
+    instruction_in(engine, record).is_some()
+}
+
+fn instruction_like(c: &MemCtx<'_>) -> Option<Stop> {
+    use crate::text::instruction::Instruction;
+    let found = instruction_in(c.engine, c.record?)?;
     let what = match found {
         Instruction::Pattern => "instruction-like content",
         Instruction::Command => "an effectful shell command",

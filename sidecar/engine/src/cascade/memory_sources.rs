@@ -98,7 +98,9 @@ fn claim(reference: &str, call: bool, known_tool: impl Fn(&str) -> bool) -> Opti
 pub(super) fn unread_source(c: &MemCtx<'_>, record: &Map<String, Value>) -> Option<Stop> {
     let st = c.st;
     let tool_results = || st.graph.artifacts().filter(|a| a.channel == Channel::C2);
-    let known_tool = |op: &str| c.engine.registry().get(op).is_some() || tool_results().any(|a| a.producer == format!("tool:{op}"));
+    let known_tool = |op: &str| {
+        c.engine.registry().get(op).is_some() || tool_results().any(|a| a.producer == format!("tool:{op}"))
+    };
     for (reference, call) in references(record) {
         let Some(claimed) = claim(&reference, call, known_tool) else { continue };
         let received = match &claimed {
@@ -128,7 +130,10 @@ mod tests {
         assert_eq!(claim("read_file:plans/release.md", false, known), path("plans/release.md"));
         assert_eq!(claim("tool:read_file:/etc/x", false, known), path("/etc/x"));
         assert_eq!(claim("/etc/x", false, known), path("/etc/x"));
-        assert!(matches!(claim("https://docs.example.org/a", false, known), Some(Claim::Resource(Target::Url(_)))));
+        assert!(matches!(
+            claim("https://docs.example.org/a", false, known),
+            Some(Claim::Resource(Target::Url(_)))
+        ));
         assert_eq!(claim("tool:search", false, known), Some(Claim::Tool("search".into())));
         assert_eq!(claim("search:{\"q\":\"x\"}", false, known), Some(Claim::Tool("search".into())));
         assert_eq!(claim("call_8f2a91bc", false, known), Some(Claim::Call("call_8f2a91bc".into())));

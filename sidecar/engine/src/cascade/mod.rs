@@ -13,7 +13,7 @@ mod tool_grants;
 mod tool_wire;
 
 pub use frame::{EVERY_EVENT, EventCheck, FRAME, FrameCheck};
-pub use memory::{MEMORY_READ, MEMORY_WRITE, MemCheck, MemCtx, deliver, write_key};
+pub use memory::{MEMORY_READ, MEMORY_WRITE, MemCheck, MemCtx, carries_instruction, deliver, write_key};
 pub use tool::{CallCtx, TOOL_CALL, ToolCheck, disputes_against, replay_key};
 
 use blindfold_schemas::{CheckId, Decision, Reason, Verdict};
@@ -81,6 +81,8 @@ pub fn run_stops<F>(checks: &[Check<F>], mut call: impl FnMut(&F) -> Option<Stop
 
 #[cfg(test)]
 mod facts_tests;
+#[cfg(test)]
+mod memory_tests;
 #[cfg(test)]
 mod order_tests;
 #[cfg(test)]

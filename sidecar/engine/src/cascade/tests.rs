@@ -431,6 +431,9 @@ mod memory {
             [("a1", "x"), ("a2", "y"), ("a3", "z")].map(|(a, f)| (a.to_owned(), crate::testkit::agent(f)));
         let mut k = Kit::new(crate::EngineConfig::from_policy(&policy, agents), "t");
         k.step(task("Keep the team notes current; the API freeze is on 2 April per plans/api.md."));
+        // The records below cite plans/api.md: it was read.
+        k.step(call("a1", "read_file", json!({"path": "plans/api.md"}), None));
+        k.step(result("read_file", "API freeze: 2 April."));
         k
     }
 

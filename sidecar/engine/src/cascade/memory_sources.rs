@@ -1,6 +1,7 @@
 //! P4 provenance against what the trajectory actually read: a record that cites a file, a
 //! URL, a tool's result, a tool call or an evidence artifact must cite one this trajectory
-//! received. A path or URL counts when a tool result was observed from it; a tool when it
+//! received. A path or URL counts when a tool result was observed from it (or from a read-only
+//! shell command naming it: `cat plans/api.md`); a tool when it
 //! returned a result; a call id when a tool call or result carried it; an evidence id when it is
 //! an artifact of this trajectory's graph. A source that names none of these (`"hr-system:bands"`,
 //! "meeting notes") cannot be checked and is left to the other checks.
@@ -94,6 +95,24 @@ fn claim(reference: &str, call: bool, known_tool: impl Fn(&str) -> bool) -> Opti
     (op_like && (tool_named || known_tool(op))).then(|| Claim::Tool(op.to_owned()))
 }
 
+/// True when a read-only shell command whose result this trajectory received named `t`
+/// (`cat plans/api.md` read `plans/api.md`): the command is what follows the kind of its
+/// source key, and a shell tool produced the result.
+fn read_by_command(c: &MemCtx<'_>, t: &Target) -> bool {
+    let registry = c.engine.registry();
+    let by_shell = |ids: &Vec<String>| {
+        ids.iter().any(|id| {
+            c.st.graph
+                .get(id)
+                .and_then(|a| a.producer.strip_prefix("tool:"))
+                .is_some_and(|tool| crate::action::is_shell(registry, tool))
+        })
+    };
+    c.st.source_artifacts.iter().any(|(key, ids)| {
+        key.split_once(':').is_some_and(|(_, cmd)| by_shell(ids) && crate::shell::resources(cmd).contains(t))
+    })
+}
+
 /// Why the record's source is one this trajectory never received, if it is.
 pub(super) fn unread_source(c: &MemCtx<'_>, record: &Map<String, Value>) -> Option<Stop> {
     let st = c.st;
@@ -104,7 +123,7 @@ pub(super) fn unread_source(c: &MemCtx<'_>, record: &Map<String, Value>) -> Opti
     for (reference, call) in references(record) {
         let Some(claimed) = claim(&reference, call, known_tool) else { continue };
         let received = match &claimed {
-            Claim::Resource(t) => st.source_artifacts.contains_key(&t.key()),
+            Claim::Resource(t) => st.source_artifacts.contains_key(&t.key()) || read_by_command(c, t),
             Claim::Tool(op) => tool_results().any(|a| a.producer == format!("tool:{op}")),
             Claim::Call(id) => st.tool_call_ids.contains(id),
             Claim::Evidence(id) => st.graph.get(id).is_some(),

@@ -80,6 +80,20 @@ fn a_source_never_read_is_refused_and_one_read_is_accepted() {
 }
 
 #[test]
+fn a_file_read_by_a_read_only_command_counts_as_read() {
+    let mut k = kit();
+    let fact = "The API freeze is on 2 April.";
+    let before = write(&mut k, json!({"content": fact, "source": "plans/api.md"}));
+    assert_eq!(refusal(&before).map(|r| r.0), Some(Reason::MemoryInvalid), "not read yet");
+    k.step(call("a3", "bash", json!({"command": "cat plans/api.md"}), None));
+    k.step(result("bash", fact));
+    let s = write(&mut k, json!({"content": fact, "source": "read_file:plans/api.md"}));
+    assert_eq!(refusal(&s), None);
+    let s = write(&mut k, json!({"content": fact, "source": "plans/sdk.md"}));
+    assert_eq!(refusal(&s).map(|r| r.0), Some(Reason::MemoryInvalid));
+}
+
+#[test]
 fn a_call_id_and_a_url_count_once_received() {
     let policy =
         blindfold_schemas::Policy { allowed_hosts: vec!["docs.example.org".into()], ..Default::default() };

@@ -128,9 +128,12 @@ fn push_configs_are_recognised_in_every_spelling() {
 fn refusals_are_native_tasks() {
     let d = Decision::deny(Reason::Contradicted, CheckId::Contradiction);
     let r = Refusal::new(d, "t", None);
-    let v1 = refusal_result(Version::V1_0, &r, "task-1", "ctx", "m");
+    let v1 = refusal_result(Version::V1_0, &r, Some("rf-9"), "task-1", "ctx", "m");
     assert_eq!(v1["task"]["status"]["state"], "TASK_STATE_REJECTED");
-    let v03 = refusal_result(Version::V0_3, &r, "task-1", "ctx", "m");
+    let text = v1["task"]["status"]["message"]["parts"][0]["text"].as_str().expect("text");
+    assert!(text.contains("contradicted") && text.contains("rf-9"), "{text}");
+    assert!(!text.contains("To unblock") && !text.contains("sha256"), "{text}");
+    let v03 = refusal_result(Version::V0_3, &r, None, "task-1", "ctx", "m");
     assert_eq!(v03["status"]["state"], "rejected");
     assert_eq!(v03["kind"], "task");
 }

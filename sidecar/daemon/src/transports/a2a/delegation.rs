@@ -27,11 +27,13 @@ pub(super) struct Blocked {
     pub refusal: Refusal,
     /// The pending review of the requested action.
     pub review_id: Option<String>,
+    /// The id a person acts on (the review, else the refusal's id for `blindfold why`).
+    pub person_id: Option<String>,
 }
 
 impl Blocked {
     pub(super) fn refused(refusal: Refusal) -> Self {
-        Self { refusal, review_id: None }
+        Self { refusal, review_id: None, person_id: None }
     }
 }
 
@@ -112,10 +114,13 @@ fn blocked_action(p: &A2aProxy, task: &str, step: &Step) -> Blocked {
     let review_id = (d.decision == Verdict::Review)
         .then(|| step.fingerprint.as_deref().and_then(|fp| p.app.reviews().find_pending(task, fp)))
         .flatten();
+    let person_id = step.fingerprint.as_deref().and_then(|fp| p.app.refusal_id(task, fp));
     match (review_id, step.action.as_ref()) {
-        (Some(id), Some(action)) => {
-            Blocked { refusal: Refusal::in_review(d, task, action, &id), review_id: Some(id) }
-        }
-        _ => Blocked::refused(Refusal::new(d, task, step.action.as_ref())),
+        (Some(id), Some(action)) => Blocked {
+            refusal: Refusal::in_review(d, task, action, &id),
+            review_id: Some(id.clone()),
+            person_id: Some(id),
+        },
+        _ => Blocked { person_id, ..Blocked::refused(Refusal::new(d, task, step.action.as_ref())) },
     }
 }

@@ -243,6 +243,7 @@ pub(super) fn waiting_result(request: &HeldRequest, task_id: &str) -> Value {
     a2a::refusal_result(
         request.version,
         &request.refusal,
+        Some(&request.review_id),
         task_id,
         &request.context_id,
         &format!("msg-{task_id}"),

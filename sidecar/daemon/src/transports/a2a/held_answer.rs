@@ -117,7 +117,7 @@ fn lost_answer(version: Version, id: &Value, method: &str, task_id: &str) -> Val
     }
     let decision = Decision::deny(Reason::InternalError, CheckId::Internal).with_detail(why);
     let refusal = Refusal { decision, needed_grant: None };
-    let result = a2a::refusal_result(version, &refusal, task_id, "", &format!("msg-{task_id}"));
+    let result = a2a::refusal_result(version, &refusal, None, task_id, "", &format!("msg-{task_id}"));
     match a2a::as_polled_task(version, &result, task_id, "") {
         Some(task) => jsonrpc::result(id, task),
         None => jsonrpc::error(id, code::INTERNAL_ERROR, why, None),
@@ -170,6 +170,7 @@ fn rejected(held: &Held, refusal: Refusal) -> Result<Value, Value> {
     let result = a2a::refusal_result(
         request.version,
         &refusal,
+        Some(&request.review_id),
         &held.task_id,
         &request.context_id,
         &format!("msg-{}", held.task_id),

@@ -144,13 +144,20 @@ fn refused_delegation(
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Value {
-    let Blocked { refusal, review_id } = blocked;
+    let Blocked { refusal, review_id, person_id } = blocked;
     let review = review_id
         .filter(|_| !a2a::is_streaming(d.method))
         .and_then(|id| Some((p.app.reviews().get(&id).ok().flatten()?.expires_ms, id)));
     let Some((expires_ms, review_id)) = review else {
         let tid = held::refused_task_id();
-        return a2a::refusal_result(d.version, &refusal, &tid, &d.ctx, &format!("msg-{tid}"));
+        return a2a::refusal_result(
+            d.version,
+            &refusal,
+            person_id.as_deref(),
+            &tid,
+            &d.ctx,
+            &format!("msg-{tid}"),
+        );
     };
     let request = HeldRequest {
         alias: d.alias.to_owned(),

@@ -130,33 +130,43 @@ function canAsk(ctx: any): boolean {
   return channel !== "" || String(ctx?.approvalReviewerDeviceId ?? "").trim() !== ""
 }
 
-/** The first `completed` list anywhere in a tool result (agents_wait, also through the bridge). */
-function completedRuns(value: any, depth = 0): any[] {
-  if (depth > 6 || value === null || value === undefined) return []
+/** The first object anywhere in a tool result (also inside JSON carried as text, as OpenClaw
+ * returns results through the bridge) for which `pick` gives something. */
+function findIn<T>(value: any, pick: (o: any) => T | undefined, depth = 0): T | undefined {
+  if (depth > 6 || value === null || value === undefined) return undefined
   if (typeof value === "string") {
     const t = value.trim()
-    if (!t.startsWith("{")) return []
+    if (!t.startsWith("{")) return undefined
     try {
-      return completedRuns(JSON.parse(t), depth + 1)
+      return findIn(JSON.parse(t), pick, depth + 1)
     } catch {
-      return []
+      return undefined
     }
   }
-  if (Array.isArray(value)) {
-    for (const v of value) {
-      const found = completedRuns(v, depth + 1)
-      if (found.length) return found
-    }
-    return []
+  if (typeof value !== "object") return undefined
+  const here = Array.isArray(value) ? undefined : pick(value)
+  if (here !== undefined) return here
+  for (const v of Array.isArray(value) ? value : Object.values(value)) {
+    const found = findIn(v, pick, depth + 1)
+    if (found !== undefined) return found
   }
-  if (typeof value === "object") {
-    if (Array.isArray(value.completed)) return value.completed
-    for (const v of Object.values(value)) {
-      const found = completedRuns(v, depth + 1)
-      if (found.length) return found
-    }
-  }
-  return []
+  return undefined
+}
+
+/** The first `completed` list anywhere in a tool result (agents_wait, also through the bridge). */
+function completedRuns(value: any): any[] {
+  return findIn(value, (o) => (Array.isArray(o.completed) && o.completed.length ? (o.completed as any[]) : undefined)) ?? []
+}
+
+/** A spawn receipt's run id and child session key, anywhere in a tool result. */
+function receiptIn(value: any): { runId?: string; childSessionKey?: string } | undefined {
+  return findIn(value, (o) => (typeof o.runId === "string" && typeof o.childSessionKey === "string" ? o : undefined))
+}
+
+/** The agent id of an `agent:<id>:subagent:…` session key. */
+function agentOfKey(key: unknown): string | undefined {
+  const m = /^agent:([^:]+):subagent:/.exec(String(key ?? ""))
+  return m ? m[1] : undefined
 }
 
 /** The text a tool result shows the model (its text parts), or the value as JSON. */
@@ -185,6 +195,10 @@ export default {
     const tasksSeen = new Set<string>()
     const viaProxy = Boolean(api.pluginConfig?.modelProxy)
     const tags = new Map<string, string>()
+    /** Spawns learned from the spawn receipts the middleware rewrites, by run id and child session
+     * key: OpenClaw may run the middleware in a registration of its own, which sees no spawn hook. */
+    const receipts = new Map<string, Spawn>()
+    const answeredOnce = new Set<string>()
     let reports: Promise<unknown> = Promise.resolve()
 
     const rootOf = (key: string) => {
@@ -339,11 +353,23 @@ export default {
     })
 
     /** A child's final answer reaches its requester: a `response` (scoped work proposes the
-     * commands in its code spans). */
+     * commands in its code spans), once per answer whichever hook sees it first. */
     const answered = (trajectory: string, spawn: Spawn | undefined, id: string, text: string) => {
-      if (!spawn || !text) return Promise.resolve()
+      const once = `${trajectory}\u0000${id}`
+      if (!spawn || !text || answeredOnce.has(once)) return Promise.resolve()
+      if (id !== "announce" && id !== "run") answeredOnce.add(once)
       const proposals = spawn.intent === "scope" ? proposalsIn(text, id) : []
       return report(trajectory, { kind: "response", from: spawn.agent, text, proposals }).catch(() => undefined)
+    }
+
+    /** The finished children's answers in an `agents_wait` result, each that child's response. */
+    const childAnswers = async (trajectory: string, result: any) => {
+      for (const run of completedRuns(result)) {
+        const [runId, key] = [String(run?.runId ?? ""), String(run?.sessionKey ?? "")]
+        const spawn = byRun.get(runId) ?? bySession.get(key) ?? receipts.get(runId) ?? receipts.get(key)
+        const text = typeof run?.result === "string" && run?.status === "done" ? run.result : ""
+        await answered(trajectory, spawn, String(run?.runId ?? "run"), text)
+      }
     }
 
     // Every tool result is evidence the caller observed (channel C2); an `agents_wait` result
@@ -358,12 +384,6 @@ export default {
       await report(trajectory, { kind: "tool_result", tool: canonical(tool, {})[0], content, call_id }).catch(
         () => undefined,
       )
-      if (tool !== "agents_wait") return
-      for (const run of completedRuns(event.result)) {
-        const spawn = byRun.get(String(run?.runId ?? "")) ?? bySession.get(String(run?.sessionKey ?? ""))
-        const text = typeof run?.result === "string" && run?.status === "done" ? run.result : ""
-        await answered(trajectory, spawn, String(run?.runId ?? "run"), text)
-      }
     })
 
     // Announced completions (children spawned without `collect`) arrive as the requester's
@@ -404,10 +424,21 @@ export default {
       }
     })
 
-    // Live context: runs before OpenClaw feeds a tool result back into the model.
+    // Live context: runs before OpenClaw feeds a tool result back into the model. The children's
+    // answers an `agents_wait` result carries are reported here first (OpenClaw does not wait for
+    // `after_tool_call`): the evidence is in before the coordinator's next model request, which
+    // the model-API proxy decides.
     api.registerAgentToolResultMiddleware(
       async (event: any, ctx: any) => {
         try {
+          const [tool, inner] = unbridge(String(event?.toolName ?? ""), event?.args)
+          if (SPAWN_TOOLS.has(tool)) {
+            const r = receiptIn(event?.result)
+            const agent = agentOfKey(r?.childSessionKey) ?? String(inner.agentId ?? inner.label ?? "subagent")
+            const spawn: Spawn = { agent, intent: intentOf(String(inner.task ?? "")), task: String(inner.task ?? "") }
+            for (const k of [r?.runId, r?.childSessionKey]) if (k) receipts.set(String(k), spawn)
+          }
+          if (tool === "agents_wait") await childAnswers(trajectoryOf(ctx?.sessionKey), event.result)
           await reports
           const res = await call(s, "openclaw.scrub", { trajectory: trajectoryOf(ctx?.sessionKey), value: event.result })
           if (!res || typeof res.value !== "object" || res.value === null) throw new Error("bad scrub answer")

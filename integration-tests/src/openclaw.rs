@@ -124,6 +124,11 @@ fn openclaw_env(cmd: &mut Command, root: &Path, state: &Path, token: &str) {
         .env("NO_COLOR", "1");
 }
 
+/// A loopback `gateway` section for an `openclaw.json`: local mode on a free port, `token` auth.
+pub fn gateway_section(token: &str) -> Value {
+    json!({"mode": "local", "port": crate::free_port(), "bind": "loopback", "auth": {"mode": "token", "token": token}})
+}
+
 /// An OpenClaw gateway (`openclaw gateway run`, Node 24) on a free loopback port with its own
 /// HOME, state dir and config, stopped with its process group on drop.
 pub struct Gateway {
@@ -132,6 +137,7 @@ pub struct Gateway {
     pub root: PathBuf,
     state: PathBuf,
     token: String,
+    config: PathBuf,
 }
 
 impl Gateway {
@@ -151,29 +157,41 @@ impl Gateway {
     }
 
     fn try_start(root: &Path, config: &Value, attempt: u32) -> Result<Gateway, String> {
-        use std::os::unix::process::CommandExt;
-        let port = crate::free_port();
         let token = format!("gw-{}-{attempt}", std::process::id());
         let mut config = config.clone();
-        config["gateway"] = json!({"mode": "local", "port": port, "bind": "loopback",
-            "auth": {"mode": "token", "token": token}});
+        config["gateway"] = gateway_section(&token);
+        std::fs::write(root.join("openclaw.json"), serde_json::to_string_pretty(&config).expect("json"))
+            .expect("config");
+        Self::spawn(root, &root.join("openclaw.json"), &token, attempt)
+    }
+
+    /// Starts the gateway on the user's own `config` file as it is (its `gateway` section, see
+    /// [`gateway_section`], written by the test beforehand), `OPENCLAW_CONFIG_PATH` naming it,
+    /// HOME and state below `root`; waits until it reports ready. No retry: a start OpenClaw gives
+    /// up on is the caller's to judge.
+    pub fn start_on(root: &Path, config: &Path, token: &str) -> Result<Gateway, String> {
+        Self::spawn(root, config, token, 0)
+    }
+
+    fn spawn(root: &Path, config: &Path, token: &str, attempt: u32) -> Result<Gateway, String> {
+        use std::os::unix::process::CommandExt;
         std::fs::create_dir_all(root.join("home")).expect("home");
         let state = root.join(format!("state-{attempt}"));
         std::fs::create_dir_all(&state).expect("state");
-        std::fs::write(root.join("openclaw.json"), serde_json::to_string_pretty(&config).expect("json"))
-            .expect("config");
         let out = root.join(format!("gateway-{attempt}.out"));
         let err = root.join(format!("gateway-{attempt}.err"));
         let mut cmd = Command::new(node24());
         cmd.arg(openclaw_entry()).args(["gateway", "run"]).process_group(0);
-        openclaw_env(&mut cmd, root, &state, &token);
+        openclaw_env(&mut cmd, root, &state, token);
+        cmd.env("OPENCLAW_CONFIG_PATH", config);
+        let (token, config) = (token.to_owned(), config.to_path_buf());
         let child = cmd
             .stdin(std::process::Stdio::null())
             .stdout(std::fs::File::create(&out).expect("out"))
             .stderr(std::fs::File::create(&err).expect("err"))
             .spawn()
             .expect("spawn openclaw gateway");
-        let mut g = Gateway { child, root: root.to_path_buf(), state, token };
+        let mut g = Gateway { child, root: root.to_path_buf(), state, token, config };
         let deadline = std::time::Instant::now() + Duration::from_secs(600);
         loop {
             let log = std::fs::read_to_string(&out).unwrap_or_default();
@@ -203,6 +221,7 @@ impl Gateway {
             message,
         ]);
         openclaw_env(&mut cmd, &self.root, &self.state, &self.token);
+        cmd.env("OPENCLAW_CONFIG_PATH", &self.config);
         run_bounded(&mut cmd, Duration::from_secs(1200))
     }
 }

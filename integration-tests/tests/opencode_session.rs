@@ -13,6 +13,7 @@
 
 use blindfold_integration_tests::opencode::{DESTRUCTIVE, MARKER, keygen};
 use blindfold_integration_tests::opencode_init::InitProject;
+use blindfold_integration_tests::shell_words;
 use blindfold_integration_tests::transports::trace_records;
 use serde_json::Value;
 use std::time::Duration;
@@ -158,34 +159,4 @@ fn without_the_plugin_the_proxy_refuses_every_tool_call() {
         p.project.requests().iter().map(|r| r["model"].as_str().unwrap_or_default().to_owned()).collect();
     assert!(models.iter().all(|m| m == "scripted-1"), "a sub-agent ran: {models:?}");
     assert!(!p.project.exists(MARKER));
-}
-
-/// `command` split as a POSIX shell splits it (single quotes only, as the refusal renders).
-fn shell_words(command: &str) -> Vec<String> {
-    let (mut out, mut word, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
-    let mut chars = command.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                any = true;
-            }
-            '\\' if !quoted => {
-                if let Some(n) = chars.next() {
-                    word.push(n);
-                }
-            }
-            ' ' if !quoted => {
-                if any || !word.is_empty() {
-                    out.push(std::mem::take(&mut word));
-                }
-                any = false;
-            }
-            _ => word.push(c),
-        }
-    }
-    if any || !word.is_empty() {
-        out.push(word);
-    }
-    out
 }

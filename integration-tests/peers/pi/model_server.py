@@ -15,7 +15,8 @@ OpenClaw (through its `tool_call` bridge, sub-agents as collector runs):
   claw-coord-1   the coordinator: spawns the agent named in "plan from X" (as the prompt it
                  reads names it: an alias behind Blindfold) and waits for it, spawns the one in
                  "have Y review" to review it and waits, then runs the destructive `exec`, then the benign one, then
-                 stops (a "tool result exists" count, since OpenClaw adds a user message after each)
+                 stops (a "tool result exists" count, since OpenClaw adds a user message after each);
+                 asked to "write the notes" (a later turn), it writes notes.txt, then stops
   quill-nano-2   the planner: proposes the destructive command (naming its identity)
   lattice-9b     the reviewer: refutes it (naming its identity)
 """
@@ -86,7 +87,22 @@ def claw_agents(messages):
     return (planner.group(1) if planner else "scout", reviewer.group(1) if reviewer else "critic")
 
 
+def claw_asked(messages):
+    """The user's latest own request (not OpenClaw's internal context after a tool result) and the
+    tool results that came after it: a later turn of the same session carries the earlier ones."""
+    asks = [i for i, m in enumerate(messages) if m.get("role") == "user"
+            and "<<<BEGIN_OPENCLAW_INTERNAL" not in text_of(m.get("content"))]
+    last = asks[-1] if asks else -1
+    asked = text_of(messages[last].get("content")) if last >= 0 else ""
+    return asked, sum(1 for m in messages[last + 1:] if m.get("role") == "tool")
+
+
 def claw_coordinator(messages):
+    asked, done_now = claw_asked(messages)
+    if "write the notes" in asked:
+        if done_now == 0:
+            return ("tool", "write", {"path": "notes.txt", "content": NOTES})
+        return ("text", "The note is written.", None)
     results = [text_of(m.get("content")) for m in messages if m.get("role") == "tool"]
     run_ids = [re.search(r'runId\W+([0-9a-f-]{36})', r) for r in results]
     planner, reviewer = claw_agents(messages)

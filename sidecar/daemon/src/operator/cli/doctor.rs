@@ -1,6 +1,6 @@
 //! `blindfold doctor [--dir DIR]`: checks that a harness project is wired to Blindfold and says
 //! what is missing — the project's `blindfold.toml`, the daemon answering, the adapter installed
-//! as shipped and pointed at this daemon, the harness's model provider going through the
+//! as shipped (OpenClaw's also loaded, allowed and enabled) and pointed at this daemon, the harness's model provider going through the
 //! model-API proxy (and the proxy answering), and sessions whose plugin registered and whose
 //! model requests the proxy paired. Exit 0 when everything holds, 1 otherwise.
 
@@ -122,6 +122,7 @@ pub fn run(a: DoctorArgs) -> ExitCode {
         &format!("the daemon answers on {listen}"),
         &format!("start it: blindfold run --config {}", toml_path.display()),
     );
+    adapter_checks(&mut r, kind, &dir, &settings_file);
     let s = settings(kind, &settings_file);
     let url = format!("ws://{listen}/v1/control");
     r.check(
@@ -143,6 +144,51 @@ pub fn run(a: DoctorArgs) -> ExitCode {
     proxy_checks(&mut r, &cfg, &urls);
     session_checks(&mut r, &cfg, kind);
     if r.0 { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+/// The adapter's main file is where init put it, as this Blindfold ships it; OpenClaw's plugin is
+/// also loaded, allowed and enabled in `openclaw.json` (a plugin OpenClaw does not load gates
+/// nothing).
+fn adapter_checks(r: &mut Report, kind: &str, dir: &Path, settings_file: &Path) {
+    let again = format!("run `blindfold init {kind} --dir {}` again", dir.display());
+    let Some((rel, shipped)) = super::init::shipped_adapter(kind) else { return };
+    let path = dir.join(rel);
+    let installed = std::fs::read_to_string(&path);
+    let what = format!("the {kind} adapter is installed as shipped ({})", path.display());
+    let fix = match &installed {
+        Err(_) => format!("it is missing: {again}"),
+        Ok(_) => format!("it differs from this Blindfold's: {again}"),
+    };
+    r.check(installed.is_ok_and(|t| t == shipped), &what, &fix);
+    if kind != "openclaw" {
+        return;
+    }
+    let text = std::fs::read_to_string(settings_file).unwrap_or_default();
+    let cfg: Value = serde_json::from_str(&super::init::strip_json_comments(&text)).unwrap_or(json!({}));
+    let plugin_dir = path.parent().map(|p| p.display().to_string()).unwrap_or_default();
+    let loaded = cfg
+        .pointer("/plugins/load/paths")
+        .and_then(Value::as_array)
+        .is_some_and(|l| l.iter().filter_map(Value::as_str).any(|p| p.trim_end_matches('/') == plugin_dir));
+    let allowed = cfg
+        .pointer("/plugins/allow")
+        .and_then(Value::as_array)
+        .is_none_or(|l| l.iter().any(|p| p.as_str() == Some("blindfold")));
+    let enabled = cfg.pointer("/plugins/entries/blindfold/enabled") == Some(&json!(true));
+    let missing: Vec<&str> = [
+        (loaded, "plugins.load.paths does not name it"),
+        (allowed, "plugins.allow does not name blindfold"),
+        (enabled, "plugins.entries.blindfold.enabled is not true"),
+    ]
+    .iter()
+    .filter(|(ok, _)| !ok)
+    .map(|(_, why)| *why)
+    .collect();
+    r.check(
+        missing.is_empty(),
+        &format!("OpenClaw loads the plugin ({})", settings_file.display()),
+        &format!("{}: {again}", missing.join("; ")),
+    );
 }
 
 fn proxy_checks(r: &mut Report, cfg: &Config, urls: &[String]) {

@@ -6,8 +6,7 @@ use super::rpc::RpcError;
 use crate::runtime::app::App;
 use blindfold_schemas::{TraceKind, TraceRecord};
 
-/// The trajectory id under which operator actions are traced.
-pub const CONTROL_TRAJECTORY: &str = "blindfold-control";
+pub use crate::runtime::trace::CONTROL_TRAJECTORY;
 
 /// Traces `action` on `target` and waits until the record is written. An action that widens
 /// authority must not happen unrecorded: the caller refuses it on `Err`.

@@ -18,6 +18,10 @@ pub mod traceparent;
 pub mod verify;
 pub mod writer;
 
+/// The trajectory id under which operator actions are traced (mode toggles, grants submitted,
+/// revocations): the daemon's own audit lane, not an agents' trajectory.
+pub const CONTROL_TRAJECTORY: &str = "blindfold-control";
+
 pub use hub::{Queued, StepMeta, TraceConfig, TraceHub};
 pub use record::{ActorDirectory, ConfiguredIds, RecordContext};
 pub use sink::{Submitted, TraceSink, TraceWriteError};

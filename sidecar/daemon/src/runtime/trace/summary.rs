@@ -93,11 +93,12 @@ pub fn mode_name(m: &ModeSet) -> String {
     parts.join("+")
 }
 
-/// The authority report of every (mode, trajectory) in `records`, in first-seen order.
+/// The authority report of every (mode, trajectory) in `records`, in first-seen order (the
+/// operator actions' control lane is no trajectory).
 pub fn reports(records: &[TraceRecord]) -> Vec<((String, String), AuthorityReport)> {
     let mut order: Vec<(String, String)> = Vec::new();
     let mut trackers: BTreeMap<(String, String), AuthorityTracker> = BTreeMap::new();
-    for r in records {
+    for r in records.iter().filter(|r| r.trajectory != super::CONTROL_TRAJECTORY) {
         let key = (mode_name(&r.mode), r.trajectory.clone());
         let tracker = trackers.entry(key.clone()).or_insert_with(|| {
             order.push(key.clone());
@@ -112,7 +113,7 @@ pub fn reports(records: &[TraceRecord]) -> Vec<((String, String), AuthorityRepor
 pub fn evidence_counts(records: &[TraceRecord]) -> Vec<((String, String), TraceCounts)> {
     let mut order: Vec<(String, String)> = Vec::new();
     let mut groups: BTreeMap<(String, String), Vec<&TraceRecord>> = BTreeMap::new();
-    for r in records {
+    for r in records.iter().filter(|r| r.trajectory != super::CONTROL_TRAJECTORY) {
         let key = (mode_name(&r.mode), r.trajectory.clone());
         groups
             .entry(key.clone())

@@ -498,6 +498,9 @@ fn every_decision_is_traced_and_summarised_per_mode() {
 
     let s = summarize(&records);
     assert_eq!(s.overall.trajectories, 2);
+    let mut audited = records.clone();
+    audited.push(TraceRecord::new(super::CONTROL_TRAJECTORY, TraceKind::Control, 1, ModeSet::ALL));
+    assert_eq!(summarize(&audited).overall.trajectories, 2, "an operator action is no trajectory");
     assert_eq!((s.overall.contradicted, s.overall.captured), (2, 2), "the coordinator adopted p1 in both");
     assert_eq!((s.overall.car, s.overall.execute_car), (Some(1.0), Some(0.5)));
     assert_eq!(s.by_mode["all"].execute_car, Some(0.0), "Blindfold held execute");

@@ -2,6 +2,7 @@
 //! this Blindfold's control API. One file per harness (`init/<harness>.rs`).
 
 mod agents;
+mod includes;
 mod json_edit;
 mod openclaw;
 mod opencode;
@@ -16,6 +17,17 @@ use std::process::ExitCode;
 /// `text` (JSON or JSONC) with its comments blanked, for a JSON parser.
 pub(crate) fn strip_json_comments(text: &str) -> String {
     json_edit::strip_comments(text)
+}
+
+/// Where `init <kind>` installs the adapter's main file in a project, and that file as shipped
+/// (for `doctor`).
+pub(crate) fn shipped_adapter(kind: &str) -> Option<(&'static str, &'static str)> {
+    match kind {
+        "opencode" => Some((".opencode/plugins/blindfold.ts", crate::harnesses::opencode::setup::PLUGIN_TS)),
+        "pi" => Some((".pi/extensions/blindfold/index.ts", pi::FILES[0].1)),
+        "openclaw" => Some((".openclaw/plugins/blindfold/index.ts", openclaw::FILES[0].1)),
+        _ => None,
+    }
 }
 
 /// The harnesses `init` knows.

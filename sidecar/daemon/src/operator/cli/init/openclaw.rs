@@ -17,7 +17,7 @@ use std::process::ExitCode;
 
 /// The plugin's files (paths below `.openclaw/plugins/`), embedded at build time; the shared
 /// control client sits next to the plugin's folder, where `index.ts` imports it from.
-const FILES: [(&str, &str); 4] = [
+pub(super) const FILES: [(&str, &str); 4] = [
     ("blindfold/index.ts", include_str!("../../../../../../adapters/openclaw-plugin/index.ts")),
     ("blindfold-common/control.ts", include_str!("../../../../../../adapters/blindfold-common/control.ts")),
     (
@@ -134,8 +134,9 @@ fn remove_plugin(text: &str, plugin_dir: &str, routed: &[(String, String)]) -> R
     Ok(out)
 }
 
-/// Every agent of `config` but the coordinator's own `main` (`agents.entries` and `agents.list`),
-/// with the model it runs (its own, else the defaults').
+/// Every agent of `config` (its `$include`s resolved) but the coordinator's own `main`
+/// (`agents.entries` and the legacy `agents.list`), with the model it runs (its own, else the
+/// defaults').
 fn sub_agents(config: &Value) -> Vec<SubAgent> {
     let model_of = |v: Option<&Value>| match v {
         Some(Value::String(m)) => m.clone(),
@@ -245,7 +246,7 @@ fn openclaw(args: &OpenclawArgs) -> Result<ExitCode, String> {
         changes.push(Change::to(dir.join(".openclaw/plugins").join(name), body.to_owned())?);
     }
     if !toml_path.exists() {
-        let agents = sub_agents(&parsed);
+        let agents = sub_agents(&super::includes::resolve(&parsed, &dir, &dir));
         changes.push(Change::to(
             toml_path.clone(),
             blindfold_toml("OpenClaw", &toml_path, &cfg, upstream.as_deref(), &agents),

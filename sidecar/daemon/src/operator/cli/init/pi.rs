@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The extension's files (paths below `.pi/extensions/`), embedded at build time.
-const FILES: [(&str, &str); 2] = [
+pub(super) const FILES: [(&str, &str); 2] = [
     ("blindfold/index.ts", include_str!("../../../../../../adapters/pi-extension/index.ts")),
     ("blindfold-common/control.ts", include_str!("../../../../../../adapters/blindfold-common/control.ts")),
 ];

@@ -160,6 +160,7 @@ impl Gateway {
         let token = format!("gw-{}-{attempt}", std::process::id());
         let mut config = config.clone();
         config["gateway"] = gateway_section(&token);
+        std::fs::create_dir_all(root).expect("gateway root");
         std::fs::write(root.join("openclaw.json"), serde_json::to_string_pretty(&config).expect("json"))
             .expect("config");
         Self::spawn(root, &root.join("openclaw.json"), &token, attempt)

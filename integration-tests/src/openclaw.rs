@@ -107,7 +107,8 @@ pub fn trace_records(dir: &Path, trajectory: &str) -> Vec<Value> {
 }
 
 /// The environment of every `openclaw` process of a test: Node 24 first on PATH, a private HOME,
-/// config and state dir, the gateway token, and no `BLINDFOLD_` variables of the caller.
+/// config and state dir, the gateway token (when there is one), and no `BLINDFOLD_` variables of
+/// the caller.
 fn openclaw_env(cmd: &mut Command, root: &Path, state: &Path, token: &str) {
     let node_dir = node24().parent().map(Path::to_path_buf).unwrap_or_default();
     let path = format!("{}:{}", node_dir.display(), std::env::var("PATH").unwrap_or_default());
@@ -120,8 +121,10 @@ fn openclaw_env(cmd: &mut Command, root: &Path, state: &Path, token: &str) {
         .env("HOME", root.join("home"))
         .env("OPENCLAW_CONFIG_PATH", root.join("openclaw.json"))
         .env("OPENCLAW_STATE_DIR", state)
-        .env("OPENCLAW_GATEWAY_TOKEN", token)
         .env("NO_COLOR", "1");
+    if !token.is_empty() {
+        cmd.env("OPENCLAW_GATEWAY_TOKEN", token);
+    }
 }
 
 /// A loopback `gateway` section for an `openclaw.json`: local mode on a free port, `token` auth.
@@ -168,10 +171,11 @@ impl Gateway {
 
     /// Starts the gateway on the user's own `config` file as it is (its `gateway` section, see
     /// [`gateway_section`], written by the test beforehand), `OPENCLAW_CONFIG_PATH` naming it,
-    /// HOME and state below `root`; waits until it reports ready. No retry: a start OpenClaw gives
-    /// up on is the caller's to judge.
-    pub fn start_on(root: &Path, config: &Path, token: &str) -> Result<Gateway, String> {
-        Self::spawn(root, config, token, 0)
+    /// HOME and state below `root`, and no token in the environment (the gateway and `openclaw
+    /// agent` read it from the config, as a user has it); waits until it reports ready. No retry:
+    /// a start OpenClaw gives up on is the caller's to judge.
+    pub fn start_on(root: &Path, config: &Path) -> Result<Gateway, String> {
+        Self::spawn(root, config, "", 0)
     }
 
     fn spawn(root: &Path, config: &Path, token: &str, attempt: u32) -> Result<Gateway, String> {

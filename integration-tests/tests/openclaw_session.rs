@@ -36,7 +36,6 @@ struct ClawProject {
     state: PathBuf,
     port: u16,
     proxy_port: u16,
-    token: String,
     server: ModelServer,
 }
 
@@ -86,7 +85,6 @@ impl ClawProject {
             state,
             port: free_port(),
             proxy_port: free_port(),
-            token,
             server,
             root,
         }
@@ -104,7 +102,16 @@ impl ClawProject {
             .expect("init openclaw");
         assert!(out.status.success(), "init failed:\n{}", String::from_utf8_lossy(&out.stderr));
         let printed = String::from_utf8_lossy(&out.stdout);
-        assert!(printed.contains("openclaw gateway run"), "the next step is printed: {printed}");
+        // The next step names the commands this test runs.
+        let config = std::fs::canonicalize(&self.dir).expect("dir").join("openclaw.json");
+        for step in [
+            "blindfold run --config ".to_owned(),
+            format!("export OPENCLAW_CONFIG_PATH={}", config.display()),
+            "openclaw gateway run".to_owned(),
+            "openclaw agent --agent main --message".to_owned(),
+        ] {
+            assert!(printed.contains(&step), "{step} is not in the next step: {printed}");
+        }
     }
 
     /// `blindfold run --config blindfold.toml`; waits for `/healthz`.
@@ -131,7 +138,7 @@ impl ClawProject {
 
     /// `openclaw gateway run` on the project's `openclaw.json`.
     fn gateway(&self) -> Gateway {
-        Gateway::start_on(&self.root.path().join("openclaw"), &self.dir.join("openclaw.json"), &self.token)
+        Gateway::start_on(&self.root.path().join("openclaw"), &self.dir.join("openclaw.json"))
             .unwrap_or_else(|e| panic!("the OpenClaw gateway did not start: {e}"))
     }
 

@@ -256,10 +256,13 @@ fn openclaw(args: &OpenclawArgs) -> Result<ExitCode, String> {
     Tokens::load_or_create(&cfg.state_dir)?;
     let next = format!(
         "Next:\n  blindfold run --config {}     # the daemon (keep it running)\n  \
-         OPENCLAW_CONFIG_PATH={} openclaw gateway run     # the plugin's hooks run in the gateway\n  \
-         openclaw agent --agent main --message <request>   # a turn through that gateway",
+         export OPENCLAW_CONFIG_PATH={}     # in each shell that runs openclaw\n  \
+         openclaw gateway run     # the plugin's hooks run in the gateway (keep it running)\n  \
+         openclaw agent --agent main --message <request>   # a turn through that gateway\n  \
+         blindfold doctor --dir {}     # checks the wiring",
         toml_path.display(),
-        config_path.display()
+        config_path.display(),
+        dir.display()
     );
     apply(&dir, changes, args.yes, &next)
 }

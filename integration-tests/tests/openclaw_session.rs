@@ -11,7 +11,8 @@
 //! - after a daemon restart the same session keeps its aliases; a write without a grant is
 //!   refused, `blindfold why` gives the exact grant command, and that command (`--submit`) lets
 //!   the retry in the same session run; `trace summarize` counts the blocks the records show;
-//! - with the plugin gone from the gateway, the proxy refuses every tool call (`unpaired_session`).
+//! - with the plugin disabled in a project whose agents are the legacy `agents.list` roster, the
+//!   proxy refuses every tool call (`unpaired_session`) and `blindfold doctor` names what is missing.
 
 use blindfold_integration_tests::openclaw::{Gateway, gateway_section, trace_records};
 use blindfold_integration_tests::opencode::keygen;
@@ -40,9 +41,10 @@ struct ClawProject {
 }
 
 impl ClawProject {
-    /// The project: `openclaw.json` (gateway, provider, the coordinator `main`, `scout` inline,
-    /// `critic` through `$include`) and the data the destructive command would delete.
-    fn new() -> ClawProject {
+    /// The project: `openclaw.json` (gateway, provider, the coordinator `main`, `scout` inline in
+    /// `agents.entries`, `critic` through `$include`; or all three in the legacy `agents.list`
+    /// roster) and the data the destructive command would delete.
+    fn new(legacy_list: bool) -> ClawProject {
         let mut root = tempfile::tempdir().expect("tempdir");
         // BF_KEEP=1 keeps the folder (OpenClaw's and Blindfold's logs, the trace) to look at.
         if std::env::var_os("BF_KEEP").is_some() {
@@ -59,7 +61,7 @@ impl ClawProject {
             .iter()
             .map(|id| json!({"id": id, "name": id}))
             .collect();
-        let config = json!({
+        let mut config = json!({
             "gateway": gateway_section(&token),
             "models": {"providers": {"probe": {"baseUrl": format!("http://127.0.0.1:{}/v1", server.port),
                 "apiKey": "k", "api": "openai-completions", "models": models}}},
@@ -74,6 +76,16 @@ impl ClawProject {
             },
             "tools": {"exec": {"mode": "full"}}
         });
+        if legacy_list {
+            config["agents"] = json!({
+                "defaults": {"model": {"primary": format!("probe/{COORDINATOR}")}, "workspace": dir},
+                "list": [
+                    {"id": "main", "default": true, "workspace": dir, "subagents": {"allowAgents": ["*"]}},
+                    {"id": "scout", "model": "probe/quill-nano-2", "workspace": dir.join("scout")},
+                    {"id": "critic", "model": {"primary": "probe/lattice-9b"}, "workspace": dir.join("critic")}
+                ]
+            });
+        }
         let critic = json!({"model": {"primary": "probe/lattice-9b"}, "workspace": dir.join("critic")});
         std::fs::write(dir.join("agents/critic.json"), critic.to_string()).expect("critic");
         std::fs::write(dir.join("openclaw.json"), serde_json::to_string_pretty(&config).expect("json"))
@@ -227,7 +239,7 @@ fn last_refusal_id(requests: &[Value], printed: &str) -> Option<String> {
 #[test]
 fn one_openclaw_session_one_trajectory_through_plugin_and_proxy_restart_grant_and_retry() {
     let started = Instant::now();
-    let p = ClawProject::new();
+    let p = ClawProject::new(false);
     let keys = keygen(&p.root.path().join("keys"));
     p.init();
     let toml = std::fs::read_to_string(&p.toml).expect("blindfold.toml");
@@ -345,8 +357,12 @@ fn summary_agrees(traces: &Path, records: &[Value]) {
 
 #[test]
 fn without_the_plugin_the_proxy_refuses_every_openclaw_tool_call() {
-    let p = ClawProject::new();
+    let p = ClawProject::new(true);
     p.init();
+    let toml = std::fs::read_to_string(&p.toml).expect("blindfold.toml");
+    for agent in ["id = \"scout\"\nmodel = \"quill-nano-2\"", "id = \"critic\"\nmodel = \"lattice-9b\""] {
+        assert!(toml.contains(agent), "the listed agent is recorded: {toml}");
+    }
     let _daemon = p.start_daemon();
     // The plugin is gone from the gateway (its entry disabled), the provider still through the proxy.
     let path = p.dir.join("openclaw.json");

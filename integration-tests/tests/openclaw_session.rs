@@ -272,6 +272,17 @@ fn one_openclaw_session_one_trajectory_through_plugin_and_proxy_restart_grant_an
     assert_eq!(held.len(), 1, "the destructive call once: {held:?}");
     let decided = (held[0]["check"].as_str(), held[0]["decision"].as_str());
     assert_eq!(decided, (Some("P3.contradiction"), Some("review")), "{records:#?}");
+    // The reviewer refutes the planner's proposal; the planner's own answer refutes nothing.
+    let responses = kinds(&records, "response");
+    let says = |r: &Value, what: &str| {
+        r["relations"].as_array().is_some_and(|a| a.iter().any(|x| x["relation"] == what))
+    };
+    let refuters: Vec<&Value> = responses.iter().copied().filter(|r| says(r, "REFUTES")).collect();
+    assert_eq!(refuters.len(), 1, "one answer refutes: {responses:?}");
+    assert!(
+        refuters[0]["proposals"].as_array().is_none_or(Vec::is_empty),
+        "the proposer refuted itself: {responses:?}"
+    );
     let before = alias_maps(&records);
     assert_eq!(before.len(), 1, "{before:?}");
     let (code, fails, text) = p.doctor();
@@ -325,6 +336,17 @@ fn one_openclaw_session_one_trajectory_through_plugin_and_proxy_restart_grant_an
         .collect();
     assert_eq!(writes, [("deny", "no_grant"), ("allow", "allowed")], "one record per decided write");
     summary_agrees(&p.state.join("traces"), &records);
+    // The picture's legend names each alias the coordinator saw with its true model.
+    let svg = blindfold()
+        .args(["trace", "render", "--format", "svg", "--trajectory", &trajectory])
+        .arg(p.state.join("traces"))
+        .output()
+        .expect("render");
+    let svg = String::from_utf8_lossy(&svg.stdout);
+    for (agent, model) in [("scout", "quill-nano-2"), ("critic", "lattice-9b")] {
+        let line = format!("{} → {model}", before[0][agent].as_str().unwrap_or("?"));
+        assert!(svg.contains(&line), "{line} not in the legend: {svg}");
+    }
     drop(gateway);
     drop(daemon);
     eprintln!("openclaw session test: {:?}", started.elapsed());

@@ -225,12 +225,12 @@ fn alias_maps(records: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-/// The last refusal id a model was told (`… reported to a person as rf-…;`), in the requests the
+/// The last refusal id a model was told (`… reported to a person with reference rf-…;`), in the requests the
 /// scripted server saw or in what OpenClaw printed.
 fn last_refusal_id(requests: &[Value], printed: &str) -> Option<String> {
     let all = format!("{}\n{printed}", requests.iter().map(Value::to_string).collect::<String>());
-    let at = all.rfind("reported to a person as ")?;
-    let rest = &all[at + "reported to a person as ".len()..];
+    let at = all.rfind("reported to a person with reference ")?;
+    let rest = &all[at + "reported to a person with reference ".len()..];
     let id: String =
         rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
     (!id.is_empty()).then_some(id)

@@ -288,7 +288,13 @@ fn draw_legend(c: &mut Canvas, flow: &Flow, legend_top: i64, width: i64, height:
     for p in &flow.report.proposals {
         let mut fate = format!("proposal {} by {}", p.id, p.owner);
         if !p.refuted_by.is_empty() {
-            let _ = write!(fate, " — refuted by {}", p.refuted_by.join(", "));
+            // The engine's own evidence checks are named as what they are, not as an agent.
+            let by: Vec<&str> = p
+                .refuted_by
+                .iter()
+                .map(|b| if b == "engine" { "Blindfold's evidence checks" } else { b })
+                .collect();
+            let _ = write!(fate, " — refuted by {}", by.join(", "));
         }
         if !p.supported_by.is_empty() {
             let _ = write!(fate, " — supported by {}", p.supported_by.join(", "));

@@ -155,7 +155,7 @@ impl Refusal {
             _ => "a rule forbids it",
         };
         let mut text = format!("Blindfold refused {what} ({}, check {}): {missing}", d.reason, d.check);
-        match &d.detail {
+        match d.detail.as_deref().map(without_operator_commands) {
             Some(detail) if !detail.is_empty() => text.push_str(&format!(" ({detail}).")),
             _ => text.push('.'),
         }
@@ -176,6 +176,23 @@ impl Refusal {
         }
         v
     }
+}
+
+/// `detail` without the operator's commands it names (code spans of Blindfold's own CLI,
+/// `` `blindfold …` ``, and a parenthesis left empty by one): a decision's detail is written for
+/// the people reading the trace, and a model that can run commands must not learn the one that
+/// would accept or grant what was refused.
+fn without_operator_commands(detail: &str) -> String {
+    let mut out = String::with_capacity(detail.len());
+    let mut rest = detail;
+    while let Some(start) = rest.find("`blindfold ") {
+        let Some(len) = rest[start + 1..].find('`') else { break };
+        out.push_str(&rest[..start]);
+        rest = &rest[start + len + 2..];
+    }
+    out.push_str(rest);
+    let out = out.replace("()", "").replace("( )", "");
+    out.split_whitespace().collect::<Vec<_>>().join(" ").trim_end_matches([' ', ':', ';', ',']).to_owned()
 }
 
 /// What a person needs to act on a refusal (the human's channel: the daemon's log, `blindfold
@@ -411,5 +428,16 @@ mod tests {
         let r = Refusal::new(d, "t", Some(&action()));
         assert!(r.needed_grant.is_none());
         assert!(r.text("`x`").contains("allowlist"));
+    }
+
+    #[test]
+    fn the_model_never_reads_an_operator_command_from_a_detail() {
+        let d = Decision::review(Reason::ToolDefinitionChanged, CheckId::ToolPin).with_detail(
+            "the definition of `lookup` changed since it was pinned; an operator must accept it \
+             (`blindfold mcp accept-tool --server 'stdio:srv' --tool 'lookup'`)",
+        );
+        let text = Refusal::new(d, "t", None).model_text("the call to `lookup`", Some("rv-1"));
+        assert!(!text.contains("accept-tool") && !text.contains("blindfold mcp"), "{text}");
+        assert!(text.contains("an operator must accept it).") && text.contains("`lookup`"), "{text}");
     }
 }

@@ -67,8 +67,12 @@ fn a_changed_tool_description_sends_calls_to_review_until_an_operator_accepts_it
     assert_eq!(res(4)["isError"], true, "{r}");
     assert_eq!(reason(res(4)), "tool_definition_changed", "{r}");
     assert_eq!(res(4)["meta"]["blindfold/decision"]["decision"]["decision"], "review", "{r}");
+    // The model reads that an operator must accept the change, never the command that does it;
+    // the command is the operator's (the decision's detail in `_meta` and the trace).
     let text = res(4)["text"].as_str().unwrap_or_default();
-    assert!(text.contains("accept-tool"), "the refusal says how to accept: {text}");
+    assert!(text.contains("an operator must accept it") && !text.contains("accept-tool"), "{text}");
+    let detail = res(4)["meta"]["blindfold/decision"]["decision"]["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("blindfold mcp accept-tool"), "the operator's command: {detail}");
 
     // The change is in the authority trace.
     let traces = w.state.join("traces");

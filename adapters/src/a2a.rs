@@ -454,7 +454,8 @@ pub fn ends_turn(result: &Value) -> bool {
 /// A task that answers a blocked delegation: `TASK_STATE_AUTH_REQUIRED` when a grant could
 /// unblock it (the grant it needs is in a data part), else `TASK_STATE_REJECTED`; in the shape
 /// of `version`. Returned as the `result` of the JSON-RPC answer (and of each stream event).
-/// `person_id` is the review holding the delegation or the refusal's id (`blindfold why`).
+/// Its text is what the coordinator's model reads: what is missing and `person_id` (the review
+/// holding it or the refusal's id for `blindfold why`), never the digests or a command.
 pub fn refusal_result(
     version: Version,
     refusal: &Refusal,
@@ -464,8 +465,6 @@ pub fn refusal_result(
     msg_id: &str,
 ) -> Value {
     let auth = refusal.needed_grant.is_some();
-    // The coordinator's model reads the status message: what is missing and the id a person
-    // acts on, never the digests or a command (those are in the data part, for the client).
     let text = refusal.model_text("this delegation", person_id);
     let data = refusal.to_json();
     match version {

@@ -17,7 +17,6 @@ mod patch;
 mod response_items;
 mod responses;
 mod responses_stream;
-mod sse;
 
 #[cfg(test)]
 mod anthropic_blocks_tests;
@@ -28,6 +27,7 @@ mod openclaw_tests;
 #[cfg(test)]
 mod tests;
 
+pub use crate::sse::{MAX_EVENT_BYTES, SseDecoder, SseError, SseEvent};
 pub use anthropic_messages::{rewrite_messages_request, rewrite_messages_response};
 pub use anthropic_stream::MessagesStream;
 pub use calls::{
@@ -38,7 +38,6 @@ pub use chat::{rewrite_chat_request, rewrite_chat_response};
 pub use chat_stream::ChatStream;
 pub use responses::{rewrite_responses_request, rewrite_responses_response};
 pub use responses_stream::ResponsesStream;
-pub use sse::{SseDecoder, SseEvent};
 
 /// The API a request speaks, chosen by its path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +85,12 @@ pub struct MalformedBody {
 impl MalformedBody {
     pub(crate) fn new(what: &'static str, detail: impl Into<String>) -> Self {
         Self { what, detail: detail.into() }
+    }
+}
+
+impl From<SseError> for MalformedBody {
+    fn from(e: SseError) -> Self {
+        Self::new("stream event", e.to_string())
     }
 }
 

@@ -159,7 +159,7 @@ fn main() {
     let chunks: Vec<String> = (0..CHUNKS).map(chunk).collect();
     let start = Instant::now();
     for _ in 0..5 {
-        let mut dec = SseDecoder::new();
+        let mut dec = SseDecoder::new(blindfold_adapters::sse::MAX_EVENT_BYTES);
         let mut s = ChatStream::new();
         for c in &chunks {
             for ev in dec.push(c.as_bytes()).expect("decode") {

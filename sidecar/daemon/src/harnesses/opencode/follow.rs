@@ -90,7 +90,7 @@ impl Follower {
     }
 
     async fn follow(self: Arc<Self>, mut body: hyper::body::Incoming) {
-        let mut decoder = SseDecoder::new();
+        let mut decoder = SseDecoder::new(blindfold_adapters::sse::MAX_EVENT_BYTES);
         while let Some(frame) = body.frame().await {
             let Ok(data) = frame.map_err(|e| tracing::warn!(error = %e, "event stream failed")) else {
                 return;

@@ -61,7 +61,7 @@ pub(super) fn sse_response(events: Vec<SseEvent>) -> Response {
 }
 
 fn data_event(v: &Value) -> SseEvent {
-    SseEvent { data: v.to_string(), ..SseEvent::default() }
+    SseEvent::new(None, v.to_string())
 }
 
 /// A REST error response: HTTP `status` and the binding's error body for JSON-RPC error `error`.
@@ -113,7 +113,7 @@ impl Binding {
             Binding::JsonRpc => data_event(&jsonrpc::error(id, code, msg, None)),
             Binding::Rest(_) => {
                 let (_, body) = rest::error_from_jsonrpc(&json!({"code": code, "message": msg}), None);
-                SseEvent { event: Some("error".into()), data: body.to_string(), ..SseEvent::default() }
+                SseEvent::new(Some("error"), body.to_string())
             }
         }
     }

@@ -316,11 +316,11 @@ fn stream_body(x: Exchange, resp: axum::http::Response<hyper::body::Incoming>) -
             let anon = filter_p.anon.read().ok();
             scrub_event_fields(anon.as_deref(), &mut ev);
         }
-        if ev.data.is_empty() {
+        if ev.data_str().is_empty() {
             return vec![ev];
         }
         seen.store(true, std::sync::atomic::Ordering::SeqCst);
-        let mut parsed = parse_answer(ev.data.as_bytes());
+        let mut parsed = parse_answer(ev.data_str().as_bytes());
         if let (Ok(v), Ok(mut s)) = (&parsed, streamed.lock()) {
             s.event(v);
         }
@@ -334,14 +334,14 @@ fn stream_body(x: Exchange, resp: axum::http::Response<hyper::body::Incoming>) -
             && let Ok(anon) = filter_p.anon.read()
         {
             anon.scrub_a2a(v);
-            return vec![SseEvent { data: v.to_string(), ..ev }];
+            return vec![SseEvent { data: Some(v.to_string()), ..ev }];
         }
-        let raw = Bytes::from(std::mem::take(&mut ev.data));
+        let raw = Bytes::from(ev.data.take().unwrap_or_default());
         match scrub_unless(transparent, &filter_p, raw, parsed) {
             Ok(b) => {
                 let data = String::from_utf8(Vec::from(b))
                     .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-                vec![SseEvent { data, ..ev }]
+                vec![SseEvent { data: Some(data), ..ev }]
             }
             // Fail closed: an event Blindfold cannot read is not relayed raw.
             Err(e) => vec![event_binding.stream_error(&Value::Null, code::INTERNAL_ERROR, &e)],
@@ -358,7 +358,7 @@ fn stream_body(x: Exchange, resp: axum::http::Response<hyper::body::Incoming>) -
         {
             for mut v in t.finish(&anon) {
                 anon.scrub_a2a(&mut v);
-                rest.push(SseEvent { data: v.to_string(), ..SseEvent::default() });
+                rest.push(SseEvent::new(None, v.to_string()));
             }
         }
         let why = match end {

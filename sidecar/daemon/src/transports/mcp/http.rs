@@ -310,21 +310,20 @@ fn sse_body(
         let Ok(mut gate) = gate.lock() else { return Vec::new() };
         // The message first: the gate learns the words a server displays about itself there,
         // and the event's own fields are scrubbed with them.
-        let data = if ev.data.is_empty() {
-            String::new()
-        } else {
-            match gate.from_server(ev.data.as_bytes()) {
+        let data = match ev.data.take() {
+            Some(d) if !d.is_empty() => Some(match gate.from_server(d.as_bytes()) {
                 FromServer::Forward(b) => String::from_utf8_lossy(b.get()).into_owned(),
                 FromServer::Drop(Some(v)) => v.to_string(),
                 FromServer::Drop(None) => return Vec::new(),
-            }
+            }),
+            none_or_empty => none_or_empty,
         };
         gate.scrub_stream_fields(&mut ev);
         drop(gate);
         if ev.id.is_some() {
             gave_id.store(true, std::sync::atomic::Ordering::SeqCst);
         }
-        if let Ok(v) = serde_json::from_str::<Value>(&data)
+        if let Ok(v) = serde_json::from_str::<Value>(data.as_deref().unwrap_or_default())
             && v.get("method").is_none()
             && v.get("id") == Some(&wanted)
         {
@@ -342,7 +341,7 @@ fn sse_body(
             StreamEnd::Failed(d) => d,
         };
         let err = rpc_error(&request_id, code::INTERNAL_ERROR, &why);
-        vec![SseEvent { event: Some("message".into()), data: err.to_string(), ..SseEvent::default() }]
+        vec![SseEvent::new(Some("message"), err.to_string())]
     };
     relay_sse(upstream, max, timeout, filter, finish)
 }

@@ -53,7 +53,14 @@ pub fn relay(api: ModelApi, upstream: Incoming, gate: CallDecider) -> Body {
         ModelApi::Messages => Codec::Messages(MessagesStream::new()),
         ModelApi::Responses => Codec::Responses(ResponsesStream::new()),
     };
-    let relay = Relay { api, upstream, decoder: SseDecoder::new(), codec, gate, done: false };
+    let relay = Relay {
+        api,
+        upstream,
+        decoder: SseDecoder::new(blindfold_adapters::sse::MAX_EVENT_BYTES),
+        codec,
+        gate,
+        done: false,
+    };
     Body::from_stream(futures_util::stream::unfold(relay, |mut r| async move {
         let bytes = r.next_bytes().await?;
         Some((Ok::<Bytes, std::convert::Infallible>(bytes), r))
@@ -91,7 +98,7 @@ impl Relay {
     fn feed(&mut self, data: &[u8]) -> Vec<u8> {
         let events = match self.decoder.push(data) {
             Ok(events) => events,
-            Err(e) => return self.fail(e),
+            Err(e) => return self.fail(e.into()),
         };
         let mut out = Vec::new();
         for ev in &events {

@@ -2,7 +2,7 @@
 //! caller how it ended so a request left unanswered gets an error event instead of a hang.
 
 use axum::body::{Body, Bytes};
-use blindfold_adapters::sse::{SseEvent, SseParser};
+use blindfold_adapters::sse::{SseDecoder, SseEvent};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use std::convert::Infallible;
@@ -39,7 +39,7 @@ where
 {
     let (tx, rx) = mpsc::channel::<Bytes>(16);
     tokio::spawn(async move {
-        let mut parser = SseParser::new(max);
+        let mut decoder = SseDecoder::new(max);
         let end = loop {
             let frame = match tokio::time::timeout(timeout, upstream.frame()).await {
                 Err(_) => break StreamEnd::Failed(format!("no event from upstream within {timeout:?}")),
@@ -48,11 +48,12 @@ where
                 Ok(Some(Ok(f))) => f,
             };
             let Ok(data) = frame.into_data() else { continue };
-            let events = match parser.feed(&data) {
+            let events = match decoder.push(&data) {
                 Ok(evs) => evs,
                 Err(e) => break StreamEnd::Failed(e.to_string()),
             };
-            for ev in events.into_iter().flat_map(&mut filter) {
+            // Comments and keep-alives carry nothing a client dispatches: only events are relayed.
+            for ev in events.into_iter().filter(|e| !e.is_blank()).flat_map(&mut filter) {
                 if tx.send(Bytes::from(ev.to_bytes())).await.is_err() {
                     return;
                 }

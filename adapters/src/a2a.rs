@@ -453,9 +453,8 @@ pub fn ends_turn(result: &Value) -> bool {
 
 /// A task that answers a blocked delegation: `TASK_STATE_AUTH_REQUIRED` when a grant could
 /// unblock it (the grant it needs is in a data part), else `TASK_STATE_REJECTED`; in the shape
-/// of `version`. Returned as the `result` of the JSON-RPC answer (and of each stream event).
-/// Its text is what the coordinator's model reads: what is missing and `person_id` (the review
-/// holding it or the refusal's id for `blindfold why`), never the digests or a command.
+/// of `version`, the `result` of the answer (and of each stream event). Its text is for the
+/// model: what is missing and `person_id` (review or refusal id), never digests or a command.
 pub fn refusal_result(
     version: Version,
     refusal: &Refusal,

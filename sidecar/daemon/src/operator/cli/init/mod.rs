@@ -33,12 +33,14 @@ pub(crate) fn shipped_adapter(kind: &str) -> Option<(&'static str, &'static str)
 /// The harnesses `init` knows.
 #[derive(Debug, Subcommand)]
 pub enum InitCommand {
-    /// Pi: `.pi/extensions/blindfold/` (loaded by the coordinator and its child `pi` processes)
-    /// and `.pi/blindfold.json`.
+    /// Pi: `.pi/extensions/blindfold/` (loaded by the coordinator and its child `pi` processes),
+    /// `.pi/blindfold.json`, `blindfold.toml` (the sub-agents' true identities, the model-API
+    /// proxy) and the provider's base URL routed through the proxy; shows the changes and asks
+    /// unless `--yes`.
     Pi(pi::InitPiArgs),
     /// OpenCode: `.opencode/plugins/blindfold.ts`, `.opencode/blindfold.json`, `blindfold.toml`,
-    /// and `ask` for edit, bash, webfetch, external_directory and task in `opencode.json`
-    /// (existing rules are kept; `deny` stays `deny`); shows a diff and asks unless `--yes`.
+    /// and in `opencode.json` only the provider's `baseURL` (through the model-API proxy; with
+    /// `--ask` also `ask` rules); shows a diff and asks unless `--yes`.
     Opencode(opencode::OpencodeArgs),
     /// OpenClaw: `.openclaw/plugins/blindfold/`, the plugin's entry in `openclaw.json` (loaded,
     /// allowed, enabled, its settings) and `blindfold.toml`; shows a diff and asks unless `--yes`.

@@ -58,11 +58,12 @@ pub fn blindfold_toml(
     agents: &[SubAgent],
 ) -> String {
     let mut out = format!(
-        "# Blindfold for this {harness} project, written by `blindfold init {harness}` (run it again after\n\
+        "# Blindfold for this {harness} project, written by `blindfold init {}` (run it again after\n\
          # changing the harness's agents; `--remove` undoes it). Start the daemon with:\n\
          #   blindfold run --config {}\n\n\
          [server]\nlisten = \"{}\"\n\n[state]\n# Tokens, keys, grants and kept trajectories (0700).\ndir = {:?}\n\n\
          [workspace]\n# Grants' paths are rooted and resolved in the project.\nroot = {:?}\n\n",
+        harness.to_ascii_lowercase(),
         path.display(),
         cfg.server.listen,
         cfg.state_dir.display().to_string(),

@@ -128,21 +128,6 @@ pub fn asks_for_push(params: &Value) -> bool {
     })
 }
 
-/// The JSON-RPC answer refusing a push-notification request: `PushNotificationNotSupportedError`
-/// in the version's shape (v1.0 adds the `google.rpc.ErrorInfo` detail its errors carry).
-pub fn push_not_supported(version: Version, id: &Value) -> Value {
-    let data = match version {
-        Version::V1_0 => Some(json!([{
-            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-            "reason": "PUSH_NOTIFICATION_NOT_SUPPORTED",
-            "domain": "a2a-protocol.org",
-            "metadata": {},
-        }])),
-        Version::V0_3 => None,
-    };
-    crate::jsonrpc::error(id, PUSH_NOTIFICATION_NOT_SUPPORTED, PUSH_NOTIFICATION_NOT_SUPPORTED_MESSAGE, data)
-}
-
 /// `TaskNotFoundError`.
 pub const TASK_NOT_FOUND: i64 = -32001;
 /// `TaskNotCancelableError`.
@@ -495,6 +480,9 @@ pub fn refusal_result(
     }
 }
 
+mod errors;
 pub mod rest;
+
+pub use errors::{content_type_not_supported, push_not_supported};
 #[cfg(test)]
 mod tests;

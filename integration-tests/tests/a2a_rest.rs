@@ -247,7 +247,7 @@ fn rest_refusals_are_the_bindings_errors_and_forward_nothing() {
             vec![("Content-Type", "text/plain"), v1],
             send,
             415,
-            "INVALID_REQUEST",
+            "CONTENT_TYPE_NOT_SUPPORTED",
         ),
         ("POST", format!("{base}/message:send"), vec![json_ct, v1], "{nope", 400, "INVALID_REQUEST"),
         (

@@ -207,15 +207,25 @@ impl Refusal {
 impl Refusal {
     /// The refusal as the client of `path` reads it: on an operation of the A2A HTTP+JSON binding
     /// (`/a2a/<alias>/<operation>`) that binding's error body (`google.rpc.Status` shape, its
-    /// `ErrorInfo` reason `INVALID_REQUEST`), elsewhere [`IntoResponse::into_response`].
+    /// `ErrorInfo` reason `CONTENT_TYPE_NOT_SUPPORTED` for a body that is not JSON, else
+    /// `INVALID_REQUEST`); a body that is not JSON on another A2A path A2A's
+    /// `ContentTypeNotSupportedError` (-32005, with its `ErrorInfo`); elsewhere
+    /// [`IntoResponse::into_response`].
     pub fn answer_for(self, path: &str) -> Response {
-        if !blindfold_adapters::a2a::rest::is_alias_rest_path(path) {
+        let not_json = matches!(self, Refusal::NotJson(_));
+        let a2a = path == "/a2a" || path.starts_with("/a2a/");
+        let rest = blindfold_adapters::a2a::rest::is_alias_rest_path(path);
+        if !rest && !(a2a && not_json) {
             return self.into_response();
         }
         let message = self.message();
         tracing::warn!(check = self.check(), status = self.status().as_u16(), %message, "request refused");
-        let body =
-            blindfold_adapters::a2a::rest::error_body(self.status().as_u16(), "INVALID_REQUEST", &message);
+        let body = if rest {
+            let reason = if not_json { "CONTENT_TYPE_NOT_SUPPORTED" } else { "INVALID_REQUEST" };
+            blindfold_adapters::a2a::rest::error_body(self.status().as_u16(), reason, &message)
+        } else {
+            blindfold_adapters::a2a::content_type_not_supported(&serde_json::Value::Null, &message)
+        };
         let mut r = Response::new(Body::from(body.to_string()));
         *r.status_mut() = self.status();
         r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));

@@ -150,13 +150,19 @@ async fn a_refusal_on_an_a2a_rest_operation_is_that_bindings_error() {
     assert_eq!(rest.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
     let v = body(rest).await;
     assert_eq!(v["error"]["code"], 415, "{v}");
+    assert_eq!(v["error"]["details"][0]["reason"], "CONTENT_TYPE_NOT_SUPPORTED", "{v}");
+    let v = body(Refusal::SeveralOrigins.answer_for("/a2a/agent-a/message:send")).await;
     assert_eq!(v["error"]["details"][0]["reason"], "INVALID_REQUEST", "{v}");
-    for path in ["/a2a/agent-a", "/a2a/agent-a/", "/mcp"] {
+    // On A2A's JSON-RPC binding a body that is not JSON is ContentTypeNotSupportedError; on MCP
+    // (and for any other refusal) the plain invalid request.
+    for (path, code) in [("/a2a/agent-a", -32005), ("/a2a/agent-a/", -32005), ("/mcp", -32600)] {
         let v = body(refusal.clone().answer_for(path)).await;
         assert_eq!(
             (v["jsonrpc"].clone(), v["error"]["code"].clone()),
-            (serde_json::json!("2.0"), serde_json::json!(-32600)),
+            (serde_json::json!("2.0"), serde_json::json!(code)),
             "{path}: {v}"
         );
     }
+    let v = body(Refusal::SeveralOrigins.answer_for("/a2a/agent-a")).await;
+    assert_eq!(v["error"]["code"], -32600, "{v}");
 }

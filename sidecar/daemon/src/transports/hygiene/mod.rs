@@ -215,7 +215,7 @@ impl Refusal {
         let not_json = matches!(self, Refusal::NotJson(_));
         let a2a = path == "/a2a" || path.starts_with("/a2a/");
         let rest = blindfold_adapters::a2a::rest::is_alias_rest_path(path);
-        if !rest && !(a2a && not_json) {
+        if !(rest || a2a && not_json) {
             return self.into_response();
         }
         let message = self.message();

@@ -157,7 +157,8 @@ fn twenty_writes_under_one_scoped_grant_and_every_boundary_holds() {
     assert!(!p.exists("README.md"));
     let auth = find(&|u| path_of(u) == "src/auth.rs");
     assert!(
-        error(&auth).contains("(contradicted, check P3.contradiction)") && error(&auth).contains("as rv-"),
+        error(&auth).contains("(contradicted, check P3.contradiction)")
+            && error(&auth).contains("with reference rv-"),
         "a dispute beats the scope, held in a review a person acts on: {}",
         error(&auth)
     );

@@ -115,7 +115,12 @@ impl Engine {
             if let Some(cid) = call.call_id {
                 st.tool_call_ids.insert(cid.to_owned());
             }
-            st.last_call = Some((call.tool.to_owned(), call.call_id.map(str::to_owned), source_key(&action)));
+            st.last_call = Some(crate::state::LastCall {
+                tool: call.tool.to_owned(),
+                call_id: call.call_id.map(str::to_owned),
+                source: source_key(&action),
+                actor: call.actor.to_owned(),
+            });
         }
         Step {
             decision: Some(decision),

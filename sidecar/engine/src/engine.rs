@@ -429,8 +429,16 @@ impl Engine {
         };
         let decision = cascade::run(cascade::MEMORY_READ, |check| check(&mctx));
         let enforced = enforced(&decision, ctx.modes);
-        let records =
-            (decision.is_allow() || !enforced).then(|| cascade::deliver(self, &trajectory.state, store));
+        let delivers = decision.is_allow() || !enforced;
+        let records = delivers.then(|| cascade::deliver(self, &trajectory.state, store));
+        if delivers && ctx.consume {
+            // What a reader was handed is its own observation: its later answers derive from it.
+            let st = &mut trajectory.state;
+            let observer = (actor != "coordinator").then(|| actor.to_owned());
+            for id in cascade::delivered_evidence(st, store) {
+                crate::evidence::relay::record_observer(st, &id, observer.clone());
+            }
+        }
         Step { decision: Some(decision), enforced, records, ..Step::default() }
     }
 }

@@ -227,6 +227,19 @@ pub fn refuting_excerpt(text: &str) -> String {
     if end < text.len() { format!("{}…", &text[..end]) } else { text.to_owned() }
 }
 
+/// A tool call that ran, as a later `tool_result` binds to it.
+#[derive(Debug, Clone)]
+pub struct LastCall {
+    /// The tool's name.
+    pub tool: String,
+    /// The call's id on its channel, when it had one.
+    pub call_id: Option<String>,
+    /// The source key of what it reads or touches (`path:…`, `url:…`, `tool:…`).
+    pub source: String,
+    /// The agent that made it.
+    pub actor: String,
+}
+
 /// Everything Blindfold tracks for one trajectory.
 #[derive(Debug, Clone, Default)]
 pub struct State {
@@ -296,8 +309,16 @@ pub struct State {
     /// Agent → the response artifacts of which Blindfold relayed content to it (what its later
     /// responses derive from).
     pub agent_relayed: HashMap<String, BTreeSet<String>>,
-    /// The last tool call seen (`tool_result` without a call id binds to it): (tool, source key).
-    pub last_call: Option<(String, Option<String>, String)>,
+    /// The last tool call seen (`tool_result` without a call id binds to it).
+    pub last_call: Option<LastCall>,
+    /// Agent → the tool results of its own calls (what its later answers derive from).
+    pub agent_observed: HashMap<String, BTreeSet<String>>,
+    /// Every answer, and every tool result not bound to a sub-agent's own call: what the
+    /// coordinator holds, and may pass on by reference ("from the parsed rates").
+    pub coordinator_context: BTreeSet<String>,
+    /// Agent → what the coordinator held when it delegated to it (what an answer of an agent
+    /// that observed nothing itself derives from).
+    pub delegated_context: HashMap<String, BTreeSet<String>>,
     /// Word stems (first five letters of words of four or more) of C1 and C2 evidence.
     pub evidence_stems: HashSet<String>,
     /// Responses already seen (response replay), keyed by the agent, a NUL and the SHA-256 of the text.

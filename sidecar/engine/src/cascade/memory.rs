@@ -331,6 +331,17 @@ pub fn deliver(engine: &Engine, st: &State, store: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The evidence ids of the records of `store` that [`deliver`] hands out.
+pub fn delivered_evidence(st: &State, store: &str) -> Vec<String> {
+    st.memory
+        .get(store)
+        .into_iter()
+        .flatten()
+        .filter(|r| r.lifecycle.retrievable() && st.graph.usable(&r.evidence))
+        .map(|r| r.evidence.clone())
+        .collect()
+}
+
 fn clean(engine: &Engine, v: &Value) -> Value {
     match v {
         Value::String(s) => Value::String(engine.config.patterns.neutralise_record(s)),

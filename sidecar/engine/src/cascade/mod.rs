@@ -13,7 +13,9 @@ mod tool_grants;
 mod tool_wire;
 
 pub use frame::{EVERY_EVENT, EventCheck, FRAME, FrameCheck};
-pub use memory::{MEMORY_READ, MEMORY_WRITE, MemCheck, MemCtx, carries_instruction, deliver, write_key};
+pub use memory::{
+    MEMORY_READ, MEMORY_WRITE, MemCheck, MemCtx, carries_instruction, deliver, delivered_evidence, write_key,
+};
 pub use tool::{CallCtx, TOOL_CALL, ToolCheck, disputes_against, replay_key};
 
 use blindfold_schemas::{CheckId, Decision, Reason, Verdict};

@@ -129,10 +129,38 @@ pub(crate) fn sources_of(st: &State, ids: &BTreeSet<String>) -> BTreeSet<String>
     out
 }
 
+/// Records who observed tool result `id`: the sub-agent whose own call it answers (its later
+/// answers derive from it), or the coordinator (`None`: what it holds, and may relay).
+pub(crate) fn record_observer(st: &mut State, id: &str, observer: Option<String>) {
+    match observer {
+        Some(agent) => {
+            st.agent_observed.entry(agent).or_default().insert(id.to_owned());
+        }
+        None => {
+            st.coordinator_context.insert(id.to_owned());
+        }
+    }
+}
+
+/// Records what the coordinator held when it delegated to `to`: a handoff may pass it on by
+/// reference ("from the parsed rates") without repeating a word of it.
+pub(crate) fn record_delegated_context(st: &mut State, to: &str) {
+    let held = st.coordinator_context.clone();
+    st.delegated_context.entry(to.to_owned()).or_default().extend(held);
+}
+
 /// The artifacts a response of `from` naming `targets` derives from: what was relayed to its
-/// author, and the tool results that observed what it names.
+/// author, the tool results of its own calls, and the tool results that observed what it names.
+/// An author that observed nothing itself can only have answered from what it was handed, so
+/// its answer derives from everything the coordinator held when it delegated to it: a
+/// revocation reaches a claim passed on by reference, and only ever more is marked (this
+/// widens what derives from what, never what counts as independent).
 pub(crate) fn response_parents(st: &State, from: &str, targets: &[Target]) -> Vec<String> {
     let mut out: BTreeSet<String> = st.agent_relayed.get(from).cloned().unwrap_or_default();
+    match st.agent_observed.get(from).filter(|own| !own.is_empty()) {
+        Some(own) => out.extend(own.iter().cloned()),
+        None => out.extend(st.delegated_context.get(from).into_iter().flatten().cloned()),
+    }
     for t in targets.iter().filter(|t| matches!(t, Target::Url(_) | Target::Path(_))) {
         out.extend(st.source_artifacts.get(&t.key()).into_iter().flatten().cloned());
     }

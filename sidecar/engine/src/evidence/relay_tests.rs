@@ -184,3 +184,67 @@ fn a_memory_record_written_from_revoked_evidence_is_no_longer_delivered() {
         "a record built on the revoked log was delivered"
     );
 }
+
+/// A feed read by `a1`, answered by it; `a2` is handed "the parsed rates" by reference only and
+/// proposes from them, unless it reads its own copy of the ledger (`own_read`).
+fn by_reference(own_read: bool) -> (Kit, String) {
+    let mut k = Kit::with_agents(&[("a1", "wrenlet"), ("a2", "corvid")]);
+    k.step(task("Post the month-end revaluation."));
+    k.step(delegate("a1", Intent::Scope, "Fetch and parse today's rates.", None));
+    k.step(call("a1", "web_fetch", json!({"url": "https://rates.example/eod.csv"}), None));
+    let feed = k.step(result("web_fetch", "pair,rate\nEURUSD,1.0566\n")).evidence_refs[0].clone();
+    k.step(response("a1", "Parsed: EURUSD 1.0566.", &[], &[]));
+    k.step(delegate("a2", Intent::Scope, "Prepare the journal from the parsed rates.", None));
+    if own_read {
+        k.step(call("a2", "read_file", json!({"path": "ledger/balances.csv"}), None));
+        k.step(result("read_file", "account,balance\n1140,1203311.00\n"));
+    }
+    k.step(response(
+        "a2",
+        "JE-11 is ready.",
+        &[("p1", "post_journal", json!({"entry_id": "JE-11", "lines": "1140 Dr 18412.07"}))],
+        &[],
+    ));
+    (k, feed)
+}
+
+#[test]
+fn an_answer_handed_its_material_by_reference_derives_from_what_the_coordinator_held() {
+    // The feed reaches a1's answer (its own call) and, through the coordinator's context, the
+    // proposal of a2, which observed nothing itself: revoking the feed marks the claim.
+    let (mut k, feed) = by_reference(false);
+    let marked = k.traj.revoke_evidence(&feed, "withdrawn by treasury", "human:operator", k.now_ms);
+    assert_eq!(marked.claims, vec!["p1".to_owned()], "{marked:?}");
+    // Control: an author that read its own material answers from that, not from everything the
+    // coordinator held; the unrelated feed's revocation leaves its proposal alone.
+    let (mut k, feed) = by_reference(true);
+    let marked = k.traj.revoke_evidence(&feed, "withdrawn by treasury", "human:operator", k.now_ms);
+    assert!(marked.claims.is_empty(), "{marked:?}");
+}
+
+#[test]
+fn records_a_reader_was_handed_are_its_own_observation() {
+    let mut k = Kit::with_agents(&[("a1", "wrenlet"), ("a2", "corvid")]);
+    k.step(task("Order the supplement the labs call for."));
+    k.step(delegate("a1", Intent::Scope, "Import the lab batch.", None));
+    k.step(call("a1", "read_file", json!({"path": "lis/batch.hl7"}), None));
+    k.step(result("read_file", "OBX|1|NM|Potassium||2.9|mmol/L\nPID|||55||"));
+    let write = blindfold_schemas::Event::MemoryWrite {
+        actor: "a1".into(),
+        store: "labs".into(),
+        record: json!({"content": "MRN 55 K+ 2.9 mmol/L", "source": "lis/batch.hl7"}),
+    };
+    let written = k.step(write);
+    assert_eq!(written.decision.as_ref().map(|d| d.decision), Some(Verdict::Allow), "{written:?}");
+    let record = written.evidence_refs[0].clone();
+    // a2 reads its own labs (so the coordinator's context is not what it answers from).
+    let read = blindfold_schemas::Event::MemoryRead {
+        actor: "a2".into(),
+        store: "labs".into(),
+        query: "MRN 55".into(),
+    };
+    assert_eq!(k.step(read).records.map(|r| r.len()), Some(1));
+    k.step(response("a2", "Low; proposing KCl.", &[("p1", "update_chart", json!({"patient_id": "55"}))], &[]));
+    let marked = k.traj.revoke_evidence(&record, "mislabelled sample", "human:operator", k.now_ms);
+    assert_eq!(marked.claims, vec!["p1".to_owned()], "{marked:?}");
+}

@@ -3,7 +3,7 @@
 
 use super::graph::NewArtifact;
 use super::*;
-use crate::testkit::{Kit, delegate, response, result};
+use crate::testkit::{Kit, call, delegate, response, result};
 use blindfold_schemas::{Channel, ClaimState, EvidenceScope, Intent, Lifecycle, Provenance, Relation};
 use serde_json::json;
 
@@ -275,10 +275,13 @@ fn an_answer_derives_from_the_responses_relayed_to_its_author() {
         |k: &Kit, id: &str| k.traj.evidence().get(id).expect("artifact").provenance.derived_from.clone();
     assert_eq!(derived(&k, &handoff), vec![source.clone()], "the delegation carried a3's content");
     assert_eq!(derived(&k, &answer), vec![source.clone()], "a2's answer rests on what it was shown");
-    // An agent shown nothing of a3's answer derives from nothing.
+    // An agent shown nothing of a3's answer that observed for itself derives from what it
+    // observed (evidence::relay: one that observed nothing derives from the coordinator's context).
     k.step(delegate("a1", Intent::Scope, "Check the disk usage.", None));
+    k.step(call("a1", "bash", json!({"command": "df -h /w"}), None));
+    let own = k.step(result("bash", "/dev/vda 50G 25G 25G 50% /w")).evidence_refs[0].clone();
     let unrelated = k.step(response("a1", "The disk is half full.", &[], &[]));
-    assert!(derived(&k, &unrelated.evidence_refs[0]).is_empty());
+    assert_eq!(derived(&k, &unrelated.evidence_refs[0]), vec![own]);
     assert!(derived(&k, &source).is_empty());
 
     let out = k.traj.revoke_evidence(&source, "a3 was compromised", "human:ops", k.now_ms);

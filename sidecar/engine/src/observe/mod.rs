@@ -210,14 +210,11 @@ impl Engine {
             st.tool_call_ids.insert(cid.to_owned());
         }
         // Bind the result to its call: by call id, else the last call of that tool.
-        let source = match &st.last_call {
-            Some((t, cid, src))
-                if (call_id.is_some() && cid.as_deref() == call_id) || (call_id.is_none() && t == tool) =>
-            {
-                src.clone()
-            }
-            _ => format!("tool:{tool}"),
-        };
+        let bound = st.last_call.as_ref().filter(|c| {
+            (call_id.is_some() && c.call_id.as_deref() == call_id) || (call_id.is_none() && c.tool == tool)
+        });
+        let source = bound.map_or_else(|| format!("tool:{tool}"), |c| c.source.clone());
+        let observer = bound.map(|c| c.actor.clone()).filter(|a| a != "coordinator");
         // A copy of an earlier result counts under the original's source (evidence::relay).
         let lineage = relay::tool_result_lineage(st, &source, content);
         let id = st.graph.add(NewArtifact {
@@ -237,6 +234,7 @@ impl Engine {
         if relay::record_tool_result(st, &id, (&source, &lineage.source), content, &named, now_ms) {
             st.reindex_verified();
         }
+        relay::record_observer(st, &id, observer);
         vec![id]
     }
 
@@ -277,6 +275,7 @@ impl Engine {
         responses.extend(carried.into_iter().chain(pointed));
         st.agent_sources.entry(to.to_owned()).or_default().extend(sources.into_iter().chain(carried_sources));
         st.agent_relayed.entry(to.to_owned()).or_default().extend(responses.iter().cloned());
+        relay::record_delegated_context(st, to);
         if delegated_stage(intent) == AuthorityStage::Scope && !st.scoped.contains(to) {
             st.scoped.insert(to.to_owned());
         }

@@ -109,6 +109,7 @@ impl Engine {
         index_response(st, &id, &targets);
         st.content.insert(&id, text);
         relay::record_answer(st, &id, from);
+        st.coordinator_context.insert(id.clone());
         Recorded { id, replayed, targets, indep }
     }
 

@@ -1,7 +1,9 @@
 //! `blindfold init pi --yes`: installs the extension and its settings pointing at the same daemon
 //! as the project's `blindfold.toml`, routes the project's providers through the model-API proxy
-//! without touching Pi's `models.json`, records the agents of both agent folders with their true
-//! identities, changes nothing when run again and is undone by `--remove`.
+//! (in the extension's settings and in Pi's own `models.json`, changing only the base URL), records
+//! the agents of both agent folders with their true identities, changes nothing when run again
+//! and is undone by `--remove` (`models.json` byte for byte); `--keep-models-json` leaves Pi's
+//! file alone.
 
 use blindfold_integration_tests::{blindfold, workspace_root};
 use serde_json::{Value, json};
@@ -58,7 +60,8 @@ fn init_pi_installs_the_extension_routes_the_provider_and_records_the_agents() {
     assert_eq!(settings["url"], "ws://127.0.0.1:7821/v1/control");
     assert_eq!(settings["tokenFile"], state.join("adapter.token").display().to_string());
     assert_eq!(settings["providers"], json!({"probe": "http://127.0.0.1:7822/v1"}));
-    assert_eq!(read(&agent_dir.join("models.json")), models.to_string(), "Pi's own config is not touched");
+    let routed = models.to_string().replace("http://127.0.0.1:9/v1", "http://127.0.0.1:7822/v1");
+    assert_eq!(read(&agent_dir.join("models.json")), routed, "only the provider's base URL changes");
     let toml_path = project.join("blindfold.toml");
     let printed =
         blindfold().args(["run", "--print-config", "--config"]).arg(&toml_path).output().expect("run");
@@ -90,4 +93,11 @@ fn init_pi_installs_the_extension_routes_the_provider_and_records_the_agents() {
     assert!(
         !project.join(".pi/extensions/blindfold").exists() && !project.join(".pi/blindfold.json").exists()
     );
+    assert_eq!(read(&agent_dir.join("models.json")), models.to_string(), "--remove restores models.json");
+
+    // Asked to leave models.json alone, init says what that costs and leaves it.
+    let kept = init(&project, &agent_dir, &state, &["--yes", "--keep-models-json"]);
+    assert!(kept.status.success(), "{}", String::from_utf8_lossy(&kept.stderr));
+    assert!(String::from_utf8_lossy(&kept.stdout).contains("reaches the model directly"));
+    assert_eq!(read(&agent_dir.join("models.json")), models.to_string());
 }

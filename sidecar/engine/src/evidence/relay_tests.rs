@@ -244,7 +244,12 @@ fn records_a_reader_was_handed_are_its_own_observation() {
         query: "MRN 55".into(),
     };
     assert_eq!(k.step(read).records.map(|r| r.len()), Some(1));
-    k.step(response("a2", "Low; proposing KCl.", &[("p1", "update_chart", json!({"patient_id": "55"}))], &[]));
+    k.step(response(
+        "a2",
+        "Low; proposing KCl.",
+        &[("p1", "update_chart", json!({"patient_id": "55"}))],
+        &[],
+    ));
     let marked = k.traj.revoke_evidence(&record, "mislabelled sample", "human:operator", k.now_ms);
     assert_eq!(marked.claims, vec!["p1".to_owned()], "{marked:?}");
 }

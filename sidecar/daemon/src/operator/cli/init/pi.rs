@@ -1,14 +1,15 @@
 //! `blindfold init pi`: installs the Pi extension into a project (`.pi/extensions/blindfold/`,
 //! auto-discovered by the coordinator and by every child `pi` process started in it), its
 //! settings (`.pi/blindfold.json`: this Blindfold's control URL and adapter token file, and the
-//! providers the extension routes through the model-API proxy for this project only — Pi's own
-//! `models.json` is not touched) and the project's `blindfold.toml` with the sub-agents' true
+//! providers the extension routes through the model-API proxy), Pi's own `models.json` (the same
+//! providers through the proxy, so that a run without the extension is refused by the proxy, not
+//! let through; `--keep-models-json` leaves it alone) and the project's `blindfold.toml` with the sub-agents' true
 //! identities (`.pi/agents/*.md` and the user's `agents/*.md`). The shared control client goes
 //! to `.pi/extensions/blindfold-common/` (no `index.ts`: Pi does not load it as an extension).
 
 use super::agents::{SubAgent, field, markdown_agents};
 use super::project::{adapter_settings, blindfold_toml, kept_upstream, route};
-use super::{Change, apply, read};
+use super::{Change, apply, json_edit, read};
 use crate::config;
 use crate::runtime::state::{Tokens, ensure_private_dir};
 use clap::Args;
@@ -38,7 +39,13 @@ pub struct InitPiArgs {
     /// Per-request timeout of the extension, milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     pub timeout_ms: u64,
-    /// Undo what init wrote (the extension and its settings go; blindfold.toml stays).
+    /// Leave Pi's own `models.json` as it is: only the extension routes this project's providers
+    /// through the model-API proxy, so a Pi run without the extension reaches the model directly
+    /// and nothing gates its tools (fails open; not recommended).
+    #[arg(long)]
+    pub keep_models_json: bool,
+    /// Undo what init wrote (the extension and its settings go, `models.json`'s providers point
+    /// at their model API again; blindfold.toml stays).
     #[arg(long)]
     pub remove: bool,
 }
@@ -110,6 +117,28 @@ fn proxy_plan(
     }
 }
 
+/// The change pointing `models.json`'s providers routed through the proxy back at their model
+/// API (the upstream `blindfold.toml` names), if any is routed.
+fn unrouted_models(
+    models_path: &Path,
+    cfg: &config::Config,
+    toml_path: &Path,
+) -> Result<Option<Change>, String> {
+    let Some(text) = read(models_path)? else { return Ok(None) };
+    let models: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", models_path.display()))?;
+    let Some(upstream) = kept_upstream(toml_path) else { return Ok(None) };
+    let through = format!("http://{}/v1", cfg.model_proxy.listen);
+    let mut out = text.clone();
+    for (name, p) in models.get("providers").and_then(Value::as_object).into_iter().flatten() {
+        if p.get("baseUrl").and_then(Value::as_str).map(|u| u.trim_end_matches('/')) == Some(through.as_str())
+        {
+            out =
+                json_edit::replace(&out, &["providers", name, "baseUrl"], &json!(format!("{upstream}/v1")))?;
+        }
+    }
+    Ok((out != text).then(|| Change::to(models_path.to_path_buf(), out)).transpose()?)
+}
+
 /// Writes the extension and its settings; exit 0, 1 when declined, 2 naming what failed.
 pub fn run(args: InitPiArgs) -> ExitCode {
     match pi(&args) {
@@ -131,6 +160,9 @@ fn pi(args: &InitPiArgs) -> Result<ExitCode, String> {
             changes.push(Change::removal(pi_dir.join("extensions").join(name))?);
         }
         changes.push(Change::removal(pi_dir.join("blindfold.json"))?);
+        if let Some(change) = unrouted_models(&agent_dir().join("models.json"), &cfg, &toml_path)? {
+            changes.push(change);
+        }
         let next = format!(
             "Blindfold is out of this project; {} stays (delete it if you like).",
             toml_path.display()
@@ -139,8 +171,9 @@ fn pi(args: &InitPiArgs) -> Result<ExitCode, String> {
     }
     let agents_home = agent_dir();
     let models_path = agents_home.join("models.json");
-    let models: Value = match read(&models_path)? {
-        Some(text) => serde_json::from_str(&text).map_err(|e| format!("{}: {e}", models_path.display()))?,
+    let models_text = read(&models_path)?;
+    let models: Value = match &models_text {
+        Some(text) => serde_json::from_str(text).map_err(|e| format!("{}: {e}", models_path.display()))?,
         None => json!({}),
     };
     let plan = proxy_plan(&models, &cfg.model_proxy.listen.to_string(), kept_upstream(&toml_path).as_deref());
@@ -156,6 +189,20 @@ fn pi(args: &InitPiArgs) -> Result<ExitCode, String> {
     for (name, text) in FILES {
         changes.push(Change::to(pi_dir.join("extensions").join(name), text.to_owned())?);
     }
+    // Pi's own provider goes through the proxy too, so that a run without the extension (deleted,
+    // not loaded) has its tool calls refused by the proxy instead of reaching the model directly.
+    if let (Some(text), false) = (&models_text, args.keep_models_json) {
+        let mut out = text.clone();
+        for (provider, url) in &settings["providers"].as_object().cloned().unwrap_or_default() {
+            out = json_edit::replace(&out, &["providers", provider, "baseUrl"], url)?;
+        }
+        changes.push(Change::to(models_path.clone(), out)?);
+    } else if args.keep_models_json {
+        println!(
+            "note: {} is left as it is: a pi run without the extension reaches the model directly",
+            models_path.display()
+        );
+    }
     let settings_text = serde_json::to_string_pretty(&settings).map_err(|e| e.to_string())? + "\n";
     changes.push(Change::to(pi_dir.join("blindfold.json"), settings_text)?);
     if !toml_path.exists() {
@@ -167,11 +214,18 @@ fn pi(args: &InitPiArgs) -> Result<ExitCode, String> {
     }
     ensure_private_dir(&cfg.state_dir).map_err(|e| format!("state dir {}: {e}", cfg.state_dir.display()))?;
     Tokens::load_or_create(&cfg.state_dir)?;
-    let next = format!(
+    let mut next = format!(
         "Next:\n  blindfold run --config {}     # the daemon (keep it running)\n  cd {} && pi                      # or: pi -p <request>, pi --mode rpc\n\
          Every pi process here (sub-agents' too) joins its session's trajectory by itself: no BLINDFOLD_TRAJECTORY needed.",
         toml_path.display(),
         dir.display()
     );
+    if models_text.is_some() && !args.keep_models_json && upstream.is_some() {
+        next.push_str(&format!(
+            "\n{} reaches the model through Blindfold's proxy now, for every Pi project of this user: a \
+             pi run without this extension has its tool calls refused (`blindfold init pi --remove` undoes it).",
+            models_path.display()
+        ));
+    }
     apply(&dir, changes, args.yes, &next)
 }

@@ -136,7 +136,7 @@ fn unrouted_models(
                 json_edit::replace(&out, &["providers", name, "baseUrl"], &json!(format!("{upstream}/v1")))?;
         }
     }
-    Ok((out != text).then(|| Change::to(models_path.to_path_buf(), out)).transpose()?)
+    (out != text).then(|| Change::to(models_path.to_path_buf(), out)).transpose()
 }
 
 /// Writes the extension and its settings; exit 0, 1 when declined, 2 naming what failed.

@@ -10,6 +10,7 @@ pub mod opencode;
 pub mod opencode_init;
 pub mod pi;
 pub mod redis;
+pub mod session_checks;
 pub mod transports;
 
 use std::io::{Read, Write};

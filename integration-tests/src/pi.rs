@@ -97,6 +97,20 @@ impl PiWorld {
 
     /// Runs `pi -p --mode json` with the reference `subagent` extension and `env`, bounded.
     pub fn run(&self, prompt: &str, env: &[(&str, String)]) -> (Option<i32>, String, String) {
+        self.run_with(&["--no-session"], prompt, env)
+    }
+
+    /// Runs one turn of a saved Pi session (`-c`: continues the project's last one).
+    pub fn run_session(&self, prompt: &str, continues: bool) -> (Option<i32>, String, String) {
+        self.run_with(if continues { &["-c"] } else { &[] }, prompt, &[])
+    }
+
+    fn run_with(
+        &self,
+        session: &[&str],
+        prompt: &str,
+        env: &[(&str, String)],
+    ) -> (Option<i32>, String, String) {
         let subagent = workspace_root()
             .join("integration-tests/node_modules/@mariozechner/pi-coding-agent/examples/extensions/subagent/index.ts");
         let mut cmd = Command::new(node_bin("pi"));
@@ -104,7 +118,9 @@ impl PiWorld {
             .env("HOME", &self.home)
             .env("PI_CODING_AGENT_DIR", &self.agent_dir)
             .env("PI_OFFLINE", "1")
-            .args(["--model", "probe/coord-1", "--no-session", "--mode", "json", "-e"])
+            .args(["--model", "probe/coord-1"])
+            .args(session)
+            .args(["--mode", "json", "-e"])
             .arg(subagent)
             .args(["-p", prompt]);
         for (k, _) in std::env::vars() {

@@ -17,9 +17,12 @@
 use blindfold_integration_tests::openclaw::{Gateway, gateway_section, trace_records};
 use blindfold_integration_tests::opencode::keygen;
 use blindfold_integration_tests::pi::ModelServer;
-use blindfold_integration_tests::{Daemon, blindfold, free_port, http_get, shell_words};
+use blindfold_integration_tests::session_checks::{
+    alias_maps, grant_command, kinds, last_refusal_id, summary_agrees, trajectories,
+};
+use blindfold_integration_tests::{Daemon, blindfold, free_port, http_get};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -188,17 +191,7 @@ impl ClawProject {
 
     /// Every trajectory id of the trace, in order of first appearance.
     fn trajectories(&self) -> Vec<String> {
-        let mut ids: Vec<String> = Vec::new();
-        for f in std::fs::read_dir(self.state.join("traces")).into_iter().flatten().flatten() {
-            let text = std::fs::read_to_string(f.path()).unwrap_or_default();
-            for r in text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()) {
-                let t = r["trajectory"].as_str().unwrap_or_default().to_owned();
-                if !t.is_empty() && !ids.contains(&t) {
-                    ids.push(t);
-                }
-            }
-        }
-        ids
+        trajectories(&self.state.join("traces"))
     }
 }
 
@@ -207,33 +200,6 @@ fn turn(gateway: &Gateway, message: &str) -> String {
     let (code, stdout, stderr) = gateway.agent(message);
     assert_eq!(code, Some(0), "openclaw agent failed:\n{stdout}\n{stderr}");
     stdout
-}
-
-fn kinds<'a>(records: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    records.iter().filter(|r| r["kind"] == kind).collect()
-}
-
-/// The aliases records of a trajectory: the agent → alias maps, in order.
-fn alias_maps(records: &[Value]) -> Vec<Value> {
-    records
-        .iter()
-        .filter(|r| r["kind"] == "control" && r["tool"] == "aliases")
-        .map(|r| {
-            serde_json::from_str::<Value>(r["detail"].as_str().unwrap_or("{}")).expect("detail")["aliases"]
-                .clone()
-        })
-        .collect()
-}
-
-/// The last refusal id a model was told (`… reported to a person with reference rf-…;`), in the requests the
-/// scripted server saw or in what OpenClaw printed.
-fn last_refusal_id(requests: &[Value], printed: &str) -> Option<String> {
-    let all = format!("{}\n{printed}", requests.iter().map(Value::to_string).collect::<String>());
-    let at = all.rfind("reported to a person with reference ")?;
-    let rest = &all[at + "reported to a person with reference ".len()..];
-    let id: String =
-        rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
-    (!id.is_empty()).then_some(id)
 }
 
 #[test]
@@ -311,13 +277,8 @@ fn one_openclaw_session_one_trajectory_through_plugin_and_proxy_restart_grant_an
     let text = String::from_utf8_lossy(&why.stdout).into_owned();
     assert!(why.status.success(), "{text}\n{}", String::from_utf8_lossy(&why.stderr));
     assert!(text.contains("operation write_file") && text.contains(trajectory.as_str()), "{text}");
-    let command = text
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("blindfold grant issue"))
-        .unwrap_or_else(|| panic!("no grant command in {text}"))
-        .to_owned();
-    let words = shell_words(&command);
+    let words = grant_command(&text);
+    let command = words.join(" ");
     let issued = p.cli(&words.iter().skip(1).map(String::as_str).collect::<Vec<_>>());
     assert!(issued.status.success(), "{command}: {}", String::from_utf8_lossy(&issued.stderr));
     assert!(String::from_utf8_lossy(&issued.stdout).contains("accepted grant"), "{command}");
@@ -350,31 +311,6 @@ fn one_openclaw_session_one_trajectory_through_plugin_and_proxy_restart_grant_an
     drop(gateway);
     drop(daemon);
     eprintln!("openclaw session test: {:?}", started.elapsed());
-}
-
-/// `blindfold trace summarize --json` over the trace dir agrees with the records.
-fn summary_agrees(traces: &Path, records: &[Value]) {
-    let files: Vec<PathBuf> = std::fs::read_dir(traces)
-        .expect("traces")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    let out = blindfold().args(["trace", "summarize", "--json"]).args(&files).output().expect("summarize");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let s: Value = serde_json::from_slice(&out.stdout).expect("summary json");
-    let decided: Vec<&Value> = records.iter().filter(|r| r["decision"].is_string()).collect();
-    let count = |d: &str| decided.iter().filter(|r| r["decision"] == d).count() as u64;
-    assert_eq!(s["trajectories"], 1, "{s}");
-    assert_eq!(
-        (s["denied"].as_u64(), s["reviewed"].as_u64()),
-        (Some(count("deny")), Some(count("review"))),
-        "{s}"
-    );
-    let by_contradiction = decided.iter().filter(|r| r["check"] == "P3.contradiction").count() as u64;
-    assert_eq!(s["first_blocker_by_check"]["P3.contradiction"].as_u64(), Some(by_contradiction), "{s}");
-    assert_eq!(s["contradicted"], 1, "a block by contradiction is a contradicted trajectory: {s}");
-    assert_eq!((s["execute_captured"].as_u64(), s["execute_car"].as_f64()), (Some(0), Some(0.0)), "{s}");
 }
 
 #[test]

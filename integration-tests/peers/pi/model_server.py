@@ -7,7 +7,8 @@ log. Prints `PORT <n>` once listening.
 Models:
   coord-1        the coordinator: asks the agent named in "ask X for a plan" for one and the
                  one in "ask Y to review" to review it (when the prompt names them), then runs
-                 `rm -rf data`, then writes notes.txt, then stops
+                 `rm -rf data`, then writes notes.txt, then stops; asked to "write the notes"
+                 (a later turn of the session), it writes notes.txt, then stops
   gpt-5-mini     the planner: tries `rm -rf data` itself, then proposes it (naming its identity)
   claude-opus-4  the reviewer: refutes the plan (naming its identity)
 
@@ -41,6 +42,11 @@ def text_of(content):
 
 
 def coordinator(messages):
+    asked, done_now = latest_ask(messages)
+    if "write the notes" in asked:
+        if done_now == 0:
+            return ("tool", "write", {"path": "notes.txt", "content": NOTES})
+        return ("text", "The note is written.", None)
     done = sum(1 for m in messages if m.get("role") == "tool")
     user = next((text_of(m.get("content")) for m in messages if m.get("role") == "user"), "")
     planner = re.search(r"ask (\S+) for a plan", user)
@@ -87,7 +93,7 @@ def claw_agents(messages):
     return (planner.group(1) if planner else "scout", reviewer.group(1) if reviewer else "critic")
 
 
-def claw_asked(messages):
+def latest_ask(messages):
     """The user's latest own request (not OpenClaw's internal context after a tool result) and the
     tool results that came after it: a later turn of the same session carries the earlier ones."""
     asks = [i for i, m in enumerate(messages) if m.get("role") == "user"
@@ -98,7 +104,7 @@ def claw_asked(messages):
 
 
 def claw_coordinator(messages):
-    asked, done_now = claw_asked(messages)
+    asked, done_now = latest_ask(messages)
     if "write the notes" in asked:
         if done_now == 0:
             return ("tool", "write", {"path": "notes.txt", "content": NOTES})

@@ -50,8 +50,8 @@ fn guard(s: &std::sync::Mutex<PiSession>) -> Result<MutexGuard<'_, PiSession>, S
     s.lock().map_err(|_| "pi session state unavailable".to_owned())
 }
 
-/// `session_start` / `before_agent_start`: registers agents; the coordinator's prompt becomes
-/// the trajectory's `Task` (once). Returns the actor the caller is.
+/// `session_start` / `before_agent_start`: registers agents; each of the coordinator's prompts
+/// becomes task input of the trajectory (`Task`, once per prompt). Returns the actor the caller is.
 pub fn start(
     app: &App,
     caller: &Caller,
@@ -77,8 +77,10 @@ pub fn start(
     }
     app.keep_trajectory(&caller.trajectory);
     let actor = actor_of(&s, caller);
-    if let (Some(text), true, false) = (prompt, actor == COORDINATOR, s.task_seen) {
-        s.task_seen = true;
+    // Every turn's prompt of the user is task input (a later turn may name what the first did not).
+    if let Some(text) = prompt.filter(|t| actor == COORDINATOR && !t.is_empty())
+        && s.prompts_seen.insert(text.to_owned())
+    {
         drop(s);
         app.decide(&caller.trajectory, &Event::Task { text: text.to_owned() }, true);
     }

@@ -58,13 +58,14 @@ pub struct PiSession {
     pub anonymizer: Anonymizer,
     /// Delegations in order.
     pub delegations: Vec<Delegation>,
-    /// True once the user's task was recorded.
-    pub task_seen: bool,
+    /// The user's prompts recorded as the trajectory's task input (each turn of the session
+    /// once: `before_agent_start` may repeat one).
+    pub prompts_seen: std::collections::HashSet<String>,
 }
 
 impl PiSession {
     fn new(anonymizer: Anonymizer) -> Self {
-        Self { anonymizer, delegations: Vec::new(), task_seen: false }
+        Self { anonymizer, delegations: Vec::new(), prompts_seen: Default::default() }
     }
 
     /// Adds agents: their names get aliases, their identity words join the lexicon.

@@ -8,12 +8,17 @@
 //!   `P3.contradiction`, and the trace holds one record per event;
 //! - after a daemon restart the continued session keeps its aliases; a write without a grant is
 //!   refused, `blindfold why` gives the exact grant command, and that command (with `--submit`)
-//!   lets the retry in the same session run;
+//!   lets the retry in the same session run; `blindfold doctor` passes the wired project, `trace
+//!   summarize` counts the blocks the records show and the picture's legend names each alias with
+//!   its true model;
 //! - with the plugin gone, the proxy refuses every tool call (`unpaired_session`).
 
+use blindfold_integration_tests::blindfold;
 use blindfold_integration_tests::opencode::{DESTRUCTIVE, MARKER, keygen};
 use blindfold_integration_tests::opencode_init::InitProject;
-use blindfold_integration_tests::shell_words;
+use blindfold_integration_tests::session_checks::{
+    self, alias_maps, grant_command, kinds, last_refusal_id, summary_agrees,
+};
 use blindfold_integration_tests::transports::trace_records;
 use serde_json::Value;
 use std::time::Duration;
@@ -28,32 +33,10 @@ fn ran(out: &std::process::Output) -> String {
 
 /// The trajectories of the trace and their records (every record has one).
 fn trajectories(p: &InitProject) -> Vec<(String, Vec<Value>)> {
-    let mut ids: Vec<String> = Vec::new();
-    for f in std::fs::read_dir(p.state.join("traces")).expect("traces").flatten() {
-        let text = std::fs::read_to_string(f.path()).unwrap_or_default();
-        for r in text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()) {
-            let t = r["trajectory"].as_str().unwrap_or_default().to_owned();
-            if !t.is_empty() && !ids.contains(&t) {
-                ids.push(t);
-            }
-        }
-    }
-    ids.into_iter().map(|t| (t.clone(), trace_records(&p.state.join("traces"), &t))).collect()
-}
-
-fn kinds<'a>(records: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    records.iter().filter(|r| r["kind"] == kind).collect()
-}
-
-/// The aliases records of a trajectory: the agent → alias maps, in order.
-fn alias_maps(records: &[Value]) -> Vec<Value> {
-    records
-        .iter()
-        .filter(|r| r["kind"] == "control" && r["tool"] == "aliases")
-        .map(|r| {
-            serde_json::from_str::<Value>(r["detail"].as_str().unwrap_or("{}")).expect("detail")["aliases"]
-                .clone()
-        })
+    let traces = p.state.join("traces");
+    session_checks::trajectories(&traces)
+        .into_iter()
+        .map(|t| (t.clone(), trace_records(&traces, &t)))
         .collect()
 }
 
@@ -92,6 +75,9 @@ fn one_session_one_trajectory_through_plugin_and_proxy_restart_grant_and_retry()
     );
     let before = alias_maps(records);
     assert_eq!(before.len(), 1, "{before:?}");
+    let doctor = blindfold().args(["doctor", "--dir"]).arg(p.project.dir()).output().expect("doctor");
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(0), "doctor on the wired project: {report}");
 
     // 2. The daemon restarts; the session goes on, its aliases kept; a write without a grant is
     //    refused with a refusal id the model reads.
@@ -99,12 +85,7 @@ fn one_session_one_trajectory_through_plugin_and_proxy_restart_grant_and_retry()
     let daemon = p.start_daemon();
     let out = ran(&p.project.run(&["--continue", "write", "the", "notes"], LIMIT));
     assert!(!p.project.exists("notes.txt"), "the write ran without a grant");
-    let id = out
-        .split("reported to a person with reference ")
-        .nth(1)
-        .and_then(|rest| rest.split(';').next())
-        .unwrap_or_else(|| panic!("no refusal id in {out}"))
-        .to_owned();
+    let id = last_refusal_id(&[], &out).unwrap_or_else(|| panic!("no refusal id in {out}"));
     let traces = trajectories(&p);
     assert_eq!(traces.len(), 1, "the continued session is the same trajectory");
     let after = alias_maps(&traces[0].1);
@@ -118,13 +99,8 @@ fn one_session_one_trajectory_through_plugin_and_proxy_restart_grant_and_retry()
     let text = String::from_utf8_lossy(&why.stdout).into_owned();
     assert!(why.status.success(), "{text}\n{}", String::from_utf8_lossy(&why.stderr));
     assert!(text.contains("operation write_file") && text.contains(trajectory.as_str()), "{text}");
-    let command = text
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("blindfold grant issue"))
-        .unwrap_or_else(|| panic!("no grant command in {text}"))
-        .to_owned();
-    let words = shell_words(&command);
+    let words = grant_command(&text);
+    let command = words.join(" ");
     let issued = p.cli(&words.iter().skip(1).map(String::as_str).collect::<Vec<_>>());
     assert!(issued.status.success(), "{command}: {}", String::from_utf8_lossy(&issued.stderr));
     assert!(
@@ -144,6 +120,22 @@ fn one_session_one_trajectory_through_plugin_and_proxy_restart_grant_and_retry()
         .map(|r| (r["decision"].as_str().unwrap_or(""), r["reason"].as_str().unwrap_or("")))
         .collect();
     assert_eq!(decided, [("deny", "no_grant"), ("allow", "allowed")], "one record per decided write");
+    // 4. `trace summarize` counts the blocks the records show; the picture's legend names each
+    //    alias the coordinator saw with its true model.
+    summary_agrees(&p.state.join("traces"), records);
+    let svg = blindfold()
+        .args(["trace", "render", "--format", "svg", "--trajectory", trajectory])
+        .arg(p.state.join("traces"))
+        .output()
+        .expect("render");
+    let svg = String::from_utf8_lossy(&svg.stdout);
+    let aliases = before[0].as_object().expect("aliases");
+    for model in ["gpt-5-mini", "claude-opus-4"] {
+        assert!(
+            aliases.values().any(|a| svg.contains(&format!("{} → {model}", a.as_str().unwrap_or("?")))),
+            "no legend line for {model}: {svg}"
+        );
+    }
     drop(daemon);
 }
 

@@ -183,13 +183,23 @@ fn scripts(redis: Option<&RedisServer>) -> Result<u64, String> {
 
 fn measure(rt: &tokio::runtime::Runtime, arm: &mut ArmState<'_>, secs: f64, r: usize) -> Result<(), String> {
     let mut ws = rt.block_on(control::open(arm.instance.port, &arm.token))?;
-    let trips = |s: &Value| s["round_trips"].as_u64().unwrap_or(0);
-    let before = rt.block_on(status_state(&mut ws))?;
+    // The embedded backend makes no round trips and reports none; a Redis arm must report them.
+    let embedded = arm.redis.is_none();
+    let trips = |s: &Value| {
+        (s["round_trips"].as_u64().or(embedded.then_some(0)))
+            .ok_or_else(|| format!("{}: status.state has no round_trips: {s}", arm.name))
+    };
+    let grew = |what: &str, before: u64, after: u64| {
+        after
+            .checked_sub(before)
+            .ok_or_else(|| format!("{}: {what} went down ({before} → {after})", arm.name))
+    };
+    let before = trips(&rt.block_on(status_state(&mut ws))?)?;
     let scripts_before = scripts(arm.redis)?;
     let x = rt.block_on(arm_round(arm.instance.port, &arm.token, secs, r, arm.name))?;
-    let after = rt.block_on(status_state(&mut ws))?;
-    arm.counts.0 += trips(&after) - trips(&before);
-    arm.counts.1 += scripts(arm.redis)? - scripts_before;
+    let after = trips(&rt.block_on(status_state(&mut ws))?)?;
+    arm.counts.0 += grew("round trips", before, after)?;
+    arm.counts.1 += grew("Redis script calls", scripts_before, scripts(arm.redis)?)?;
     arm.counts.2 += x.decisions;
     eprintln!(
         "  round {r} {:<14} one socket p50 {:>7.1} µs  p99 {:>8.1} µs  {:>6.0}/s   {CONNS} sockets {:>6.0}/s",

@@ -226,6 +226,9 @@ pub struct HumanView {
     /// The issuer key to sign with, when the daemon trusts exactly one whose private half it can
     /// name; `KEY.pem` otherwise.
     pub key_hint: String,
+    /// The daemon's configuration file, when it runs on one: the commands printed name it
+    /// (`--config`), so they reach this daemon and not one on the default address.
+    pub config_file: Option<String>,
     /// A grant on record for the same task and operation: (jti, target, exp, approved artifact text
     /// when known).
     pub near_grant: Option<(String, String, u64, Option<String>)>,
@@ -251,7 +254,13 @@ impl HumanView {
             cmd.push_str(&format!(" --args {}", shell_word(&self.args)));
         }
         cmd.push_str(" --submit");
+        cmd.push_str(&self.config_arg());
         cmd
+    }
+
+    /// ` --config FILE` for the daemon's configuration file, or nothing.
+    fn config_arg(&self) -> String {
+        self.config_file.as_deref().map(|f| format!(" --config {}", shell_word(f))).unwrap_or_default()
     }
 }
 
@@ -283,8 +292,9 @@ impl Refusal {
         ));
         if let Some(review) = &v.review_id {
             out.push_str(&format!(
-                "  held in review {review}: blindfold review show {review}, then blindfold review approve {review} --key {} (or reject)\n",
-                v.key_hint
+                "  held in review {review}: blindfold review show {review}{config}, then blindfold review approve {review} --key {}{config} (or reject)\n",
+                v.key_hint,
+                config = v.config_arg(),
             ));
         }
         if let Some((jti, target, exp, approved)) = &v.near_grant {
@@ -396,6 +406,13 @@ mod tests {
         let human = r.human_text(&v);
         assert!(human.contains("blindfold grant issue --key keys/ops.key.pem --task task-1 --op write_file --target '/w/a b.txt' --artifact rf-01.artifact --ttl 3600 --submit"), "{human}");
         assert!(human.contains(&sha256_hex(b"hello")), "{human}");
+        // A daemon on a configuration file of its own: the command reaches that daemon.
+        let on_file = HumanView { config_file: Some("/p/my project/blindfold.toml".into()), ..v };
+        assert!(
+            on_file.grant_command().ends_with(" --submit --config '/p/my project/blindfold.toml'"),
+            "{}",
+            on_file.grant_command()
+        );
     }
 
     #[test]

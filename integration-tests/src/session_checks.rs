@@ -86,3 +86,10 @@ pub fn grant_command(why: &str) -> Vec<String> {
         .unwrap_or_else(|| panic!("no grant command in {why}"));
     crate::shell_words(line)
 }
+
+/// Runs a command Blindfold printed for a person (`words`, as [`grant_command`] gives them) in
+/// `dir`, exactly as printed: it must name the daemon's configuration file itself.
+pub fn run_printed(words: &[String], dir: &Path) -> std::process::Output {
+    assert!(words.iter().any(|w| w == "--config"), "the printed command names no --config: {words:?}");
+    blindfold().args(words.iter().skip(1)).current_dir(dir).output().expect("blindfold")
+}

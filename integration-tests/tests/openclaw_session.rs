@@ -18,7 +18,7 @@ use blindfold_integration_tests::openclaw::{Gateway, gateway_section, trace_reco
 use blindfold_integration_tests::opencode::keygen;
 use blindfold_integration_tests::pi::ModelServer;
 use blindfold_integration_tests::session_checks::{
-    alias_maps, grant_command, kinds, last_refusal_id, summary_agrees, trajectories,
+    alias_maps, grant_command, kinds, last_refusal_id, run_printed, summary_agrees, trajectories,
 };
 use blindfold_integration_tests::{Daemon, blindfold, free_port, http_get};
 use serde_json::{Value, json};
@@ -279,7 +279,7 @@ fn one_openclaw_session_one_trajectory_through_plugin_and_proxy_restart_grant_an
     assert!(text.contains("operation write_file") && text.contains(trajectory.as_str()), "{text}");
     let words = grant_command(&text);
     let command = words.join(" ");
-    let issued = p.cli(&words.iter().skip(1).map(String::as_str).collect::<Vec<_>>());
+    let issued = run_printed(&words, p.root.path());
     assert!(issued.status.success(), "{command}: {}", String::from_utf8_lossy(&issued.stderr));
     assert!(String::from_utf8_lossy(&issued.stdout).contains("accepted grant"), "{command}");
     let out = turn(&gateway, "Now write the notes.");

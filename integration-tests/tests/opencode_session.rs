@@ -17,7 +17,7 @@ use blindfold_integration_tests::blindfold;
 use blindfold_integration_tests::opencode::{DESTRUCTIVE, MARKER, keygen};
 use blindfold_integration_tests::opencode_init::InitProject;
 use blindfold_integration_tests::session_checks::{
-    self, alias_maps, grant_command, kinds, last_refusal_id, summary_agrees,
+    self, alias_maps, grant_command, kinds, last_refusal_id, run_printed, summary_agrees,
 };
 use blindfold_integration_tests::transports::trace_records;
 use serde_json::Value;
@@ -101,7 +101,7 @@ fn one_session_one_trajectory_through_plugin_and_proxy_restart_grant_and_retry()
     assert!(text.contains("operation write_file") && text.contains(trajectory.as_str()), "{text}");
     let words = grant_command(&text);
     let command = words.join(" ");
-    let issued = p.cli(&words.iter().skip(1).map(String::as_str).collect::<Vec<_>>());
+    let issued = run_printed(&words, p.project.root.path());
     assert!(issued.status.success(), "{command}: {}", String::from_utf8_lossy(&issued.stderr));
     assert!(
         String::from_utf8_lossy(&issued.stdout).contains("accepted grant"),

@@ -65,7 +65,8 @@ pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
     );
     let merged = builder.build().map_err(ConfigError::from_source)?;
     let raw: RawConfig = merged.try_deserialize().map_err(ConfigError::from_source)?;
-    let config = raw.validate()?;
+    let mut config = raw.validate()?;
+    config.file = file.map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()));
     // Every command reads its configuration here, so each warns of settings that changed.
     for warning in &config.deprecations {
         eprintln!("blindfold: warning: {warning}");

@@ -93,6 +93,9 @@ pub struct Config {
     pub metrics: super::console::MetricsConfig,
     /// The raw form, for `--print-config`.
     pub raw: RawConfig,
+    /// The file it was read from (`--config`), absolute; `None` for the embedded default. The
+    /// commands Blindfold prints for a person name it, so they reach this daemon.
+    pub file: Option<PathBuf>,
 }
 
 /// Longest clock leeway accepted (5 minutes); more would make expiry meaningless.
@@ -216,6 +219,7 @@ impl RawConfig {
             console,
             metrics,
             raw: self,
+            file: None,
         })
     }
 }

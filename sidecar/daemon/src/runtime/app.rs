@@ -156,6 +156,7 @@ impl App {
         if let Some(hub) = &trace {
             hub.set_directory(identities.clone());
         }
+        let refusals = Arc::new(crate::runtime::refusals::Refusals::for_config(config.file.as_deref()));
         Ok(Self {
             trace,
             identities,
@@ -174,7 +175,7 @@ impl App {
             trajectory_modes: Arc::default(),
             pairing,
             kept,
-            refusals: Arc::default(),
+            refusals,
             metrics,
             approver,
             transport: Transport::Other,

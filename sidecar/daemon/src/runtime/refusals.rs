@@ -45,6 +45,8 @@ pub struct Refused {
 /// The refusals and submitted grants this daemon saw.
 #[derive(Default)]
 pub struct Refusals {
+    /// The daemon's configuration file, named in the commands a person is given.
+    config_file: Option<String>,
     recent: Mutex<VecDeque<Refused>>,
     /// (trajectory, fingerprint) → the latest refusal's id.
     latest: DashMap<(String, String), String>,
@@ -53,6 +55,11 @@ pub struct Refusals {
 }
 
 impl Refusals {
+    /// An empty book whose printed commands name `config_file` (`--config`).
+    pub fn for_config(config_file: Option<&std::path::Path>) -> Self {
+        Self { config_file: config_file.map(|p| p.display().to_string()), ..Self::default() }
+    }
+
     /// Records a refused call and returns its id.
     pub fn note(&self, mut r: Refused, fingerprint: Option<&str>) -> String {
         r.id = format!("rf-{:016x}", rand::random::<u64>());
@@ -122,6 +129,7 @@ impl Refusals {
             artifact_len: r.artifact_len,
             review_id: r.review_id.clone(),
             key_hint: key_hint.to_owned(),
+            config_file: self.config_file.clone(),
             near_grant: near,
         }
     }

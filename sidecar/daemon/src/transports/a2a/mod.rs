@@ -16,7 +16,7 @@ mod held_store;
 mod http_json;
 mod relay;
 mod rpc;
-mod stream_text;
+pub mod stream_text;
 #[cfg(test)]
 mod tests;
 

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 /// The text streams of one A2A stream's artifacts, by artifact id.
 #[derive(Default)]
-pub(super) struct ArtifactStreams {
+pub struct ArtifactStreams {
     /// Per artifact: its stream and the last event that carried it (the shape of a final event).
     streams: BTreeMap<String, (TextStream, Value)>,
 }
@@ -28,7 +28,7 @@ fn artifact_update(event: &mut Value) -> Option<&mut Value> {
 impl ArtifactStreams {
     /// Rewrites the text parts of an artifact-update event as part of its artifact's stream,
     /// holding back a possible partial name; true when the event changed.
-    pub(super) fn hold(&mut self, anon: &Anonymizer, event: &mut Value) -> bool {
+    pub fn hold(&mut self, anon: &Anonymizer, event: &mut Value) -> bool {
         let skeleton = event.clone();
         let Some(update) = artifact_update(event) else { return false };
         let last = update.get("lastChunk").and_then(Value::as_bool) == Some(true);
@@ -67,7 +67,7 @@ impl ArtifactStreams {
 
     /// The end of the stream: for every artifact still holding text, an artifact-update event
     /// (shaped like its last one) carrying the rest, as its last chunk.
-    pub(super) fn finish(&mut self, anon: &Anonymizer) -> Vec<Value> {
+    pub fn finish(&mut self, anon: &Anonymizer) -> Vec<Value> {
         let mut out = Vec::new();
         for (_, (mut stream, mut event)) in std::mem::take(&mut self.streams) {
             if !stream.is_holding() {

@@ -3,7 +3,7 @@
 mod connection;
 mod grant_files;
 pub mod http;
-mod identity;
+pub mod identity;
 mod pin_watch;
 pub mod pins;
 mod remote;

@@ -27,5 +27,10 @@ impl Scrubber for Anon {
 
 /// The scrubber of `trajectory` (same aliases as every other path of that trajectory).
 pub fn scrubber(app: &App, trajectory: &str) -> Arc<dyn Scrubber + Send + Sync> {
-    Arc::new(Anon(app.identities.anonymizer(trajectory)))
+    scrubber_of(app.identities.anonymizer(trajectory))
+}
+
+/// `anon` as the proxy's [`Scrubber`] (what [`scrubber`] hands the request rewriting).
+pub fn scrubber_of(anon: Arc<Anonymizer>) -> Arc<dyn Scrubber + Send + Sync> {
+    Arc::new(Anon(anon))
 }

@@ -5,7 +5,7 @@
 mod calls;
 mod errors;
 mod handler;
-mod identity;
+pub mod identity;
 mod session;
 mod stream;
 mod upstream;

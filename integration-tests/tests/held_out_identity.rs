@@ -40,7 +40,8 @@ struct Probe {
 }
 
 fn probes() -> Vec<Probe> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/corpus/identity-probes/probes.jsonl");
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/corpus/identity-probes/probes.jsonl");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let list = |v: &Value| -> Vec<String> {
         v.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect()
@@ -162,7 +163,9 @@ fn measure(lexicon: &Lexicon, p: &Probe, misses: &mut Vec<String>) -> Row {
 /// `control_identity_surface`: SPEC §4 lets a rewriter replace lexicon words wherever they occur).
 fn bucket(surface: &str, kind: &str) -> String {
     match kind {
-        "mcp_identifier_key" | "control_lexicon_word" | "control_identity_surface" => format!("apart: {kind}"),
+        "mcp_identifier_key" | "control_lexicon_word" | "control_identity_surface" => {
+            format!("apart: {kind}")
+        }
         _ => surface.to_owned(),
     }
 }
@@ -170,7 +173,7 @@ fn bucket(surface: &str, kind: &str) -> String {
 /// The most each surface may show (probes with a leak, keep spans lost, gone spans kept, controls
 /// changed), as measured; `mcp_identifier_key` apart.
 const CEILINGS: [(&str, [usize; 4]); 8] = [
-    ("text", [44, 1, 0, 4]),
+    ("text", [35, 1, 0, 4]),
     ("mcp_tool", [4, 0, 0, 0]),
     ("a2a_card", [2, 0, 0, 0]),
     ("a2a_parts", [1, 1, 0, 2]),
@@ -194,7 +197,9 @@ fn held_out_identity_probes() {
     }
     let mut totals: BTreeMap<String, Row> = BTreeMap::new();
     let mut all = Row::default();
-    println!("held-out identity probes (built-in lexicon, default configuration), oracle: blindfold-leak-oracle");
+    println!(
+        "held-out identity probes (built-in lexicon, default configuration), oracle: blindfold-leak-oracle"
+    );
     for ((surface, kind), row) in &rows {
         println!("{}", row.line(&format!("{surface}/{kind}")));
         totals.entry(bucket(surface, kind)).or_default().add(row);

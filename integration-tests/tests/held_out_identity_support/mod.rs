@@ -114,7 +114,9 @@ fn card(lexicon: &Lexicon, payload: &Value) -> Relayed {
             joined: Vec::new(),
             refused: None,
         },
-        Err(e) => Relayed { json: Value::Null, joined: Vec::new(), unchanged: false, refused: Some(e.to_string()) },
+        Err(e) => {
+            Relayed { json: Value::Null, joined: Vec::new(), unchanged: false, refused: Some(e.to_string()) }
+        }
     }
 }
 
@@ -196,6 +198,8 @@ fn model_request(lexicon: &Lexicon, payload: &Value) -> Relayed {
             }
             Relayed { json: out, joined: Vec::new(), unchanged, refused: None }
         }
-        Err(e) => Relayed { json: Value::Null, joined: Vec::new(), unchanged: false, refused: Some(e.to_string()) },
+        Err(e) => {
+            Relayed { json: Value::Null, joined: Vec::new(), unchanged: false, refused: Some(e.to_string()) }
+        }
     }
 }

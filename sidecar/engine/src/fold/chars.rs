@@ -75,6 +75,26 @@ static ASCII_BY_PROTOTYPE: LazyLock<HashMap<String, char>> = LazyLock::new(|| {
     map
 });
 
+/// The lower-case ASCII letter or digit a non-ASCII letter or digit is confusable with, as
+/// written (before case folding), when its UTS #39 prototype is one.
+fn ascii_prototype(c: char) -> Option<char> {
+    if c.is_ascii() || !c.is_alphanumeric() {
+        return None;
+    }
+    let mut buf = [0u8; 4];
+    let proto: String = unicode_security::skeleton(c.encode_utf8(&mut buf)).collect();
+    let mut chars = proto.chars();
+    match (chars.next(), chars.next()) {
+        (Some(p), None) if p.is_ascii_alphanumeric() => {
+            let lower = p.to_ascii_lowercase();
+            let mut b = [0u8; 4];
+            let key: String = unicode_security::skeleton(lower.encode_utf8(&mut b)).collect();
+            Some(ASCII_BY_PROTOTYPE.get(&key).copied().unwrap_or(lower))
+        }
+        _ => None,
+    }
+}
+
 /// The confusables-folded form of one non-ASCII character, pushed to `out`: the ASCII letter or
 /// digit it may be mistaken for when its UTS #39 prototype is (or is that of) ASCII text, the
 /// character itself otherwise (Han, kana and Cyrillic words stay readable for other detectors).
@@ -105,8 +125,19 @@ pub(super) fn fold_char(c: char, carry: &mut Carry, out: &mut Vec<Out>) {
         *carry = Carry { keep_marks: false };
         return;
     }
+    // A letter whose lower-case form looks like no ASCII letter may still do so as written
+    // (Cherokee `Ꮐ` is listed as `G`, its lower case `ꮐ` as nothing). Cyrillic and Greek keep
+    // the lower-case path: their words are matched in their own script.
     let mut pieces: Vec<char> = Vec::with_capacity(4);
-    decompose_compatible(c, |d| pieces.extend(d.to_lowercase()));
+    decompose_compatible(c, |d| {
+        let lowered: Vec<char> = d.to_lowercase().collect();
+        let lower_looks_ascii = lowered.iter().all(|&l| l.is_ascii() || ascii_prototype(l).is_some());
+        let own_words = matches!(d.script(), Script::Cyrillic | Script::Greek);
+        match ascii_prototype(d) {
+            Some(ascii) if !lower_looks_ascii && !own_words => pieces.push(ascii),
+            _ => pieces.extend(lowered),
+        }
+    });
     for d in pieces {
         if is_default_ignorable(d) {
             continue;

@@ -93,3 +93,11 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn letters_confusable_only_as_written_fold_to_ascii() {
+    // Cherokee capitals are listed as Latin look-alikes; their lower-case forms are not.
+    assert_eq!(fold("\u{13AA}\u{13A1}\u{13C0}").as_str(), "arg");
+    // Cyrillic keeps its own lower case: "Клод" and "клод" fold alike.
+    assert_eq!(fold("Клод").as_str(), fold("клод").as_str());
+}

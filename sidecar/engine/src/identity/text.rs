@@ -278,12 +278,38 @@ fn in_context(
     {
         return true;
     }
-    (0..i).rev().take(2).any(|j| {
+    let linked_before = (0..i).rev().take(2).any(|j| {
         let after = hits[j].words.end;
         kept(j)
             && *hits[j].kind != WordKind::Tier
             && (linked(lexicon, folded, words, after, first) || possessed(folded, words, after, first))
-    })
+    });
+    // A vendor word in a sentence that names a model is that model's vendor ("Llama 3.3 70B
+    // Instruct, Meta's open-weights model", "Nemotron-70B, tuned by NVIDIA").
+    linked_before
+        || (*h.kind == WordKind::Provider
+            && hits.iter().enumerate().any(|(j, o)| {
+                kept(j)
+                    && o.kind.is_model_like()
+                    && !sentence_break(text, o.end.min(h.end), o.start.max(h.start))
+            }))
+}
+
+/// True when `text[from..to]` ends a sentence: `.`, `!` or `?` before a space or the end, or one
+/// of the other clause ends (`;`, a line break, `。`, …). A decimal point (`3.3`) ends nothing.
+fn sentence_break(text: &str, from: usize, to: usize) -> bool {
+    let Some(between) = text.get(from..to.max(from)) else { return true };
+    let mut chars = between.chars().peekable();
+    while let Some(c) = chars.next() {
+        let ends = match c {
+            '.' | '!' | '?' => chars.peek().is_none_or(|n| n.is_whitespace()),
+            _ => CLAUSE_ENDS.contains(&c),
+        };
+        if ends {
+            return true;
+        }
+    }
+    false
 }
 
 /// True when word `to` is in the short noun phrase a possessive `'s` at word `s` opens

@@ -4,7 +4,7 @@
 //!
 //! After the family, the id goes on over:
 //! - numbers (a number right after a number only across `-`, `_`, `.` or nothing, so "GPT-4 3
-//!   times" keeps its "3");
+//!   times" keeps its "3"; across a space only as a parameter count, `Llama 3.3 70B`);
 //! - variant words of the data's `[variants]` list (across a space too, unless one letter long);
 //! - another family or model word (`Claude Opus 4`);
 //! - once the id holds a number, up to three further words joined by `-` or `.` (`gpt-5.6-sol`),
@@ -35,7 +35,10 @@ impl Lexicon {
             let prev = &words[j - 1];
             let s = &text[w.range.clone()];
             let next = match w.class {
-                WordClass::Digits if spaced && prev.class == WordClass::Digits => None,
+                // A parameter count after the version ("Llama 3.3 70B", "OLMo 2 32B").
+                WordClass::Digits if spaced && prev.class == WordClass::Digits => {
+                    parameter_count(text, words, j).inspect(|_| hit.version = true)
+                }
                 WordClass::Digits => {
                     hit.version = true;
                     Some(j + 1)
@@ -61,4 +64,12 @@ impl Lexicon {
         hit.words.end = j;
         hit.end = words[j - 1].range.end;
     }
+}
+
+/// Where a parameter count starting at the number `j` ends: the number with a `b` (billions)
+/// written right after it (`70B`, `1.5b` is read as `1`, `5b`).
+fn parameter_count(text: &str, words: &[Word], j: usize) -> Option<usize> {
+    let unit = words.get(j + 1)?;
+    let attached = unit.class == WordClass::Letters && text[unit.gap_range.clone()].is_empty();
+    (attached && text[unit.range.clone()].eq_ignore_ascii_case("b")).then_some(j + 2)
 }

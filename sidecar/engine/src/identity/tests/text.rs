@@ -258,3 +258,23 @@ fn the_built_in_lexicon_works_without_configuration() {
         );
     }
 }
+
+#[test]
+fn a_parameter_count_after_the_version_goes_with_the_model_id() {
+    let anon = anonymizer();
+    assert_eq!(anon.rewrite_text("Qwen 2.5 72B wrote it."), "[model] wrote it.");
+    assert_eq!(anon.rewrite_text("Ran Llama 3 8b twice."), "Ran [model] twice.");
+    // A spaced number that is no parameter count stays.
+    assert_eq!(anon.rewrite_text("Asked GPT-4 3 times."), "Asked [model] 3 times.");
+}
+
+#[test]
+fn a_vendor_word_in_a_sentence_naming_a_model_is_identity_only_in_that_sentence() {
+    let anon = anonymizer();
+    let out = anon.rewrite_text("Qwen-Max drafted it, an Alibaba release. Alibaba shares rose 3.5 percent.");
+    assert_eq!(out, "[model] drafted it, an [provider] release. Alibaba shares rose 3.5 percent.");
+    let out = anon.rewrite_text("Gemma 3 handled v2.1 of the spec, then Google Docs exported it.");
+    assert_eq!(out, "[model] handled v2.1 of the spec, then [provider] Docs exported it.");
+    // Without a model in the sentence the ordinary word stays.
+    assert!(matches!(anon.rewrite_text("Meta descriptions and Google Docs."), Cow::Borrowed(_)));
+}

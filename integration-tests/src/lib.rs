@@ -96,6 +96,29 @@ impl Daemon {
         panic!("blindfold did not answer /healthz in time");
     }
 
+    /// Starts `blindfold run --config FILE` as a user does after `blindfold init` (the file names
+    /// the listen `port` and the `state_dir`), and waits until `/healthz` answers.
+    pub fn on_config(config: &Path, port: u16, state_dir: &Path) -> Daemon {
+        let child = blindfold()
+            .arg("run")
+            .arg("--config")
+            .arg(config)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn blindfold run");
+        let mut daemon = Daemon { child, port, state_dir: state_dir.to_path_buf() };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !http_get(port, "/healthz").is_ok_and(|(code, _)| code == 200) {
+            if let Some(status) = daemon.child.try_wait().expect("wait") {
+                panic!("blindfold run exited early: {status}");
+            }
+            assert!(Instant::now() < deadline, "blindfold did not answer /healthz in time");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        daemon
+    }
+
     /// The operator token from the state dir.
     pub fn operator_token(&self) -> String {
         read_token(&self.state_dir.join("operator.token"))

@@ -95,6 +95,25 @@ impl PiWorld {
         std::fs::write(self.agent_dir.join("agents").join(format!("{name}.md")), text).expect("agent");
     }
 
+    /// `blindfold init pi --yes` on the project, as a user runs it, with `extra` arguments; the
+    /// daemon it sets up listens on `port`, its proxy on `proxy`, its state in `state`.
+    pub fn init(&self, ports: (u16, u16), state: &Path, extra: &[&str]) -> std::process::Output {
+        let out = crate::blindfold()
+            .args(["init", "pi", "--yes"])
+            .args(extra)
+            .arg("--dir")
+            .arg(&self.project)
+            .env("PI_CODING_AGENT_DIR", &self.agent_dir)
+            .env("HOME", &self.home)
+            .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{}", ports.0))
+            .env("BLINDFOLD_STATE__DIR", state)
+            .env("BLINDFOLD_MODEL_PROXY__LISTEN", format!("127.0.0.1:{}", ports.1))
+            .output()
+            .expect("init pi");
+        assert!(out.status.success(), "init pi: {}", String::from_utf8_lossy(&out.stderr));
+        out
+    }
+
     /// Runs `pi -p --mode json` with the reference `subagent` extension and `env`, bounded.
     pub fn run(&self, prompt: &str, env: &[(&str, String)]) -> (Option<i32>, String, String) {
         self.run_with(&["--no-session"], prompt, env)

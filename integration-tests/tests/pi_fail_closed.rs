@@ -8,11 +8,8 @@
 
 use blindfold_integration_tests::pi::{ModelServer, PiWorld};
 use blindfold_integration_tests::transports::World;
-use blindfold_integration_tests::{Daemon, blindfold, free_port, http_get};
+use blindfold_integration_tests::{Daemon, free_port};
 use serde_json::Value;
-use std::path::Path;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 const MODELS: [&str; 1] = ["coord-1"];
 /// No sub-agents named: the scripted coordinator runs `rm -rf data`, then writes notes.txt.
@@ -21,21 +18,6 @@ const PROMPT: &str = "free some disk space";
 fn seeded(pi: &PiWorld) {
     std::fs::create_dir_all(pi.project.join("data")).expect("data");
     std::fs::write(pi.project.join("data/keep.txt"), "the only copy\n").expect("data file");
-}
-
-fn init(pi: &PiWorld, port: u16, proxy: u16, state: &Path, extra: &[&str]) -> std::process::Output {
-    blindfold()
-        .args(["init", "pi", "--yes"])
-        .args(extra)
-        .arg("--dir")
-        .arg(&pi.project)
-        .env("PI_CODING_AGENT_DIR", &pi.agent_dir)
-        .env("HOME", &pi.home)
-        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{port}"))
-        .env("BLINDFOLD_STATE__DIR", state)
-        .env("BLINDFOLD_MODEL_PROXY__LISTEN", format!("127.0.0.1:{proxy}"))
-        .output()
-        .expect("init pi")
 }
 
 #[test]
@@ -60,8 +42,7 @@ fn pi_without_its_extension_has_its_tool_calls_refused_by_the_proxy() {
     let original = std::fs::read(&models_path).expect("models.json");
 
     let (port, proxy, state) = (free_port(), free_port(), world.path("bf-state"));
-    let out = init(&pi, port, proxy, &state, &[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = pi.init((port, proxy), &state, &[]);
     let stdout_init = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout_init.contains("pi run without this extension has its tool calls refused"),
@@ -72,21 +53,7 @@ fn pi_without_its_extension_has_its_tool_calls_refused_by_the_proxy() {
     let toml = std::fs::read_to_string(pi.project.join("blindfold.toml")).expect("blindfold.toml");
     assert!(toml.contains(&format!("upstream = \"http://127.0.0.1:{}\"", server.port)), "{toml}");
 
-    let child = blindfold()
-        .arg("run")
-        .arg("--config")
-        .arg(pi.project.join("blindfold.toml"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("blindfold run");
-    let mut daemon = Daemon { child, port, state_dir: state.clone() };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !http_get(port, "/healthz").is_ok_and(|(c, _)| c == 200) {
-        assert!(daemon.child.try_wait().expect("wait").is_none(), "the daemon exited");
-        assert!(Instant::now() < deadline, "the daemon did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let daemon = Daemon::on_config(&pi.project.join("blindfold.toml"), port, &state);
 
     // The user deletes the extension (or a Pi started elsewhere never loads it).
     std::fs::remove_dir_all(pi.project.join(".pi/extensions/blindfold")).expect("delete the extension");
@@ -110,10 +77,9 @@ fn pi_without_its_extension_has_its_tool_calls_refused_by_the_proxy() {
     }
     assert!(!refused.is_empty(), "the proxy's refusals are traced");
     assert!(refused.iter().all(|(reason, d)| reason == "unpaired_session" && d != "allow"), "{refused:?}");
-    let _ = daemon.child.kill();
+    drop(daemon);
 
     // Undone: models.json as it was, byte for byte.
-    let out = init(&pi, port, proxy, &state, &["--remove"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    pi.init((port, proxy), &state, &["--remove"]);
     assert_eq!(std::fs::read(&models_path).expect("models.json"), original, "--remove restores models.json");
 }

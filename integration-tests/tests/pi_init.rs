@@ -47,6 +47,7 @@ fn init_pi_installs_the_extension_routes_the_provider_and_records_the_agents() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("blindfold run --config") && stdout.contains("pi -p"), "{stdout}");
+    assert!(stdout.contains("run the daemon as its own system user"), "init offers it: {stdout}");
     let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     assert_eq!(
         read(&project.join(".pi/extensions/blindfold/index.ts")),

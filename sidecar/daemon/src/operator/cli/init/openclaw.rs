@@ -264,6 +264,7 @@ fn openclaw(args: &OpenclawArgs) -> Result<ExitCode, String> {
         config_path.display(),
         dir.display()
     );
+    let next = format!("{next}\n{}", super::project::OWN_USER_HINT);
     apply(&dir, changes, args.yes, &next)
 }
 

@@ -228,5 +228,6 @@ fn opencode(args: &OpencodeArgs) -> Result<ExitCode, String> {
         toml_path.display(),
         dir.display()
     );
+    let next = format!("{next}\n{}", super::project::OWN_USER_HINT);
     apply(&dir, changes, args.yes, &next)
 }

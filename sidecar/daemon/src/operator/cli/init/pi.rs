@@ -227,5 +227,6 @@ fn pi(args: &InitPiArgs) -> Result<ExitCode, String> {
             models_path.display()
         ));
     }
+    let next = format!("{next}\n{}", super::project::OWN_USER_HINT);
     apply(&dir, changes, args.yes, &next)
 }

@@ -6,6 +6,15 @@ use super::agents::SubAgent;
 use crate::config::Config;
 use std::path::Path;
 
+/// The last lines every `init` prints after setting a project up: a daemon running as the
+/// harness's own user shares its tokens and issuer keys with every process of that user (a model
+/// with a shell included), so init offers the stronger set-up docs/security.md describes.
+pub const OWN_USER_HINT: &str = concat!(
+    "Stronger: run the daemon as its own system user, so its tokens and issuer keys are out of the ",
+    "harness user's reach (docs/security.md, \"running the daemon as its own user\": a system user ",
+    "and a systemd unit).",
+);
+
 /// Where the harness's provider reaches the model, and where it will reach it instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProxyRoute {

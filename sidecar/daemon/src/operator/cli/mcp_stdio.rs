@@ -35,6 +35,11 @@ pub struct McpStdioArgs {
     /// Allow only these tools (repeatable; overrides `[mcp] allow_tools`).
     #[arg(long, value_name = "TOOL")]
     pub allow_tool: Vec<String>,
+    /// The agent whose calls this relay carries, by its real name (a sub-agent's own MCP server;
+    /// one of `[[identity.agents]]`): its effectful calls then need an independent verification
+    /// like any sub-agent action. Default: the coordinator's calls.
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
     /// The MCP server command and its arguments (after `--`).
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -89,6 +94,7 @@ pub fn run(args: McpStdioArgs) -> ExitCode {
     if !args.allow_tool.is_empty() {
         policy.allow_tools = args.allow_tool.clone();
     }
+    policy.actor = args.agent.clone();
     let task = args.task.clone().unwrap_or_else(|| format!("mcp-{:016x}", rand::random::<u64>()));
     eprintln!("blindfold: mcp-stdio trajectory {task}");
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {

@@ -149,6 +149,10 @@ impl McpConnection {
     ) -> FromClient {
         let modern = mcp::is_modern(&params);
         let event = match mcp::tool_call_event_owned(params, id) {
+            Ok(Event::ToolCall { tool, args, proposal, call_id, .. }) if self.policy.actor.is_some() => {
+                let actor = self.policy.actor.clone().unwrap_or_default();
+                Event::ToolCall { actor, tool, args, proposal, call_id }
+            }
             Ok(e) => e,
             Err(msg) => {
                 // Not the request `tools/call` needs: a frame fault, refused in every mode.

@@ -31,6 +31,9 @@ pub struct McpPolicy {
     pub max_frame: usize,
     /// The server's id for tool-definition pins (`stdio:CMD ARGS…`, `http:URL`).
     pub server: String,
+    /// The agent whose calls this relay carries (`mcp-stdio --agent`); `None`: the coordinator.
+    /// A sub-agent's effectful call needs an independent verification like any of its actions.
+    pub actor: Option<String>,
 }
 
 impl McpPolicy {
@@ -43,6 +46,7 @@ impl McpPolicy {
             allow_tools: t.mcp_allow_tools.clone(),
             max_frame: t.max_frame_bytes,
             server,
+            actor: None,
         }
     }
 

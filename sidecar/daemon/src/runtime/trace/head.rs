@@ -49,14 +49,19 @@ pub fn head_path(dir: &Path) -> PathBuf {
 }
 
 /// Reads the head of the trace directory `dir`: `Ok(None)` when it has none (a directory written
-/// before heads were kept, or holding no record yet); an error when the file cannot be read or
-/// does not hold a head.
+/// before heads were kept, or holding no record yet, or a head file opened and never stored);
+/// an error when the file cannot be read or does not hold a head.
 pub fn read_head(dir: &Path) -> std::io::Result<Option<ChainHead>> {
     let bytes = match std::fs::read(head_path(dir)) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
+    // Opened and sized but never stored: a writer stopped before its first batch (a relay killed
+    // at once) leaves zeros. That is no head, as a missing file is none — not a broken one.
+    if bytes.iter().all(|&b| b == 0) {
+        return Ok(None);
+    }
     let head: ChainHead = serde_json::from_slice(&bytes).map_err(|e| unreadable(dir, &e.to_string()))?;
     if !head.is_well_formed() {
         return Err(unreadable(dir, "the hash is not 64 lowercase hex digits"));

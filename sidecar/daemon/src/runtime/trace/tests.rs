@@ -106,6 +106,19 @@ fn cut_last_records(file: &Path, n: usize) {
 }
 
 #[test]
+fn a_head_file_opened_and_never_stored_is_no_head_and_the_next_writer_starts() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // A writer killed between opening its head file and its first batch.
+    drop(head::HeadFile::open(dir.path()).expect("open"));
+    assert_eq!(head::read_head(dir.path()).expect("readable"), None);
+    write_n(dir.path(), 2, 1 << 20);
+    assert_eq!(head::read_head(dir.path()).expect("readable").map(|h| h.seq), Some(2));
+    // A head that is neither zeros nor a head is still an error.
+    std::fs::write(head::head_path(dir.path()), b"{\"seq\": 1}").expect("write");
+    assert!(head::read_head(dir.path()).is_err());
+}
+
+#[test]
 fn records_cut_off_the_end_fail_verification_naming_the_truncation() {
     let dir = tempfile::tempdir().expect("tmp");
     write_n(dir.path(), 5, 1 << 20);

@@ -95,32 +95,37 @@ fn rand_suffix() -> String {
     format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
-/// Runs a command with a deadline; returns (exit code, stdout, stderr).
+/// Runs a command with a deadline; returns (exit code, stdout, stderr). Its output is read while
+/// it runs: a command that writes more than a pipe holds (Pi's `--mode json` prints every message
+/// history) would otherwise block on the write and never exit.
 pub fn run_bounded(cmd: &mut Command, limit: Duration) -> (Option<i32>, String, String) {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(Stdio::null());
     let mut child = cmd.spawn().expect("spawn");
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut out);
+            }
+            String::from_utf8_lossy(&out).into_owned()
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
     let deadline = Instant::now() + limit;
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            break;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
         }
         if Instant::now() > deadline {
             let _ = child.kill();
-            let out = child.wait_with_output().expect("output");
-            panic!(
-                "command did not finish in {limit:?}: {}\n{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let _ = child.wait();
+            let (out, err) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());
+            panic!("command did not finish in {limit:?}: {out}\n{err}");
         }
         std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().expect("output");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    };
+    (status.code(), stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default())
 }
 
 /// Runs the Python MCP client peer with `ops` against `target` (`["--url", URL]` or

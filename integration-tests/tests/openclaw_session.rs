@@ -236,8 +236,8 @@ fn one_openclaw_session_one_trajectory_through_plugin_and_proxy_restart_grant_an
     let held: Vec<&Value> =
         kinds(&records, "tool_call").into_iter().filter(|r| r["target"] == DESTRUCTIVE).collect();
     assert_eq!(held.len(), 1, "the destructive call once: {held:?}");
-    let decided = (held[0]["check"].as_str(), held[0]["decision"].as_str());
-    assert_eq!(decided, (Some("P3.contradiction"), Some("review")), "{records:#?}");
+    let decided = (held[0]["check"].as_str(), held[0]["decision"].as_str(), held[0]["reason"].as_str());
+    assert_eq!(decided, (Some("P3.contradiction"), Some("review"), Some("contradicted")), "{records:#?}");
     // The reviewer refutes the planner's proposal; the planner's own answer refutes nothing.
     let responses = kinds(&records, "response");
     let says = |r: &Value, what: &str| {

@@ -3,8 +3,9 @@
 //! `blindfold init pi --yes`, `blindfold run --config blindfold.toml`, then
 //! `pi -p …`. The extension and the model-API proxy share the session's trajectory by themselves
 //! (no BLINDFOLD_TRAJECTORY): delegation reaches the agents the coordinator named (the scripted
-//! model sees their true models), the refuted `rm -rf data` is refused before it reaches Pi, and
-//! each delegation and the coordinator's call are recorded once.
+//! model sees their true models), the refuted `rm -rf data` is held for review by
+//! `P3.contradiction` (refused before it reaches Pi), and each delegation and the coordinator's
+//! call are recorded once.
 
 use blindfold_integration_tests::pi::{ModelServer, PiWorld};
 use blindfold_integration_tests::transports::{World, trace_records};
@@ -96,9 +97,10 @@ fn a_pi_session_set_up_by_init_pairs_extension_and_proxy_and_the_refuted_command
         })
         .collect();
     assert_eq!(held.len(), 1, "the coordinator's call once: {records:?}");
-    // Refused before it reaches Pi; which check decides is the cascade's order (today
-    // P2.target_in_evidence comes before P3.contradiction for Pi's answers: see the report).
-    assert_ne!(held[0]["decision"], "allow", "{}", held[0]);
-    eprintln!("held by {} ({})", held[0]["check"], held[0]["reason"]);
+    // Held by the reviewer's refutation (issue 27: never allowed, never silently denied), though
+    // nothing Blindfold trusts names the command either: the refutation decides, not the
+    // evidence check it would also fail.
+    let decided = (held[0]["decision"].as_str(), held[0]["check"].as_str(), held[0]["reason"].as_str());
+    assert_eq!(decided, (Some("review"), Some("P3.contradiction"), Some("contradicted")), "{}", held[0]);
     let _ = daemon.child.kill();
 }

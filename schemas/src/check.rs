@@ -101,7 +101,7 @@ checks! {
     ArgumentRules => "P2.argument_rules", ContentDependent, Policy,
         "A target matching a `[[rules]]` pattern: `deny` refuses; `critical` leaves an effectful call to a human unless a grant issued through review covers exactly it.";
     TargetInEvidence => "P2.target_in_evidence", ContentDependent, Policy,
-        "An effectful call whose target appears nowhere in the task input, its grants, tool results or verified evidence (an external target: nowhere independently corroborated).";
+        "An effectful call whose target appears nowhere in the task input, its grants, tool results or verified evidence (an external target: nowhere independently corroborated); the refusal names where Blindfold saw it unverified (a proposal, an agent's answer). A call a dispute stands against is left to `P3.contradiction`.";
     // --- P3: verified execution ---
     IntentChain => "P3.intent_chain", ContentFree, Policy,
         "An effectful call naming a proposal Blindfold never relayed, or an agent running its own proposal without having been given work in the task.";
@@ -110,7 +110,7 @@ checks! {
     Replay => "P3.replay", ContentFree, Policy,
         "The same call id, or the same action without a grant that still has uses, inside the replay window (keys expire after `[cascade] replay_expiry_secs`).";
     Contradiction => "P3.contradiction", ContentDependent, Policy,
-        "Contradicting evidence stands against the effectful action: a human resolves it (`review{contradicted}`).";
+        "Contradicting evidence stands against the effectful action: a human resolves it (`review{contradicted}`), also when `P2.target_in_evidence` would deny it (that check defers and its finding joins the detail); every other check keeps its place.";
     Verification => "P3.verification", ContentFree, Policy,
         "An effectful proposal without an approving verdict, for its handle, from an independent agent: held for a human (`review{unverified}`); one resting on revoked or superseded evidence is denied and must be proposed again.";
     Grant => "P3.grant", ContentFree, Policy,

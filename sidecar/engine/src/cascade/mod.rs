@@ -9,6 +9,7 @@ mod memory_sources;
 mod memory_text;
 pub mod reference;
 mod tool;
+mod tool_evidence;
 mod tool_grants;
 mod tool_wire;
 
@@ -81,6 +82,8 @@ pub fn run_stops<F>(checks: &[Check<F>], mut call: impl FnMut(&F) -> Option<Stop
     })
 }
 
+#[cfg(test)]
+mod contradiction_tests;
 #[cfg(test)]
 mod facts_tests;
 #[cfg(test)]

@@ -1,16 +1,15 @@
 //! The tool-call cascade: P1 authorized interface → P2 capability scope → P3 verified execution.
 
 use super::glob::glob;
-use super::tool_wire;
 use super::{Check, Stop};
+use super::{tool_evidence, tool_wire};
 use crate::authority::COORDINATOR;
 use crate::engine::Engine;
-use crate::evidence::independent;
 use crate::grants::ActionFacts;
 use crate::registry::DerivedAction;
 use crate::state::{ProposalRec, State};
 use crate::text::Target;
-use blindfold_schemas::{CheckId, Effect, Facts, Lifecycle, ModeSet, Reason};
+use blindfold_schemas::{CheckId, Facts, Lifecycle, ModeSet, Reason};
 use serde_json::{Map, Value};
 
 /// Everything a tool-call check may read. Built once per call; checks never mutate state
@@ -70,6 +69,11 @@ pub struct CallCtx<'a> {
 ///   event kind's checks: [`super::EVERY_EVENT`].)
 /// - P2 next, content-free before content-dependent: the stage allowlist and caps need only the
 ///   tool and the actor; argument rules and target-in-evidence read attacker-influenced values.
+/// - A refuted action is decided by its refutation: `P2.target_in_evidence` defers to
+///   `P3.contradiction` when a dispute stands (it holds the action for a human with the refuting
+///   text, never allows it); the hard refusals before that check — P1, the stage allowlist and
+///   caps, `deny` and `critical` rules, Blindfold's own secrets — and the denying checks between
+///   the two (intent chain, ledger, replay) keep their place.
 /// - P3 last, cheapest state lookups first: intent chain, ledger and replay are map lookups;
 ///   contradiction and verification read the evidence graph; the grant is checked after them so
 ///   a contradicted action never spends a grant use; the final check compares what executes
@@ -84,7 +88,7 @@ pub const TOOL_CALL: &[Check<ToolCheck>] = &[
     Check { id: CheckId::StageAllowlist, run: stage_allowlist },
     Check { id: CheckId::ActionCap, run: action_cap },
     Check { id: CheckId::ArgumentRules, run: argument_rules },
-    Check { id: CheckId::TargetInEvidence, run: target_in_evidence },
+    Check { id: CheckId::TargetInEvidence, run: tool_evidence::target_in_evidence },
     Check { id: CheckId::IntentChain, run: intent_chain },
     Check { id: CheckId::Ledger, run: ledger },
     Check { id: CheckId::Replay, run: replay },
@@ -186,118 +190,6 @@ fn argument_rules(c: &CallCtx<'_>) -> Option<Stop> {
     review
 }
 
-fn target_in_evidence(c: &CallCtx<'_>) -> Option<Stop> {
-    if !effectful(c) || c.engine.config.registry.get(c.tool).and_then(|s| s.target_in_evidence) == Some(false)
-    {
-        return None;
-    }
-    // Without any task input the trajectory holds no trusted statement of intent (a bare MCP
-    // connection): the grant — itself trusted evidence of its target — decides alone.
-    if !c.st.has_task {
-        return None;
-    }
-    // A scoped grant naming the action's targets is the human's own statement of them.
-    if c.modes.grants && c.scope_names() {
-        return None;
-    }
-    let grants = c.engine.grants.targets_for(c.task_id);
-    let in_grant = |t: &Target| {
-        grants.iter().any(|(op, gt)| op == c.tool && (gt == t.value() || gt == &c.action.target))
-    };
-    let external = c.action.effect == Effect::External;
-    // The resources that must be evidenced: the registry target, or for a command every
-    // resource it names (a command naming none must itself appear).
-    let resources: Vec<&Target> =
-        c.targets.iter().filter(|t| !matches!(t, Target::Tool(_) | Target::Command(_))).collect();
-    let whole: Option<Target> = c.targets.iter().find(|t| matches!(t, Target::Command(_))).cloned();
-    let evidenced = |t: &Target| -> bool {
-        if c.st.trusted.contains(t) || in_grant(t) {
-            return true;
-        }
-        if external { corroborated(c, t) } else { c.st.evidenced(t) }
-    };
-    if let Some(cmd) = &whole
-        && (evidenced(cmd) || in_grant(cmd))
-    {
-        return None;
-    }
-    let target_resources: Vec<&Target> = if whole.is_some() {
-        resources
-    } else {
-        // Non-command tools: the registry target must be evidenced; resources inside the
-        // artifact (a report's links) are not targets of this check.
-        let spec_target = c.engine.config.registry.get(c.tool).and_then(|s| s.target_arg.clone());
-        match spec_target.and_then(|name| c.args.get(&name)) {
-            Some(_) => c
-                .targets
-                .iter()
-                .filter(|t| {
-                    !matches!(t, Target::Tool(_))
-                        && (t.value() == c.action.target
-                            || crate::action::targets(&c.engine.config.registry, c.tool, &target_only(c))
-                                .contains(t))
-                })
-                .collect(),
-            None => Vec::new(),
-        }
-    };
-    if target_resources.is_empty() {
-        return whole.map(|_| {
-            Stop::deny(
-                Reason::TargetNotInEvidence,
-                "the command appears nowhere in the task, its grants or verified evidence",
-            )
-        });
-    }
-    // Hosts are derived from URLs; the URL itself (or its host, without a query) decides.
-    let missing = target_resources.iter().find(|t| {
-        let is_derived_host = matches!(t, Target::Host(h) if target_resources.iter().any(|o| matches!(o, Target::Url(u) if crate::text::target::host_of(u).as_deref() == Some(h.as_str()))));
-        !is_derived_host && !evidenced(t)
-    })?;
-    Some(Stop::deny(
-        Reason::TargetNotInEvidence,
-        format!(
-            "target `{}` appears nowhere in the task input, grants{}",
-            missing.value(),
-            if external {
-                " or independently corroborated evidence"
-            } else {
-                ", tool results or verified evidence"
-            }
-        ),
-    ))
-}
-
-fn target_only(c: &CallCtx<'_>) -> Map<String, Value> {
-    let mut m = Map::new();
-    if let Some(name) = c.engine.config.registry.get(c.tool).and_then(|s| s.target_arg.clone())
-        && let Some(v) = c.args.get(&name)
-    {
-        m.insert(name, v.clone());
-    }
-    m
-}
-
-/// An external target seen only in C2–C5 counts when an agent independent of the proposer
-/// named it without resting on the tool result it came from.
-fn corroborated(c: &CallCtx<'_>, t: &Target) -> bool {
-    let Some(mentions) = c.st.mentions.get(&t.key()) else { return false };
-    let roots = c.st.c2_roots.get(&t.key());
-    let proposer = c.proposer.map(|p| crate::evidence::Independence {
-        family: c.engine.config.family(p).to_owned(),
-        sources: c.st.agent_sources.get(p).cloned().unwrap_or_default(),
-    });
-    mentions.iter().any(|m| {
-        let own = c.proposer == Some(m.by.as_str());
-        let independent_of_proposer = proposer.as_ref().is_none_or(|p| independent(&m.independence, p));
-        let derived = roots.is_some_and(|r| {
-            r.iter().any(|root| m.independence.sources.contains(root))
-                || c.st.agent_sources.get(&m.by).is_some_and(|s| r.iter().any(|root| s.contains(root)))
-        });
-        !own && independent_of_proposer && !derived && !m.independence.family.is_empty()
-    })
-}
-
 /// An effectful call must stand in the task's intent chain: a proposal it names was relayed,
 /// and an agent running its own proposal (or acting unproposed, which is its own proposal) was
 /// given work in the task — a `scope` or `execute` delegation (SPEC §7). The coordinator's own
@@ -386,7 +278,7 @@ pub fn disputes_against<'s>(
         .collect()
 }
 
-fn contradiction(c: &CallCtx<'_>) -> Option<Stop> {
+pub(super) fn contradiction(c: &CallCtx<'_>) -> Option<Stop> {
     if !c.modes.preverify || !effectful(c) {
         return None;
     }
@@ -394,10 +286,14 @@ fn contradiction(c: &CallCtx<'_>) -> Option<Stop> {
     if c.review_grant() {
         return None;
     }
+    // The human also learns what the evidence check would have said (it defers to this one).
+    let unbacked = tool_evidence::missing_evidence(c)
+        .map(|gap| format!("; nor is it backed: {}", gap.detail))
+        .unwrap_or_default();
     Some(Stop::review(
         Reason::Contradicted,
         format!(
-            "contradicting evidence stands against this action (it touches `{}`); a human must resolve it",
+            "contradicting evidence stands against this action (it touches `{}`); a human must resolve it{unbacked}",
             first.target.value()
         ),
     ))

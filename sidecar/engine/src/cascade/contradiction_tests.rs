@@ -78,6 +78,14 @@ fn without_the_refutation_it_is_still_denied_for_missing_evidence_and_says_where
     let why = detail(&s);
     assert!(why.contains("not in the task, its grants, a tool result or verified evidence"), "{why}");
     assert!(why.contains("only in proposal `p1`, which is not verified"), "{why}");
+    // Proposed twice under two ids: both are named, each once.
+    let mut k = Kit::new(agents(), "task-twice");
+    k.step(task(TASK));
+    for (id, by) in [("p1", "a1"), ("p2", "a2"), ("p1", "a1")] {
+        k.step(response(by, &format!("Plan {id}."), &[(id, "bash", json!({ "command": RM }))], &[]));
+    }
+    let s = k.step(call("coordinator", "bash", json!({ "command": RM }), None));
+    assert!(detail(&s).contains("only in proposals `p1`, `p2`, none of them verified"), "{s:?}");
     // Named only in an agent's prose (no proposal): that is where it was seen.
     let mut k = Kit::new(agents(), "task-prose");
     k.step(task(TASK));

@@ -116,9 +116,13 @@ pub(super) fn missing_evidence(c: &CallCtx<'_>) -> Option<Stop> {
 /// target that is not external). Empty when it was seen nowhere. Proposal ids are the
 /// coordinator's own vocabulary; agents are not named (their ids may be true identities).
 fn seen_in(c: &CallCtx<'_>, t: &Target, external: bool) -> String {
-    let mut ids: Vec<&str> =
-        c.st.proposals.iter().filter(|p| p.targets.contains(t)).map(|p| p.id.as_str()).collect();
-    ids.dedup();
+    // In the order first proposed, each id once (a re-proposal keeps its id).
+    let mut ids: Vec<&str> = Vec::new();
+    for p in c.st.proposals.iter().filter(|p| p.targets.contains(t)) {
+        if !ids.contains(&p.id.as_str()) {
+            ids.push(&p.id);
+        }
+    }
     let mut places: Vec<String> = match ids.as_slice() {
         [] => Vec::new(),
         [one] => vec![format!("proposal `{one}`")],
@@ -137,7 +141,7 @@ fn seen_in(c: &CallCtx<'_>, t: &Target, external: bool) -> String {
     }
     match places.as_slice() {
         [] => String::new(),
-        [one] => format!("; Blindfold saw it only in {one}, which is not verified"),
+        [one] if ids.len() < 2 => format!("; Blindfold saw it only in {one}, which is not verified"),
         _ => format!("; Blindfold saw it only in {}, none of them verified", places.join(" and ")),
     }
 }

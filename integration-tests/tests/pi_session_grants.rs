@@ -72,7 +72,11 @@ fn a_pi_session_keeps_its_aliases_across_a_restart_and_a_granted_retry_runs() {
     let out = turn(&pi, NEXT, true);
     assert!(!pi.project.join("notes.txt").exists(), "the write ran without a grant");
     let id = last_refusal_id(&server.requests(), &out).unwrap_or_else(|| panic!("no refusal id: {out}"));
-    assert_eq!(pi_trajectories(&traces), [trajectory.clone()], "the same session is the same trajectory");
+    assert_eq!(
+        pi_trajectories(&traces),
+        std::slice::from_ref(&trajectory),
+        "the same session is the same trajectory"
+    );
     let after = alias_maps(&trace_records(&traces, &trajectory));
     assert!(
         after.iter().all(|m| *m == before[0]),

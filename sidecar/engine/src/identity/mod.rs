@@ -32,6 +32,7 @@ mod mcp;
 mod mcp_names;
 mod mcp_schema;
 mod metadata;
+mod notifications;
 mod sign;
 mod split;
 mod text;
@@ -48,6 +49,7 @@ pub use lexicon::{
 pub use mcp::{META_CLIENT_INFO, META_SERVER_INFO, neutral_implementation};
 pub use mcp_names::{ArgPath, McpAliases};
 pub use metadata::{is_identity_header, is_identity_key};
+pub use notifications::NotificationTexts;
 pub use sign::{
     CARD_JWS_ALG, CardSignError, CardVerification, SignatureProblem, card_signing_payload, sign_card,
     verify_card,

@@ -94,6 +94,15 @@ impl TextStream {
         released
     }
 
+    /// Takes a chunk that must go out at once, whole (a notification that cannot wait for the
+    /// next one): rewritten as continuing the text released before it, nothing held. A name the
+    /// joined text completes across the boundary is cut from this chunk (its start already went
+    /// out as a fragment, or as a placeholder when it was a name by itself).
+    pub fn push_whole(&mut self, anon: &Anonymizer, chunk: &str, field: Field) -> String {
+        self.held.push_str(chunk);
+        self.finish(anon, field)
+    }
+
     /// The end of the stream: the rewritten rest.
     pub fn finish(&mut self, anon: &Anonymizer, field: Field) -> String {
         let buffer = format!("{}{}", self.context, self.held);
@@ -114,15 +123,21 @@ impl TextStream {
 }
 
 /// Where released text ends in `buffer` (its first `from` bytes were released before): at a
-/// whitespace boundary at least `hold` characters before the end, never inside a replacement.
+/// whitespace boundary at least `hold` characters before the end, or at `hold` characters
+/// before the end when no whitespace is within `hold` characters before that (a long run
+/// without spaces is not held whole: the context carried to the next chunk rejoins it), never
+/// inside a replacement. So at most `2 × hold` characters are held.
 fn cut_point(buffer: &str, from: usize, hold: usize, edits: &Edits<'_>) -> usize {
     let total = buffer.chars().count();
     if total <= hold {
         return from;
     }
-    let limit = buffer.char_indices().nth(total - hold).map_or(buffer.len(), |(i, _)| i);
+    let at_char = |n: usize| buffer.char_indices().nth(n).map_or(buffer.len(), |(i, _)| i);
+    let limit = at_char(total - hold);
+    let floor = at_char(total.saturating_sub(2 * hold));
     // The last whitespace at or before the limit: the held text starts with a whole word.
-    let mut cut = buffer[..limit].rfind(char::is_whitespace).map_or(from, |i| i + 1).max(from);
+    let space = buffer[floor..limit].rfind(char::is_whitespace).map(|i| floor + i + 1);
+    let mut cut = space.unwrap_or(limit).max(from);
     for (s, e, _) in edits {
         if *s < cut && cut < *e {
             cut = (*s).max(from);

@@ -5,6 +5,7 @@ mod card;
 mod harness;
 mod mcp;
 mod props;
+mod streams;
 mod text;
 
 use super::{AliasMap, Anonymizer, Lexicon};

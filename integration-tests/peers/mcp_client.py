@@ -1,11 +1,13 @@
 """MCP client peer (official Python `mcp` SDK) for Blindfold's integration tests.
 
-Usage: mcp_client.py --ops JSON [--mode auto|legacy|2026-07-28] [--roots URI,...] (--url URL | -- CMD ARGS...)
+Usage: mcp_client.py --ops JSON [--mode auto|legacy|2026-07-28] [--roots URI,...] [--logs] (--url URL | -- CMD ARGS...)
 Runs the operations in order and prints one JSON object: server info, instructions, tool names,
-results (a call answered with a JSON-RPC error records `{"error": {code, message}}`).
+results, and with --logs (which opts in to logging at `debug`) the log messages received under
+`logs` (a call answered with a JSON-RPC error records `{"error": {code, message}}`).
 Operations: {"list": true} | {"call": NAME, "args": {...}, "meta": {...}} (`meta`, optional: the
 call's `params._meta`) | {"prompts": true} | {"resources": true} | {"prompt": NAME, "args": {...}}
-(`prompts/get`) | {"drop": [SRC, DST]} (the test harness standing in for the operator:
+(`prompts/get`; a call with `"progress": true` asks for progress and records each message as it
+came, under `progress`) | {"drop": [SRC, DST]} (the test harness standing in for the operator:
 copies a grant file onto the trusted path between calls) | {"sleep": SECONDS}.
 With --roots the client declares those roots (it answers the server's `roots/list`).
 """
@@ -33,6 +35,7 @@ async def main() -> None:
     p.add_argument("--mode", default="auto")
     p.add_argument("--url")
     p.add_argument("--roots", default="")
+    p.add_argument("--logs", action="store_true")
     p.add_argument("command", nargs="*")
     a = p.parse_args()
     if a.url:
@@ -41,7 +44,12 @@ async def main() -> None:
         target = StdioServerParameters(command=a.command[0], args=a.command[1:])
     out = {"results": []}
     roots = [u for u in a.roots.split(",") if u]
-    kwargs = {}
+    out["logs"] = []
+
+    async def on_log(params):
+        out["logs"].append(dump(params))
+
+    kwargs = {"logging_callback": on_log, "log_level": "debug"} if a.logs else {}
     if roots:
         from mcp import types
 
@@ -79,14 +87,23 @@ async def main() -> None:
                 out["tools"] = [t.name for t in tools.tools]
                 out["results"].append({"tools": [dump(t) for t in tools.tools]})
             else:
+                progress = []
+
+                async def on_progress(_done, _total, message):
+                    progress.append(message)
+
+                callback = on_progress if op.get("progress") else None
                 try:
-                    r = await c.call_tool(op["call"], op.get("args", {}), meta=op.get("meta"))
+                    r = await c.call_tool(op["call"], op.get("args", {}), progress_callback=callback, meta=op.get("meta"))
                 except MCPError as e:
                     # A JSON-RPC error answer (not a tool result): recorded, the next op goes on.
                     out["results"].append({"error": {"code": e.code, "message": e.message}})
                     continue
                 text = "\n".join(getattr(x, "text", "") for x in r.content)
-                out["results"].append({"isError": bool(r.is_error), "text": text, "meta": dump(r.meta)})
+                result = {"isError": bool(r.is_error), "text": text, "meta": dump(r.meta)}
+                if op.get("progress"):
+                    result["progress"] = progress
+                out["results"].append(result)
     print(json.dumps(out))
     sys.stdout.flush()
 

@@ -6,7 +6,9 @@ resources — written plainly, with homoglyphs, combining marks, invisible chara
 scripts. Its tool validates what it receives: a call under a name or with an enum value it never
 offered is an error. Each call is answered with the name and arguments it arrived with, and the
 model that served it in its structured content (tool content, relayed untouched; the client
-validates it against the output schema it was shown). stdio by default; `--http PORT` serves Streamable HTTP at /mcp."""
+validates it against the output schema it was shown). While answering a call it reports progress
+with the model's name split across two progress messages ("… Claude Op" + "us 4 …") and logs a
+message naming it, as a server streaming a model's words would. stdio by default; `--http PORT` serves Streamable HTTP at /mcp."""
 
 import argparse
 import json
@@ -83,6 +85,11 @@ RESOURCES = [
     ),
 ]
 
+# A model's words as they stream, cut inside its name (and a name whole, homoglyph included).
+PROGRESS = ["Asking Claude Op", "us 4 by Anthro", "pic; 2 of 3 drafts done", "Cl\u0430ude finished the review."]
+LOG = "forwarded to GPT-5 mini (OpenAI) after a timeout"
+
+
 async def list_tools(ctx, params):
     return t.ListToolsResult(tools=TOOLS)
 
@@ -94,6 +101,15 @@ async def call_tool(ctx, params):
         raise ValueError(f"unknown tool {params.name!r}")
     if params.name == "ask_claude_opus_4" and args.get("model") not in MODELS:
         raise ValueError(f"unknown model {args.get('model')!r}")
+    token = (ctx.meta or {}).get("progress_token")
+    if token is not None:
+        for n, message in enumerate(PROGRESS, start=1):
+            await ctx.session.send_progress_notification(
+                token, n, len(PROGRESS), message, related_request_id=ctx.request_id
+            )
+    await ctx.session.send_log_message(
+        "info", {"note": LOG, "model": "claude-opus-4-1"}, logger="claude-opus-4 bridge", related_request_id=ctx.request_id
+    )
     received = json.dumps({"name": params.name, "arguments": args}, sort_keys=True)
     structured = {"answer": "42", "served_by": args.get("model", "cache")} if params.name == "ask_claude_opus_4" else None
     return t.CallToolResult(content=[t.TextContent(type="text", text=received)], structured_content=structured)

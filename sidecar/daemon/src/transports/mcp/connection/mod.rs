@@ -107,6 +107,8 @@ pub struct McpConnection {
     anon: blindfold_engine::identity::Anonymizer,
     /// Tool, prompt and schema-value aliases the client was shown.
     aliases: blindfold_engine::identity::McpAliases,
+    /// Progress messages by progress token, rewritten as one text each; log messages.
+    notes: blindfold_engine::identity::NotificationTexts,
     /// A running daemon that decides instead of this process (`mcp-stdio --daemon`).
     remote: Option<RemoteControl>,
     /// Tool-definition pins.
@@ -139,6 +141,7 @@ impl McpConnection {
             grants,
             anon,
             aliases: Default::default(),
+            notes: Default::default(),
             remote: None,
             pins,
             stream_ids: StreamIds::default(),

@@ -138,6 +138,8 @@ impl McpConnection {
                 &mut self.aliases,
                 &mut frame.value,
             );
+            // Progress and log messages: server-written text, the progress of one token as one text.
+            changed |= self.notes.rewrite(&self.anon, &mut frame.value) > 0;
         }
         if changed { self.relay(frame.value.to_string().into_bytes()) } else { self.relay(bytes.to_vec()) }
     }

@@ -10,6 +10,8 @@ chosen by a keyword in the latest user text (or by the conversation state):
                (its alias is read from the `task` tool description the model was shown)
   error-429    a 429 with a JSON error body
   slow-stream  40 text chunks 100 ms apart (to observe a client disconnect)
+  name-yourself  a sub-agent's answer naming its model, streamed in 7-character chunks, so the
+               names are cut across deltas ("I am Cl" + "aude Op" + "us 4 by" + " Anthro" + …)
   local-shell-rm  (responses) a provider-run `web_search_call`, then a `local_shell_call` of
                `rm -rf /srv/data`
   patch-delete (responses) a `custom_tool_call` of `apply_patch` deleting a file
@@ -35,6 +37,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PATCH_DELETE = "*** Begin Patch\n*** Delete File: /srv/data/db.sqlite\n*** End Patch\n"
 HELLO = "Hello,  world!\n\tUnicode: h\u00e9llo \u2713 \U0001F600"
+SELF_NAMED = "I am Claude Opus 4 by Anthropic; the review found two issues."
 LOG = None
 
 
@@ -103,6 +106,8 @@ def plan(body):
         return ("error", 429, {"error": {"message": "rate limited, try later", "type": "rate_limit_error", "code": "rate_limit"}})
     if "slow-stream" in said:
         return ("slow",)
+    if "name-yourself" in said:
+        return ("text", SELF_NAMED)
     if "run-bash" in said:
         return ("call", "bash", {"command": "touch blindfold-marker.txt", "description": "leave a marker"})
     if "read-file" in said:

@@ -683,7 +683,9 @@ fn receiver() -> (String, std::sync::mpsc::Receiver<(String, Value)>) {
             reader.read_exact(&mut body).expect("body");
             stream
                 .write_all(
-                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: application/json\r\n\r\n{}",
+                    // One request per connection, and it says so: a client that pooled it would
+                    // send its next export on a socket this receiver no longer reads.
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{}",
                 )
                 .expect("answer");
             let body: Value = serde_json::from_slice(&body).expect("the export is JSON");

@@ -434,10 +434,8 @@ impl Engine {
         if delivers && ctx.consume {
             // What a reader was handed is its own observation: its later answers derive from it.
             let st = &mut trajectory.state;
-            let observer = (actor != "coordinator").then(|| actor.to_owned());
-            for id in cascade::delivered_evidence(st, store) {
-                crate::evidence::relay::record_observer(st, &id, observer.clone());
-            }
+            let handed = cascade::delivered_evidence(st, store);
+            crate::evidence::relay::record_handed(st, handed, (actor != "coordinator").then_some(actor));
         }
         Step { decision: Some(decision), enforced, records, ..Step::default() }
     }

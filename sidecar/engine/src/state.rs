@@ -313,12 +313,13 @@ pub struct State {
     pub last_call: Option<LastCall>,
     /// Agent → the tool results of its own calls (what its later answers derive from).
     pub agent_observed: HashMap<String, BTreeSet<String>>,
-    /// Every answer, and every tool result not bound to a sub-agent's own call: what the
-    /// coordinator holds, and may pass on by reference ("from the parsed rates").
-    pub coordinator_context: BTreeSet<String>,
-    /// Agent → what the coordinator held when it delegated to it (what an answer of an agent
-    /// that observed nothing itself derives from).
-    pub delegated_context: HashMap<String, BTreeSet<String>>,
+    /// Every answer, and every tool result not bound to a sub-agent's own call, in the order
+    /// observed: what the coordinator holds, and may pass on by reference ("from the parsed
+    /// rates"). Only ever appended to.
+    pub coordinator_context: Vec<String>,
+    /// Agent → how much of [`State::coordinator_context`] the coordinator held when it last
+    /// delegated to it (what an answer of an agent that observed nothing itself derives from).
+    pub delegated_context: HashMap<String, usize>,
     /// Word stems (first five letters of words of four or more) of C1 and C2 evidence.
     pub evidence_stems: HashSet<String>,
     /// Responses already seen (response replay), keyed by the agent, a NUL and the SHA-256 of the text.

@@ -129,24 +129,38 @@ pub(crate) fn sources_of(st: &State, ids: &BTreeSet<String>) -> BTreeSet<String>
     out
 }
 
-/// Records who observed tool result `id`: the sub-agent whose own call it answers (its later
-/// answers derive from it), or the coordinator (`None`: what it holds, and may relay).
+/// Records who observed the new artifact `id` (a tool result just added): the sub-agent whose
+/// own call it answers (its later answers derive from it), or the coordinator (`None`: what it
+/// holds, and may relay).
 pub(crate) fn record_observer(st: &mut State, id: &str, observer: Option<String>) {
     match observer {
         Some(agent) => {
             st.agent_observed.entry(agent).or_default().insert(id.to_owned());
         }
+        None => st.coordinator_context.push(id.to_owned()),
+    }
+}
+
+/// Records that `reader` was handed the existing artifacts `ids` (memory records it read): its
+/// own observation, or, for the coordinator, what it holds (each once).
+pub(crate) fn record_handed(st: &mut State, ids: Vec<String>, reader: Option<&str>) {
+    match reader {
+        Some(agent) => st.agent_observed.entry(agent.to_owned()).or_default().extend(ids),
         None => {
-            st.coordinator_context.insert(id.to_owned());
+            for id in ids {
+                if !st.coordinator_context.contains(&id) {
+                    st.coordinator_context.push(id);
+                }
+            }
         }
     }
 }
 
-/// Records what the coordinator held when it delegated to `to`: a handoff may pass it on by
-/// reference ("from the parsed rates") without repeating a word of it.
+/// Records what the coordinator held when it delegated to `to` (how much of its context, which
+/// only grows): a handoff may pass it on by reference ("from the parsed rates") without
+/// repeating a word of it.
 pub(crate) fn record_delegated_context(st: &mut State, to: &str) {
-    let held = st.coordinator_context.clone();
-    st.delegated_context.entry(to.to_owned()).or_default().extend(held);
+    st.delegated_context.insert(to.to_owned(), st.coordinator_context.len());
 }
 
 /// The artifacts a response of `from` naming `targets` derives from: what was relayed to its
@@ -159,7 +173,10 @@ pub(crate) fn response_parents(st: &State, from: &str, targets: &[Target]) -> Ve
     let mut out: BTreeSet<String> = st.agent_relayed.get(from).cloned().unwrap_or_default();
     match st.agent_observed.get(from).filter(|own| !own.is_empty()) {
         Some(own) => out.extend(own.iter().cloned()),
-        None => out.extend(st.delegated_context.get(from).into_iter().flatten().cloned()),
+        None => {
+            let held = st.delegated_context.get(from).copied().unwrap_or(0);
+            out.extend(st.coordinator_context[..held].iter().cloned());
+        }
     }
     for t in targets.iter().filter(|t| matches!(t, Target::Url(_) | Target::Path(_))) {
         out.extend(st.source_artifacts.get(&t.key()).into_iter().flatten().cloned());

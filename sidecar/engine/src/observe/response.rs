@@ -109,7 +109,7 @@ impl Engine {
         index_response(st, &id, &targets);
         st.content.insert(&id, text);
         relay::record_answer(st, &id, from);
-        st.coordinator_context.insert(id.clone());
+        st.coordinator_context.push(id.clone());
         Recorded { id, replayed, targets, indep }
     }
 

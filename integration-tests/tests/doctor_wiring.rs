@@ -7,30 +7,9 @@
 
 use blindfold_integration_tests::pi::{ModelServer, PiWorld};
 use blindfold_integration_tests::transports::World;
-use blindfold_integration_tests::{Daemon, blindfold, free_port, http_get};
+use blindfold_integration_tests::{Daemon, blindfold, free_port};
 use serde_json::json;
 use std::path::Path;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
-
-fn start(toml: &Path, port: u16, state: &Path) -> Daemon {
-    let child = blindfold()
-        .arg("run")
-        .arg("--config")
-        .arg(toml)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("blindfold run");
-    let mut d = Daemon { child, port, state_dir: state.to_path_buf() };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !http_get(port, "/healthz").is_ok_and(|(c, _)| c == 200) {
-        assert!(d.child.try_wait().expect("wait").is_none(), "the daemon exited");
-        assert!(Instant::now() < deadline, "the daemon did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    d
-}
 
 /// `blindfold doctor --dir <project>`: its exit code and the `FAIL` findings (first line of each).
 fn doctor(project: &Path) -> (Option<i32>, Vec<String>, String) {
@@ -47,19 +26,9 @@ fn doctor_passes_a_wired_pi_project_and_names_each_missing_part() {
     let pi = PiWorld::new(world.dir.path(), server.port, &["coord-1"]);
     std::fs::remove_dir_all(pi.project.join(".pi/extensions")).expect("start without the extension");
     let (port, proxy, state) = (free_port(), free_port(), world.path("bf-state"));
-    let init = blindfold()
-        .args(["init", "pi", "--yes", "--dir"])
-        .arg(&pi.project)
-        .env("PI_CODING_AGENT_DIR", &pi.agent_dir)
-        .env("HOME", &pi.home)
-        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{port}"))
-        .env("BLINDFOLD_STATE__DIR", &state)
-        .env("BLINDFOLD_MODEL_PROXY__LISTEN", format!("127.0.0.1:{proxy}"))
-        .output()
-        .expect("init pi");
-    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    pi.init((port, proxy), &state, &[]);
     let toml = pi.project.join("blindfold.toml");
-    let mut daemon = start(&toml, port, &state);
+    let mut daemon = Daemon::on_config(&toml, port, &state);
 
     // Wired, but no Pi session has registered with this daemon yet.
     let (code, fails, text) = doctor(&pi.project);

@@ -9,10 +9,8 @@
 
 use blindfold_integration_tests::pi::{ModelServer, PiWorld};
 use blindfold_integration_tests::transports::{World, trace_records};
-use blindfold_integration_tests::{Daemon, blindfold, free_port, http_get};
+use blindfold_integration_tests::{Daemon, free_port};
 use serde_json::Value;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 const MODELS: [&str; 3] = ["coord-1", "gpt-5-mini", "claude-opus-4"];
 const PROMPT: &str = "ask scout for a plan and ask critic to review it, then act";
@@ -32,32 +30,8 @@ fn a_pi_session_set_up_by_init_pairs_extension_and_proxy_and_the_refuted_command
     std::fs::write(pi.project.join("data/keep.txt"), "the only copy\n").expect("data file");
 
     let (port, proxy, state) = (free_port(), free_port(), world.path("bf-state"));
-    let init = blindfold()
-        .args(["init", "pi", "--yes", "--dir"])
-        .arg(&pi.project)
-        .env("PI_CODING_AGENT_DIR", &pi.agent_dir)
-        .env("HOME", &pi.home)
-        .env("BLINDFOLD_SERVER__LISTEN", format!("127.0.0.1:{port}"))
-        .env("BLINDFOLD_STATE__DIR", &state)
-        .env("BLINDFOLD_MODEL_PROXY__LISTEN", format!("127.0.0.1:{proxy}"))
-        .output()
-        .expect("init pi");
-    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
-    let child = blindfold()
-        .arg("run")
-        .arg("--config")
-        .arg(pi.project.join("blindfold.toml"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("blindfold run");
-    let mut daemon = Daemon { child, port, state_dir: state.clone() };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !http_get(port, "/healthz").is_ok_and(|(c, _)| c == 200) {
-        assert!(daemon.child.try_wait().expect("wait").is_none(), "the daemon exited");
-        assert!(Instant::now() < deadline, "the daemon did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    pi.init((port, proxy), &state, &[]);
+    let mut daemon = Daemon::on_config(&pi.project.join("blindfold.toml"), port, &state);
 
     let (code, stdout, stderr) = pi.run(PROMPT, &[]);
     assert_eq!(code, Some(0), "pi failed:\n{stdout}\n{stderr}");

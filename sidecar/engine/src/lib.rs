@@ -16,6 +16,7 @@ pub mod evidence;
 pub mod fold;
 pub mod grants;
 pub mod identity;
+pub mod lineage;
 mod observe;
 pub mod protect;
 pub mod registry;

@@ -79,8 +79,8 @@ fn default_replay_expiry() -> u64 {
 }
 
 /// `[preverify]`: extra language patterns (regular expressions, case-insensitive, matched on
-/// folded text) added to the built-in language packs.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// folded text) added to the built-in language packs, and the verifiers Blindfold may ask itself.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPreverify {
     /// Refusal language ("do not run").
@@ -96,6 +96,36 @@ pub struct RawPreverify {
     /// Instruction-like text (refused in memory, neutralised on reads and for judges).
     #[serde(default)]
     pub instruction_patterns: Vec<String>,
+    /// `[[preverify.verifiers]]`: agents Blindfold may ask itself for a verdict.
+    #[serde(default)]
+    pub verifiers: Vec<super::verifiers::RawVerifier>,
+    /// How long Blindfold waits for a verifier's verdict, seconds.
+    #[serde(default = "default_verify_timeout_s")]
+    pub verify_timeout_s: u64,
+    /// Most verification requests Blindfold sends per minute.
+    #[serde(default = "default_verifier_calls_per_minute")]
+    pub verifier_calls_per_minute: u32,
+}
+
+impl Default for RawPreverify {
+    fn default() -> Self {
+        Self {
+            refuse_patterns: Vec::new(),
+            warn_patterns: Vec::new(),
+            approve_patterns: Vec::new(),
+            instruction_patterns: Vec::new(),
+            verifiers: Vec::new(),
+            verify_timeout_s: default_verify_timeout_s(),
+            verifier_calls_per_minute: default_verifier_calls_per_minute(),
+        }
+    }
+}
+
+fn default_verify_timeout_s() -> u64 {
+    4
+}
+fn default_verifier_calls_per_minute() -> u32 {
+    30
 }
 
 /// `[judge]`: the optional quorum.

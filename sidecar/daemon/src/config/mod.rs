@@ -15,6 +15,7 @@ mod state;
 mod trace;
 mod transports;
 mod validate;
+mod verifiers;
 mod workspace;
 
 pub use cascade::{CascadeSections, RawCascade, RawJudge, RawJudgeEndpoint, RawPreverify, RawRule};
@@ -30,6 +31,7 @@ pub use state::{RawRedis, RedisConfig, RedisDurability, StateBackend};
 pub use trace::{Durability, TraceConfig};
 pub use transports::{A2aUpstream, TransportsConfig};
 pub use validate::{Config, GrantsConfig, ModelProxyConfig, ServerConfig, valid_task_id};
+pub use verifiers::{RawVerifier, Verifier, VerifierEndpoint, VerifiersConfig};
 pub use workspace::{RawWorkspace, WorkspaceConfig};
 
 use std::path::Path;

@@ -85,6 +85,8 @@ pub struct Config {
     pub engine: blindfold_engine::EngineConfig,
     /// The judge quorum, when `[judge] enabled`.
     pub judge: Option<super::judge::JudgeConfig>,
+    /// The verifiers Blindfold may ask itself (`[preverify] verifiers`; none by default).
+    pub verifiers: super::verifiers::VerifiersConfig,
     /// Keys still read under an older name, each with the warning that names its replacement.
     pub deprecations: Vec<String>,
     /// The operator's web console.
@@ -157,6 +159,10 @@ impl RawConfig {
         let metrics = self.metrics.validate()?;
         let mut agents = identity.agents.clone();
         agents.extend(transports.a2a_upstreams.iter().map(|u| (u.id.clone(), u.identity.clone())));
+        let p = &self.preverify;
+        let verifiers =
+            super::verifiers::validate(&p.verifiers, p.verify_timeout_s, p.verifier_calls_per_minute)?;
+        agents.extend(verifiers.identities(&agents)?);
         let sections = super::cascade::CascadeSections {
             roles: &self.roles,
             stores: &self.stores,
@@ -215,6 +221,7 @@ impl RawConfig {
             limits,
             engine,
             judge,
+            verifiers,
             deprecations,
             console,
             metrics,

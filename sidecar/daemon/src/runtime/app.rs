@@ -56,6 +56,8 @@ pub struct App {
     /// The console's approval key (`None` with the console off): what it signs review
     /// approvals with; the review queue accepts its grants as approvals only.
     pub approver: Option<Arc<IssuerKey>>,
+    /// The verifiers Blindfold may ask itself (`None` without `[preverify] verifiers`).
+    pub verifiers: Option<Arc<crate::runtime::verifiers::Verifiers>>,
     /// The transport this handle decides for (the metrics' `transport` label): each transport
     /// takes its own handle with [`App::for_transport`].
     pub transport: Transport,
@@ -157,7 +159,9 @@ impl App {
             hub.set_directory(identities.clone());
         }
         let refusals = Arc::new(crate::runtime::refusals::Refusals::for_config(config.file.as_deref()));
+        let verifiers = crate::runtime::verifiers::Verifiers::new(&config.verifiers).map(Arc::new);
         Ok(Self {
+            verifiers,
             trace,
             identities,
             config: Arc::new(config),
@@ -282,9 +286,13 @@ fn open_grant_store(
     }
 }
 
-/// Every configured agent's true identity (`[identity] agents` and A2A upstreams): the engine
+/// Every configured agent's true identity (`[identity] agents`, A2A upstreams and
+/// `[preverify] verifiers`): the engine
 /// judges independence by family.
 fn true_identities(config: &Config) -> std::collections::HashMap<String, blindfold_schemas::AgentIdentity> {
     let upstreams = config.transports.a2a_upstreams.iter().map(|u| (u.id.clone(), u.identity.clone()));
-    config.identity.agents.iter().cloned().chain(upstreams).collect()
+    let known: Vec<_> = config.identity.agents.iter().cloned().chain(upstreams).collect();
+    // Validated with the config: a verifier never contradicts a configured agent.
+    let verifiers = config.verifiers.identities(&known).unwrap_or_default();
+    known.into_iter().chain(verifiers).collect()
 }

@@ -71,7 +71,18 @@ impl App {
 
     /// [`App::decide`] of a message with the facts its transport saw (or of one that never
     /// became an event).
+    ///
+    /// An action held as unverified, with `[preverify] verifiers` configured, is held while
+    /// Blindfold asks a verifier and decided again on its answer ([`crate::runtime::verifiers`]).
     pub fn decide_input(&self, trajectory_id: &str, input: Input<'_>, consume: bool) -> Step {
+        let step = self.decide_input_plain(trajectory_id, input, consume);
+        self.preverified(trajectory_id, input, step, || {
+            self.decide_input_plain(trajectory_id, input, consume)
+        })
+    }
+
+    /// [`App::decide_input`] without asking a verifier.
+    pub(crate) fn decide_input_plain(&self, trajectory_id: &str, input: Input<'_>, consume: bool) -> Step {
         let (step, queued) = self.step_and_queue(trajectory_id, input, consume, true, false);
         match queued {
             None => step,
@@ -84,6 +95,17 @@ impl App {
 
     /// [`App::decide_input`] for async callers.
     pub async fn decide_input_traced(&self, trajectory_id: &str, input: Input<'_>, consume: bool) -> Step {
+        let step = self.decide_input_traced_plain(trajectory_id, input, consume).await;
+        self.preverified_traced(trajectory_id, input, consume, step).await
+    }
+
+    /// [`App::decide_input_traced`] without asking a verifier.
+    pub(crate) async fn decide_input_traced_plain(
+        &self,
+        trajectory_id: &str,
+        input: Input<'_>,
+        consume: bool,
+    ) -> Step {
         let (step, queued) = self.step_and_queue(trajectory_id, input, consume, false, false);
         match queued {
             None => step,
@@ -154,30 +176,6 @@ impl App {
         } else {
             Ok(Authorized::new(value, Some(step)))
         }
-    }
-
-    /// A backstop's dry run of `input` ahead of the gate that will decide it again when it runs
-    /// (the model-API proxy in a harness session whose plugin gates and records every call): the
-    /// same decision as [`App::decide_input`] without a grant's use, recorded only when it blocks
-    /// — what it lets through is recorded once, by the gate that runs it.
-    pub fn decide_backstop(&self, trajectory_id: &str, input: Input<'_>) -> Step {
-        let (step, queued) = self.step_and_queue(trajectory_id, input, false, true, true);
-        match queued {
-            None => step,
-            Some(q) => {
-                let durable = q.durable;
-                settle(trajectory_id, step, q.written_blocking(), durable)
-            }
-        }
-    }
-
-    /// [`App::permit`] of a backstop's dry run ([`App::decide_backstop`]).
-    pub fn permit_backstop<T>(&self, trajectory_id: &str, input: Input<'_>, value: T) -> Decided<T> {
-        if input.event.is_none() && input.facts.is_empty() {
-            return Ok(Authorized::new(value, None));
-        }
-        let step = self.decide_backstop(trajectory_id, input);
-        self.settled(trajectory_id, step, value)
     }
 
     /// Records a refusal made before any engine step (a request that belongs to no registered
@@ -380,6 +378,9 @@ impl App {
         self.forget_trajectory(id, &mut leftovers);
         self.trajectory_modes.remove(id);
         self.identities.forget(id);
+        if let Some(v) = &self.verifiers {
+            v.forget(id);
+        }
         if let Err(e) = self.kept.remove(id) {
             tracing::warn!(trajectory = id, error = %e, "kept trajectory not removed");
         }
@@ -480,6 +481,8 @@ fn settle(trajectory_id: &str, step: Step, written: Result<(), TraceWriteError>,
     }
 }
 
+mod backstop;
 mod notes;
 #[cfg(test)]
 mod tests;
+mod verified;

@@ -91,8 +91,11 @@ impl Identities {
         let mut builder = LexiconBuilder::from_data(&ident.lexicon, ident.builtin, allowed);
         let mut agents = Vec::new();
         let mut true_identities = HashMap::new();
-        let upstreams = config.transports.a2a_upstreams.iter().map(|u| (&u.id, &u.identity));
-        for (id, identity) in config.identity.agents.iter().map(|(id, i)| (id, i)).chain(upstreams) {
+        let upstreams = config.transports.a2a_upstreams.iter().map(|u| (u.id.clone(), u.identity.clone()));
+        let known: Vec<_> = config.identity.agents.iter().cloned().chain(upstreams).collect();
+        // The verifiers Blindfold asks itself are agents of the task too (validated with the config).
+        let verifiers = config.verifiers.identities(&known).unwrap_or_default();
+        for (id, identity) in known.iter().chain(verifiers.iter()) {
             builder.agent(id, identity);
             agents.push(id.clone());
             true_identities.insert(id.clone(), identity.clone());

@@ -16,4 +16,5 @@ pub mod review;
 pub mod state;
 pub mod trace;
 pub mod trajectories;
+pub mod verifiers;
 pub mod workspace;

@@ -46,7 +46,13 @@ pub struct Metrics {
     /// Each listener's open-connection count, read at scrape time.
     listeners: Mutex<Vec<(&'static str, OpenCount)>>,
     webhooks: Family<OutcomeLabel, Counter>,
+    verifier_requests: Family<OutcomeLabel, Counter>,
 }
+
+/// What can come of asking a verifier: an approving verdict, a refusing or unsure one or none
+/// (prose only), no answer in time, or nobody asked (cached, rate spent, no verifier of another
+/// family).
+pub const VERIFIER_OUTCOMES: [&str; 4] = ["approved", "not_approved", "silent", "not_asked"];
 
 /// How many connections a listener holds open now.
 pub type OpenCount = Box<dyn Fn() -> usize + Send + Sync>;
@@ -137,6 +143,15 @@ impl Metrics {
         for outcome in ["delivered", "failed"] {
             let _ = webhooks.get_or_create(&OutcomeLabel { outcome });
         }
+        let verifier_requests = Family::<OutcomeLabel, Counter>::default();
+        registry.register(
+            "verifier_requests",
+            "Actions Blindfold asked a configured verifier about, by what came of it",
+            verifier_requests.clone(),
+        );
+        for outcome in VERIFIER_OUTCOMES {
+            let _ = verifier_requests.get_or_create(&OutcomeLabel { outcome });
+        }
         Self {
             registry,
             decisions,
@@ -154,6 +169,7 @@ impl Metrics {
             connections,
             listeners: Mutex::new(Vec::new()),
             webhooks,
+            verifier_requests,
         }
     }
 
@@ -201,6 +217,12 @@ impl Metrics {
     pub fn webhook(&self, delivered: bool) {
         let outcome = if delivered { "delivered" } else { "failed" };
         self.webhooks.get_or_create(&OutcomeLabel { outcome }).inc();
+    }
+
+    /// An unverified action Blindfold asked a verifier about (or did not): one of
+    /// [`VERIFIER_OUTCOMES`].
+    pub fn verifier(&self, outcome: &'static str) {
+        self.verifier_requests.get_or_create(&OutcomeLabel { outcome }).inc();
     }
 
     /// The levels read at scrape time.

@@ -1,0 +1,243 @@
+//! The hold: an effectful action the cascade left `review{unverified}` at `P3.verification`,
+//! with a verifier configured, is not answered until Blindfold has asked one. The request is a
+//! verify delegation to the verifier, recorded like any other (the engine issues the handle and
+//! the instruction); the verifier's answer is observed on that delegation's channel; then the
+//! action is decided again, and what the engine makes of the verdict decides it. The review
+//! item the first decision held is withdrawn when the action is decided again (a refusal holds
+//! it afresh, with the refusing text for the human).
+
+use crate::runtime::app::App;
+use crate::runtime::verifiers::{Outcome, Verifiers, request_text};
+use blindfold_engine::{Input, Step};
+use blindfold_schemas::event::ProposedAction;
+use blindfold_schemas::{CheckId, Event, Intent, Reason, Verdict};
+use std::collections::BTreeSet;
+use std::future::Future;
+
+/// What one held action needs asked.
+struct Held {
+    trajectory: String,
+    proposal: String,
+    proposer: String,
+    fingerprint: String,
+    tool: String,
+    args: serde_json::Map<String, serde_json::Value>,
+    action: blindfold_engine::DerivedAction,
+}
+
+/// The held action of `step` for `event`, when Blindfold should ask a verifier about it.
+fn held(trajectory: &str, event: &Event, step: &Step) -> Option<Held> {
+    let Event::ToolCall { tool, args, .. } = event else { return None };
+    let d = step.decision.as_ref()?;
+    let unverified =
+        d.decision == Verdict::Review && d.reason == Reason::Unverified && d.check == CheckId::Verification;
+    if !unverified || !step.enforced {
+        return None;
+    }
+    let adopts = step.adopts.as_ref()?;
+    Some(Held {
+        trajectory: trajectory.to_owned(),
+        proposal: adopts.proposal.clone(),
+        proposer: adopts.proposer.clone(),
+        fingerprint: step.fingerprint.clone()?,
+        tool: tool.clone(),
+        args: args.clone(),
+        action: step.action.clone()?,
+    })
+}
+
+impl App {
+    /// `step` (the decision of `input`), or — when it holds an unverified action and a
+    /// verifier is configured — `decide_again()` after Blindfold asked one.
+    /// Blocks the calling thread for the wait (handing a runtime worker over first).
+    pub(crate) fn preverified(
+        &self,
+        trajectory: &str,
+        input: Input<'_>,
+        step: Step,
+        decide_again: impl FnOnce() -> Step,
+    ) -> Step {
+        let (Some(verifiers), Some(event)) = (self.verifiers.as_ref(), input.event) else { return step };
+        let Some(h) = held(trajectory, event, &step) else { return step };
+        let Some(outcome) = block_on(self.ask_verifier(verifiers, &h)) else {
+            return with_note(step, "no verifier was asked: this path cannot wait for one");
+        };
+        match self.after_asking(step, &h, &outcome) {
+            Ok(held) => held,
+            Err(note) => with_note(decide_again(), &note),
+        }
+    }
+
+    /// [`App::preverified`] for async callers.
+    pub(crate) async fn preverified_traced(
+        &self,
+        trajectory: &str,
+        input: Input<'_>,
+        consume: bool,
+        step: Step,
+    ) -> Step {
+        let (Some(verifiers), Some(event)) = (self.verifiers.as_ref(), input.event) else { return step };
+        let Some(h) = held(trajectory, event, &step) else { return step };
+        let outcome = self.ask_verifier(verifiers, &h).await;
+        match self.after_asking(step, &h, &outcome) {
+            Ok(held) => held,
+            Err(note) => with_note(self.decide_input_traced_plain(trajectory, input, consume).await, &note),
+        }
+    }
+
+    /// After asking: `Ok` with the hold standing (its detail saying why nobody verified it)
+    /// unless the verifier answered; then `Err` with the note for the action decided again,
+    /// its held item withdrawn first.
+    fn after_asking(&self, step: Step, h: &Held, outcome: &Outcome) -> Result<Step, String> {
+        if !matches!(outcome, Outcome::Answered { .. }) {
+            return Ok(with_note(step, &outcome.describe()));
+        }
+        if let Some(id) = self.reviews.find_pending(&h.trajectory, &h.fingerprint) {
+            let why = format!("{}; the action was decided again", outcome.describe_for_person());
+            if let Err(e) = self.reviews.withdraw(&id, &why) {
+                tracing::warn!(review = %id, error = %e, "held item not withdrawn after verification");
+            }
+        }
+        Err(outcome.describe())
+    }
+
+    /// Asks a verifier about `h` (or finds what an earlier request got): the verify delegation,
+    /// the request, the answer observed on its channel.
+    async fn ask_verifier(&self, verifiers: &Verifiers, h: &Held) -> Outcome {
+        let slot = verifiers.slot(&h.trajectory, &h.fingerprint);
+        let mut cached = slot.lock().await;
+        if let Some(o) = cached.as_ref().filter(|o| !approved(o)) {
+            self.metrics.verifier("not_asked");
+            return Outcome::NotAsked(format!("{} before, for this exact action", o.describe()));
+        }
+        let outcome = self.ask_once(verifiers, h).await;
+        self.metrics.verifier(outcome.label());
+        if !matches!(outcome, Outcome::NotAsked(_)) {
+            *cached = Some(outcome.clone());
+        }
+        outcome
+    }
+
+    async fn ask_once(&self, verifiers: &Verifiers, h: &Held) -> Outcome {
+        // An agent's own call is its own proposal: recorded as one, so the verdict has a
+        // proposal to attach to.
+        let known = self.with_live_trajectory(&h.trajectory, |t| t.has_proposal(&h.proposal));
+        if known != Some(Ok(true)) {
+            let own = Event::Response {
+                from: h.proposer.clone(),
+                text: String::new(),
+                metadata: None,
+                proposals: vec![ProposedAction {
+                    id: h.proposal.clone(),
+                    tool: h.tool.clone(),
+                    args: h.args.clone(),
+                }],
+                relations: Vec::new(),
+                call_id: None,
+            };
+            self.decide_input_traced_plain(&h.trajectory, Input::event(&own), false).await;
+        }
+        let Some(Ok(Some((lineage, sources)))) = self.with_live_trajectory(&h.trajectory, |t| {
+            t.lineage(&h.proposal).map(|l| (l, observed_sources(t)))
+        }) else {
+            return Outcome::NotAsked("the proposal is not recorded".into());
+        };
+        let mut families = BTreeSet::new();
+        for (agent, recorded) in &lineage.agents {
+            families.insert(recorded.to_ascii_lowercase());
+            families.insert(self.engine.config().family(agent).to_ascii_lowercase());
+        }
+        families.remove("");
+        let agents: BTreeSet<String> = lineage.agents.keys().cloned().collect();
+        let Some(v) = verifiers.pick(&families, &agents) else {
+            return Outcome::NotAsked(format!(
+                "no configured verifier is of another family than the {} agent(s) the action rests on",
+                agents.len()
+            ));
+        };
+        if !verifiers.admit(crate::unix_now_ms()) {
+            return Outcome::NotAsked("[preverify] verifier_calls_per_minute is spent".into());
+        }
+        let text = request_text(&h.tool, &h.action, &sources, &self.engine.config().patterns);
+        let call_id = verifiers.call_id();
+        let delegate = Event::Delegate {
+            to: v.id.clone(),
+            intent: Intent::Verify,
+            text: text.clone(),
+            proposal: Some(h.proposal.clone()),
+            call_id: Some(call_id.clone()),
+        };
+        let asked = self.decide_input_traced_plain(&h.trajectory, Input::event(&delegate), false).await;
+        let Some(request) = asked.verification else {
+            return Outcome::NotAsked(
+                "the engine issued no handle for the action (already run or gone)".into(),
+            );
+        };
+        let handle = request.handles.first().map(|x| x.handle.clone()).unwrap_or_default();
+        let user = format!("{text}\n{}", request.instruction);
+        let answer = match verifiers.ask(v, &user).await {
+            Ok(answer) => answer,
+            Err(e) => return Outcome::Silent { verifier: v.id.clone(), why: e.to_string() },
+        };
+        let verdict = blindfold_engine::verify::verdict_lines(&answer)
+            .into_iter()
+            .find(|l| l.handle == handle)
+            .map(|l| l.verdict);
+        let response = Event::Response {
+            from: v.id.clone(),
+            text: answer,
+            metadata: None,
+            proposals: Vec::new(),
+            relations: Vec::new(),
+            call_id: Some(call_id),
+        };
+        self.decide_input_traced_plain(&h.trajectory, Input::event(&response), false).await;
+        Outcome::Answered { verifier: v.id.clone(), verdict }
+    }
+}
+
+fn approved(o: &Outcome) -> bool {
+    matches!(o, Outcome::Answered { verdict: Some(blindfold_schemas::VerdictWord::Approve), .. })
+}
+
+/// Where the trajectory's observed content came from (tool results, pages, stores): never an
+/// agent's name.
+fn observed_sources(t: &blindfold_engine::Trajectory) -> Vec<String> {
+    let mut out: Vec<String> = t
+        .evidence()
+        .artifacts()
+        .filter(|a| a.producer_family.is_none() && a.producer != "coordinator" && a.producer != "user")
+        .map(|a| a.provenance.source_ref.clone())
+        .filter(|s| !s.is_empty())
+        .collect();
+    out.sort();
+    out.dedup();
+    out.truncate(20);
+    out
+}
+
+/// `step` with `note` added to its decision's detail.
+fn with_note(mut step: Step, note: &str) -> Step {
+    if let Some(d) = step.decision.as_mut() {
+        let detail = d.detail.take().unwrap_or_default();
+        d.detail = Some(if detail.is_empty() { note.to_owned() } else { format!("{detail}; {note}") });
+    }
+    step
+}
+
+/// Runs `fut` to completion from synchronous code: on a multi-threaded runtime's thread (a
+/// worker is handed over first), or on a runtime made for it when there is none; `None` on a
+/// current-thread runtime, which cannot be blocked.
+fn block_on<F: Future>(fut: F) -> Option<F::Output> {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == RuntimeFlavor::MultiThread => {
+            Some(tokio::task::block_in_place(|| h.block_on(fut)))
+        }
+        Ok(_) => None,
+        Err(_) => {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            Some(rt.block_on(fut))
+        }
+    }
+}

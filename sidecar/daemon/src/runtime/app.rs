@@ -78,10 +78,17 @@ impl App {
         let grants = Arc::new(GrantCache::new());
         let durable = Arc::new(RedbGrantStore::open(&config.state_dir).map_err(|e| e.to_string())?);
         let (store, shared) = open_grant_store(&config, &durable, &grants)?;
+        // Refusals noted before a restart are answered for again (`blindfold why`).
+        let refusals =
+            Arc::new(crate::runtime::refusals::Refusals::open(&config.state_dir, config.file.as_deref()));
         // Grants submitted before a restart are in force again (re-verified with today's keys;
-        // their uses and revocations are the store's).
+        // their uses and revocations are the store's), and on record for the refusals' views.
         for token in durable.tokens(crate::unix_now()).map_err(|e| e.to_string())? {
-            let _ = grants.submit(&token, &config.grants.keys, config.grants.policy, crate::unix_now());
+            let submitted =
+                grants.submit(&token, &config.grants.keys, config.grants.policy, crate::unix_now());
+            if let Ok(blindfold_schemas::AnyGrantClaims::Exact(claims)) = submitted {
+                refusals.granted(&claims);
+            }
         }
         let workspaces = Arc::new(crate::runtime::workspace::LocalWorkspaces::new(config.workspace.clone()));
         let engine = Engine::new(
@@ -158,7 +165,6 @@ impl App {
         if let Some(hub) = &trace {
             hub.set_directory(identities.clone());
         }
-        let refusals = Arc::new(crate::runtime::refusals::Refusals::for_config(config.file.as_deref()));
         let verifiers = crate::runtime::verifiers::Verifiers::new(&config.verifiers).map(Arc::new);
         Ok(Self {
             verifiers,

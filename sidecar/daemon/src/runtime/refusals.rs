@@ -1,7 +1,8 @@
 //! Refusals a person can act on: every blocked tool call gets an id (`rf-…`), its action as the
-//! registry names it (operation, target, exact bytes, digests) and the decision, kept in memory
-//! (the last [`KEEP`]) for `blindfold why <id>` and logged with the grant command that would
-//! allow it. Grants submitted through the control API are remembered too (task, operation,
+//! registry names it (operation, target, exact bytes, digests) and the decision, kept (the last
+//! [`KEEP`]) for `blindfold why <id>` — in memory and in the state directory's journal, so a
+//! restarted daemon still answers for them ([`journal`]) — and logged with the grant command that
+//! would allow it. Grants submitted through the control API are remembered too (task, operation,
 //! target, digest, expiry), so a later refusal can say which grant did not fit and how.
 
 use blindfold_adapters::refusal::{HumanView, Refusal};
@@ -11,6 +12,10 @@ use blindfold_schemas::{Decision, GrantClaims};
 use dashmap::DashMap;
 use std::collections::VecDeque;
 use std::sync::Mutex;
+
+mod journal;
+#[cfg(test)]
+mod journal_tests;
 
 /// Refusals kept for `why`.
 pub const KEEP: usize = 1024;
@@ -47,7 +52,10 @@ pub struct Refused {
 pub struct Refusals {
     /// The daemon's configuration file, named in the commands a person is given.
     config_file: Option<String>,
-    recent: Mutex<VecDeque<Refused>>,
+    /// The kept refusals, oldest first, each with its call's fingerprint.
+    recent: Mutex<VecDeque<journal::Entry>>,
+    /// Where they are kept across a restart (none for a book in memory only).
+    journal: Option<journal::Journal>,
     /// (trajectory, fingerprint) → the latest refusal's id.
     latest: DashMap<(String, String), String>,
     /// Grants submitted on the trusted path (the last [`KEEP`]).
@@ -58,6 +66,21 @@ impl Refusals {
     /// An empty book whose printed commands name `config_file` (`--config`).
     pub fn for_config(config_file: Option<&std::path::Path>) -> Self {
         Self { config_file: config_file.map(|p| p.display().to_string()), ..Self::default() }
+    }
+
+    /// The book kept in `state_dir` (its journal read back: the refusals noted before a restart
+    /// are found again), naming `config_file` in its commands. Never fails: a journal that
+    /// cannot be read is a warning and an empty book.
+    pub fn open(state_dir: &std::path::Path, config_file: Option<&std::path::Path>) -> Self {
+        let (journal, kept) = journal::Journal::open(state_dir);
+        let book = Self { journal: Some(journal), ..Self::for_config(config_file) };
+        for (r, fp) in &kept {
+            if let Some(fp) = fp {
+                book.latest.insert((r.trajectory.clone(), fp.clone()), r.id.clone());
+            }
+        }
+        *book.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = kept.into();
+        book
     }
 
     /// Records a refused call and returns its id.
@@ -72,11 +95,20 @@ impl Refusals {
         let id = r.id.clone();
         let mut recent = self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if recent.len() >= KEEP
-            && let Some(old) = recent.pop_front()
+            && let Some((old, _)) = recent.pop_front()
         {
             self.latest.retain(|_, v| *v != old.id);
         }
-        recent.push_back(r);
+        // Journaled under the lock: the file's order is the book's.
+        if let Some(journal) = &self.journal
+            && journal.append(&r, fingerprint)
+        {
+            let mut kept: Vec<(&Refused, Option<&str>)> =
+                recent.iter().map(|(r, fp)| (r, fp.as_deref())).collect();
+            kept.push((&r, fingerprint));
+            journal.compact(kept);
+        }
+        recent.push_back((r, fingerprint.map(str::to_owned)));
         id
     }
 
@@ -88,7 +120,7 @@ impl Refusals {
     /// The refusal `id`, if still kept.
     pub fn get(&self, id: &str) -> Option<Refused> {
         let recent = self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        recent.iter().rev().find(|r| r.id == id).cloned()
+        recent.iter().rev().find(|(r, _)| r.id == id).map(|(r, _)| r.clone())
     }
 
     /// Remembers a grant submitted on the trusted path.
@@ -137,10 +169,10 @@ impl Refusals {
     /// The text of bytes with digest `sha256` some refusal carried (the bytes a grant approved).
     fn bytes_of(&self, sha256: &str) -> Option<String> {
         let recent = self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let r = recent
+        let (r, _) = recent
             .iter()
             .rev()
-            .find(|r| r.artifact_sha256 == sha256 && r.action.artifact.len() == r.artifact_len)?;
+            .find(|(r, _)| r.artifact_sha256 == sha256 && r.action.artifact.len() == r.artifact_len)?;
         String::from_utf8(r.action.artifact.clone()).ok()
     }
 

@@ -74,7 +74,8 @@ pub enum Command {
     /// A live trajectory's evidence in the running daemon: list it, revoke an artifact.
     #[command(subcommand)]
     Evidence(evidence::EvidenceCommand),
-    /// Why a call was refused, and the exact grant command that would allow it.
+    /// Why a call was refused, and the exact grant command that would allow it (the daemon keeps
+    /// the last 1024 refusals in its state directory: they survive a restart).
     Why(why::WhyArgs),
     /// Check a harness project's wiring: daemon up, plugin installed and registered, the model
     /// provider through the proxy, sessions paired; says what is missing.

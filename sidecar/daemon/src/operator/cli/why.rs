@@ -1,7 +1,8 @@
 //! `blindfold why <refusal id>`: the person's view of a refused call — the operation (as the
 //! registry names it), target, task and digests a grant must bind, what differs from a grant on
 //! record, and the exact `blindfold grant issue … --submit` command; the refused bytes are written
-//! to the file the command names. Talks to the running daemon with the operator token.
+//! to the file the command names. Talks to the running daemon with the operator token; the daemon
+//! keeps the last refusals in its state directory, so one made before a restart is still shown.
 
 use super::review::{Client, Failure, run_operator};
 use base64::Engine as _;
@@ -13,7 +14,8 @@ use std::process::ExitCode;
 /// Arguments of `blindfold why`.
 #[derive(Debug, Args)]
 pub struct WhyArgs {
-    /// The refusal id the model (and the daemon's log) was given (`rf-…`).
+    /// The refusal id the model (and the daemon's log) was given (`rf-…`); kept across daemon
+    /// restarts (the last 1024).
     pub id: String,
     /// Where to write the refused bytes (default: `<id>.artifact` here, the file the command names).
     #[arg(long, value_name = "FILE")]
@@ -41,7 +43,7 @@ pub fn run(a: WhyArgs) -> ExitCode {
         let named = PathBuf::from(r["artifact_file"].as_str().unwrap_or("refusal.artifact"));
         let path = a.artifact_out.clone().unwrap_or(named.clone());
         if r["artifact_complete"] == json!(false) {
-            println!("  (the artifact was too large to keep: only its digest above is on record)");
+            println!("  (the refused bytes are no longer kept: only their digest above is on record)");
         } else {
             std::fs::write(&path, &bytes).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
             println!(

@@ -204,6 +204,10 @@ pub struct TraceRecord {
     /// Records (`<trajectory>#<seq>`) or evidence ids the decision rests on.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence_refs: Vec<String>,
+    /// For a call against which contradicting evidence stands: the aliases (as the coordinator
+    /// saw them, never a true identity) of the agents whose answers that evidence is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refuted_by: Vec<String>,
     /// The modes in force.
     pub mode: ModeSet,
     /// Scenario label (scoring only; replay writes it, the daemon never does).
@@ -264,6 +268,7 @@ impl TraceRecord {
             grant_jti: None,
             latency_us: 0,
             evidence_refs: Vec::new(),
+            refuted_by: Vec::new(),
             mode,
             label: None,
             truth: None,

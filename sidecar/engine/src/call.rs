@@ -60,6 +60,12 @@ impl Engine {
         let against =
             cascade::disputes_against(st, &targets, executes.proposal, executes.proposer.as_deref());
         let contradicted = action.effect.is_effectful() && !against.is_empty();
+        let mut refuted_by: Vec<String> = Vec::new();
+        for d in against.iter().filter(|_| contradicted) {
+            if !refuted_by.contains(&d.by) {
+                refuted_by.push(d.by.clone());
+            }
+        }
         let evidence_refs = evidence_refs(st, &against, executes.proposal);
         let facts = self.action_facts(&trajectory.id, &call, &action, ctx);
         let cctx = CallCtx {
@@ -129,6 +135,7 @@ impl Engine {
             fingerprint: Some(fingerprint),
             adopts,
             contradicted,
+            refuted_by,
             evidence_refs,
             ..Step::default()
         }

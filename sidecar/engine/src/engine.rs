@@ -176,6 +176,10 @@ pub struct Step {
     /// For a tool call: true when contradicting evidence stands against the action (whatever
     /// the modes; with `preverify` it is what blocks it).
     pub contradicted: bool,
+    /// For a tool call against which contradicting evidence stands: the agents (configured ids)
+    /// whose answers that evidence is, each once, in the order they refuted — who refuted it,
+    /// where the engine's check only acts on it.
+    pub refuted_by: Vec<String>,
     /// Evidence artifacts this event created or rests on (`ev-…`).
     pub evidence_refs: Vec<String>,
     /// For an allowed memory read: the records delivered (filtered, redacted, neutralised).

@@ -57,6 +57,9 @@ pub struct CallFact {
     pub check: String,
     /// Its layer.
     pub layer: Layer,
+    /// Agent keys whose answers are the contradicting evidence against the call (empty when
+    /// none stands, or the record predates this field).
+    pub refuted_by: Vec<String>,
 }
 
 impl CallFact {
@@ -105,6 +108,7 @@ pub fn from_step(event: &Event, step: &Step, key: &dyn Fn(&str) -> String) -> Fa
                 reason: decision.reason,
                 check: decision.check.as_str().to_owned(),
                 layer: decision.layer,
+                refuted_by: step.refuted_by.iter().map(|b| key(b)).collect(),
             })
         }
         Event::MemoryWrite { actor, .. } | Event::MemoryRead { actor, .. } => {
@@ -120,6 +124,7 @@ pub fn from_step(event: &Event, step: &Step, key: &dyn Fn(&str) -> String) -> Fa
                 reason: decision.reason,
                 check: decision.check.as_str().to_owned(),
                 layer: decision.layer,
+                refuted_by: Vec::new(),
             })
         }
         Event::Task { .. } | Event::Card { .. } | Event::ToolResult { .. } => Fact::Other,
@@ -183,6 +188,7 @@ pub fn from_record(record: &TraceRecord) -> Fact {
                 reason: record.reason.unwrap_or(Reason::InternalError),
                 check: record.check.clone().unwrap_or_default(),
                 layer: record.layer.unwrap_or(Layer::ContentFree),
+                refuted_by: record.refuted_by.clone(),
             })
         }
         TraceKind::Task | TraceKind::Card | TraceKind::ToolResult | TraceKind::Control | TraceKind::Frame => {

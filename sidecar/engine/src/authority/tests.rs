@@ -211,6 +211,7 @@ fn refutation_before_the_proposal_still_attaches() {
         reason: Reason::NoGrant,
         check: "P3.grant".into(),
         layer: Layer::ContentFree,
+        refuted_by: Vec::new(),
     };
     t.observe(&Fact::Call(call), None);
     let r = t.report();

@@ -5,7 +5,8 @@ use super::report::{AuthorityReport, AuthorityVector, Blocker, ProposalReport};
 use blindfold_schemas::{AuthorityStage, Intent, Reason, Relation, Verdict};
 use std::collections::{BTreeMap, HashMap};
 
-/// Who refutes a proposal when only the engine's decision says so (lexical detection).
+/// Who refutes a proposal when only the engine's decision says so and it names no agent whose
+/// answer the contradicting evidence is (a record from before calls named their refuters).
 const ENGINE: &str = "engine";
 
 #[derive(Debug, Clone)]
@@ -217,7 +218,12 @@ impl AuthorityTracker {
         match matched {
             Some(p) => {
                 if call.reason == Reason::Contradicted {
-                    self.relate(p, ENGINE, Relation::Refutes, index);
+                    if call.refuted_by.is_empty() {
+                        self.relate(p, ENGINE, Relation::Refutes, index);
+                    }
+                    for by in &call.refuted_by {
+                        self.relate(p, by, Relation::Refutes, index);
+                    }
                 }
                 let state = &mut self.proposals[p];
                 let owner = state.report.owner.clone();

@@ -35,6 +35,7 @@ pub fn write_record(record: &TraceRecord, out: &mut Vec<u8>) -> serde_json::Resu
         grant_jti,
         latency_us,
         evidence_refs,
+        refuted_by,
         mode,
         label,
         truth,
@@ -73,16 +74,8 @@ pub fn write_record(record: &TraceRecord, out: &mut Vec<u8>) -> serde_json::Resu
     string(b",\"grant_jti\":", grant_jti.as_deref(), out);
     out.extend_from_slice(b",\"latency_us\":");
     write_u64(*latency_us, out);
-    if !evidence_refs.is_empty() {
-        out.extend_from_slice(b",\"evidence_refs\":[");
-        for (i, r) in evidence_refs.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_json_str(r, out);
-        }
-        out.push(b']');
-    }
+    strings(b",\"evidence_refs\":[", evidence_refs, out);
+    strings(b",\"refuted_by\":[", refuted_by, out);
     out.extend_from_slice(b",\"mode\":");
     write_mode(mode, out);
     value(b",\"label\":", label.as_ref(), out)?;
@@ -91,6 +84,21 @@ pub fn write_record(record: &TraceRecord, out: &mut Vec<u8>) -> serde_json::Resu
     write_json_str(prev, out);
     out.push(b'}');
     Ok(())
+}
+
+/// `key` (through its `[`) and the JSON array of `list`, unless it is empty.
+fn strings(key: &[u8], list: &[String], out: &mut Vec<u8>) {
+    if list.is_empty() {
+        return;
+    }
+    out.extend_from_slice(key);
+    for (i, r) in list.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_json_str(r, out);
+    }
+    out.push(b']');
 }
 
 /// `key` and the JSON of `v`, when there is one.
@@ -233,6 +241,7 @@ mod tests {
         let tail = (
             (any::<u64>(), opt(text())),
             proptest::collection::vec(text(), 0..3),
+            proptest::collection::vec(text(), 0..3),
             mode,
             opt(select(vec![Label::Attack, Label::Benign])),
             opt(truth),
@@ -243,7 +252,7 @@ mod tests {
                 (v, ts, trajectory, seq, kind, stage, actor_alias, actor_true),
                 (intent, tool, effect, target, action_fingerprint, proposal, proposer_alias),
                 (proposals, relations, decision, reason, check, layer, enforced, detail),
-                ((latency_us, grant_jti), evidence_refs, mode, label, truth, prev),
+                ((latency_us, grant_jti), evidence_refs, refuted_by, mode, label, truth, prev),
             )| TraceRecord {
                 v,
                 ts,
@@ -271,6 +280,7 @@ mod tests {
                 grant_jti,
                 latency_us,
                 evidence_refs,
+                refuted_by,
                 mode,
                 label,
                 truth,

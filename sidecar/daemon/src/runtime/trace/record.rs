@@ -114,6 +114,8 @@ pub fn build(ctx: &RecordContext<'_>, event: &Event, step: &Step, transfer: &Cal
     r.proposal = transfer.proposal.clone();
     r.proposer_alias = transfer.proposer.clone();
     r.evidence_refs = transfer.evidence_refs.clone();
+    // Who refuted, by the alias the coordinator saw (the true identity is `actor_true`'s alone).
+    r.refuted_by = step.refuted_by.iter().filter_map(|by| agent(by).0).collect();
     r
 }
 

@@ -510,6 +510,7 @@ fn every_decision_is_traced_and_summarised_per_mode() {
         "unverified, ungranted, refuted: never allowed under `all`"
     );
     assert!(call.evidence_refs.len() >= 2, "the proposal and its refutation: {:?}", call.evidence_refs);
+    assert_eq!(call.refuted_by, ["agent-b"], "who refuted, by the alias the coordinator saw");
     let delegate = records.iter().find(|r| r.kind == TraceKind::Delegate).expect("delegate");
     assert_eq!(delegate.actor_true.as_ref().map(|i| i.family.as_str()), Some("swift"));
     assert!(records.iter().all(|r| r.decision.is_none() || r.check.is_some()));

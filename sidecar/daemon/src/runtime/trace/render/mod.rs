@@ -6,10 +6,12 @@
 mod dot;
 mod mermaid;
 mod svg;
+#[cfg(test)]
+mod tests;
 
 use super::summary::{layer_name, mode_name};
 use blindfold_engine::authority::{AuthorityReport, AuthorityTracker, COORDINATOR, facts};
-use blindfold_schemas::{AgentIdentity, AuthorityStage, Relation, TraceKind, TraceRecord, Verdict};
+use blindfold_schemas::{AgentIdentity, AuthorityStage, Reason, Relation, TraceKind, TraceRecord, Verdict};
 
 pub use dot::to_dot;
 pub use mermaid::to_mermaid;
@@ -192,8 +194,15 @@ pub fn flow(records: &[TraceRecord], trajectory: &str, mode: Option<&str>) -> Op
                     Some(t) if !t.is_empty() && *t != tool => format!("{tool}: {t}"),
                     _ => tool,
                 };
+                // Who refuted it, by the alias the coordinator saw: the check only acted on it.
+                let refuters = match r.reason {
+                    Some(Reason::Contradicted) if !r.refuted_by.is_empty() => {
+                        format!(" (refuted by {})", r.refuted_by.join(", "))
+                    }
+                    _ => String::new(),
+                };
                 let why = format!(
-                    "{} · {} ({})",
+                    "{}{refuters} · {} ({})",
                     r.reason.map_or("?", |x| x.as_str()),
                     r.check.as_deref().unwrap_or("?"),
                     r.layer.map_or("?", layer_name)

@@ -288,7 +288,8 @@ fn draw_legend(c: &mut Canvas, flow: &Flow, legend_top: i64, width: i64, height:
     for p in &flow.report.proposals {
         let mut fate = format!("proposal {} by {}", p.id, p.owner);
         if !p.refuted_by.is_empty() {
-            // The engine's own evidence checks are named as what they are, not as an agent.
+            // Each agent whose answer refuted it by its alias; the engine's own evidence checks
+            // only where the records name no agent (a trace from before calls named refuters).
             let by: Vec<&str> = p
                 .refuted_by
                 .iter()

@@ -127,5 +127,9 @@ fn a_pi_session_keeps_its_aliases_across_a_restart_and_a_granted_retry_runs() {
         let line = format!("{} → {model}", before[0][agent].as_str().unwrap_or("?"));
         assert!(svg.contains(&line), "{line} not in the legend: {svg}");
     }
+    // The held rm -rf was refuted by the critic's answer: named by the alias the coordinator saw.
+    let critic = before[0]["critic"].as_str().unwrap_or("?");
+    assert!(svg.contains(&format!("refuted by {critic}")), "the critic is not named as refuter: {svg}");
+    assert!(!svg.contains("evidence checks"), "an agent's refutation credited to Blindfold: {svg}");
     drop(daemon);
 }

@@ -12,6 +12,15 @@ Models:
   gpt-5-mini     the planner: tries `rm -rf data` itself, then proposes it (naming its identity)
   claude-opus-4  the reviewer: refutes the plan (naming its identity)
 
+  The verification scenario (prompt "ask X for a build step and have Y <verb> it"): the
+  coordinator asks X for one shell command that records the build, has Y check it with the task
+  "<Verb> this step before I run it: `<the plan's command>`", then runs the command, then stops; asked to "run
+  the build step" (a later turn) it runs it again. The planner proposes `touch built.marker`.
+  The reviewer answers as a model would, by the verb it was given: "Verify" — prose, then one
+  verdict line `VERDICT <handle>: approve - …` per handle Blindfold's instruction names;
+  "Check" — an approval in prose only; "Vet" — a refusal in prose and a `refuse` verdict line.
+  "ask X for a build step, then run it": the same without anyone asked to check it.
+
 OpenClaw (through its `tool_call` bridge, sub-agents as collector runs):
   claw-coord-1   the coordinator: spawns the agent named in "plan from X" (as the prompt it
                  reads names it: an alias behind Blindfold) and waits for it, spawns the one in
@@ -41,8 +50,40 @@ def text_of(content):
     return ""
 
 
+BUILD_STEP = "touch built.marker"
+HANDLE = re.compile(r"\bbf-[a-z2-9]{12}\b")
+
+
+def build_coordinator(messages, asked, done_now):
+    if "run the build step" in asked:
+        return ("tool", "bash", {"command": BUILD_STEP}) if done_now == 0 else ("text", "Done.", None)
+    alone = re.search(r"ask (\S+) for a build step, then run it", asked)
+    if alone:
+        if done_now == 0:
+            return ("tool", "subagent", {"agent": alone.group(1), "task": "Propose one shell command that records the build."})
+        return ("tool", "bash", {"command": BUILD_STEP}) if done_now == 1 else ("text", "Done.", None)
+    match = re.search(r"ask (\S+) for a build step and have (\S+) (verify|check|vet) it", asked)
+    if not match:
+        return ("text", "Nothing to do.", None)
+    planner, reviewer, verb = match.groups()
+    if done_now == 0:
+        return ("tool", "subagent", {"agent": planner, "task": "Propose one shell command that records the build."})
+    if done_now == 1:
+        # The command only, quoted from the plan: a verifier told the proposer's reasons would
+        # not judge it independently (Blindfold would not count its verdict).
+        plan = text_of(messages[-1].get("content"))
+        quoted = re.search(r"`([^`]+)`", plan)
+        task = f"{verb.capitalize()} this step before I run it: `{quoted.group(1) if quoted else plan}`"
+        return ("tool", "subagent", {"agent": reviewer, "task": task})
+    if done_now == 2:
+        return ("tool", "bash", {"command": BUILD_STEP})
+    return ("text", "Done.", None)
+
+
 def coordinator(messages):
     asked, done_now = latest_ask(messages)
+    if "build step" in asked:
+        return build_coordinator(messages, asked, done_now)
     if "write the notes" in asked:
         if done_now == 0:
             return ("tool", "write", {"path": "notes.txt", "content": NOTES})
@@ -62,13 +103,31 @@ def coordinator(messages):
     return steps[done] if done < len(steps) else ("text", "Done.", None)
 
 
+def task_text(messages):
+    return "\n".join(text_of(m.get("content")) for m in messages if m.get("role") == "user")
+
+
 def planner(messages):
+    if "records the build" in task_text(messages):
+        return ("text", "I propose `" + BUILD_STEP + "` to record the build.", None)
     if not any(m.get("role") == "tool" for m in messages):
         return ("tool", "bash", {"command": "rm -rf data"})
     return ("text", "As GPT-5 mini by OpenAI, a frontier-tier helper, I propose: `rm -rf data` to free the space.", None)
 
 
-def reviewer(_messages):
+def reviewer(messages):
+    task = task_text(messages)
+    handles = sorted(set(HANDLE.findall(task)))
+    if "Verify this step" in task:
+        lines = ["It only creates an empty marker file; nothing is overwritten or deleted."]
+        lines += [f"VERDICT {h}: approve - creates one empty marker file" for h in handles]
+        return ("text", "\n".join(lines), None)
+    if "Check this step" in task:
+        return ("text", "Looks good to me, go ahead and run it.", None)
+    if "Vet this step" in task:
+        lines = ["No. The marker makes the release job think a build happened; it should not be created by hand."]
+        lines += [f"VERDICT {h}: refuse - fakes the build record" for h in handles]
+        return ("text", "\n".join(lines), None)
     return (
         "text",
         "I am Claude Opus 4 from Anthropic. Do not run `rm -rf data`: it deletes the only copy of "

@@ -10,22 +10,7 @@ use crate::runtime::trace::{Queued, StepMeta, TraceWriteError};
 use crate::runtime::trajectories::{Leftovers, LiveTrajectory};
 use blindfold_engine::{Input, Step, StepContext, Trajectory};
 use blindfold_schemas::{Event, ModeSet};
-use std::sync::{Arc, PoisonError};
-
-/// Applies the events deferred on a trajectory when dropped: by the task
-/// [`App::observe_soon`] spawns, whether the task runs or its runtime drops it unrun.
-struct AppliedOnDrop {
-    app: App,
-    id: String,
-    handle: Arc<LiveTrajectory>,
-}
-
-impl Drop for AppliedOnDrop {
-    fn drop(&mut self) {
-        let mut guard = self.handle.lock();
-        self.app.apply_deferred(&self.handle, &mut guard, &self.id);
-    }
-}
+use std::sync::Arc;
 
 impl App {
     /// The modes in force now for `trajectory`: its override (`set_modes {trajectory}`, an
@@ -75,7 +60,7 @@ impl App {
     /// An action held as unverified, with `[preverify] verifiers` configured, is held while
     /// Blindfold asks a verifier and decided again on its answer ([`crate::runtime::verifiers`]).
     pub fn decide_input(&self, trajectory_id: &str, input: Input<'_>, consume: bool) -> Step {
-        let step = self.decide_input_plain(trajectory_id, input, consume);
+        let step = self.decide_input_with(trajectory_id, input, consume, Recording::FIRST);
         self.preverified(trajectory_id, input, step, || {
             self.decide_input_plain(trajectory_id, input, consume)
         })
@@ -83,7 +68,17 @@ impl App {
 
     /// [`App::decide_input`] without asking a verifier.
     pub(crate) fn decide_input_plain(&self, trajectory_id: &str, input: Input<'_>, consume: bool) -> Step {
-        let (step, queued) = self.step_and_queue(trajectory_id, input, consume, true, false);
+        self.decide_input_with(trajectory_id, input, consume, Recording::ALL)
+    }
+
+    fn decide_input_with(
+        &self,
+        trajectory_id: &str,
+        input: Input<'_>,
+        consume: bool,
+        rec: Recording,
+    ) -> Step {
+        let (step, queued) = self.step_and_queue(trajectory_id, input, consume, rec);
         match queued {
             None => step,
             Some(q) => {
@@ -95,7 +90,7 @@ impl App {
 
     /// [`App::decide_input`] for async callers.
     pub async fn decide_input_traced(&self, trajectory_id: &str, input: Input<'_>, consume: bool) -> Step {
-        let step = self.decide_input_traced_plain(trajectory_id, input, consume).await;
+        let step = self.decide_input_traced_with(trajectory_id, input, consume, Recording::FIRST).await;
         self.preverified_traced(trajectory_id, input, consume, step).await
     }
 
@@ -106,7 +101,18 @@ impl App {
         input: Input<'_>,
         consume: bool,
     ) -> Step {
-        let (step, queued) = self.step_and_queue(trajectory_id, input, consume, false, false);
+        self.decide_input_traced_with(trajectory_id, input, consume, Recording::ALL).await
+    }
+
+    async fn decide_input_traced_with(
+        &self,
+        trajectory_id: &str,
+        input: Input<'_>,
+        consume: bool,
+        rec: Recording,
+    ) -> Step {
+        let rec = Recording { blocking: false, ..rec };
+        let (step, queued) = self.step_and_queue(trajectory_id, input, consume, rec);
         match queued {
             None => step,
             Some(q) => {
@@ -203,10 +209,11 @@ impl App {
         trajectory_id: &str,
         input: Input<'_>,
         consume: bool,
-        blocking: bool,
-        quiet: bool,
+        rec: Recording,
     ) -> (Step, Option<Queued>) {
-        let Some(event) = input.event else { return self.frame_and_queue(trajectory_id, input, blocking) };
+        let Some(event) = input.event else {
+            return self.frame_and_queue(trajectory_id, input, rec.blocking);
+        };
         let input = Input::with_facts(event, input.facts);
         let now_ms = crate::unix_now_ms();
         let handle = self.live_trajectory(trajectory_id, now_ms);
@@ -214,7 +221,7 @@ impl App {
         let started = std::time::Instant::now();
         let mut guard = handle.lock();
         self.apply_deferred(&handle, &mut guard, trajectory_id);
-        self.step_locked(&mut guard, trajectory_id, input, ctx, started, (blocking, quiet))
+        self.step_locked(&mut guard, trajectory_id, input, ctx, started, rec)
     }
 
     /// [`App::step_and_queue`] of a message that never became an event: the engine's frame
@@ -238,95 +245,6 @@ impl App {
         let queued =
             self.trace.as_ref().map(|t| t.record_frame(trajectory_id, input.facts, &step, meta, blocking));
         (step, queued)
-    }
-
-    /// Records the informational `event` of `trajectory_id` (an agent's answer: nothing waits
-    /// for its step or its record) soon rather than now, so that observing an answer
-    /// stays off the path relaying it. The event is queued on the trajectory and applied by a
-    /// task spawned on the current runtime (here, without one) — or first by any step of the
-    /// trajectory that comes before that task runs, since every step applies what is queued
-    /// before its own event. A decision made after this returns therefore always sees it.
-    pub fn observe_soon(&self, trajectory_id: &str, event: Event) {
-        let handle = self.live_trajectory(trajectory_id, crate::unix_now_ms());
-        handle.deferred.lock().unwrap_or_else(PoisonError::into_inner).push(event);
-        let soon = AppliedOnDrop { app: self.clone(), id: trajectory_id.to_owned(), handle };
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            // A runtime shutting down drops the task unpolled, which applies the event too.
-            drop(runtime.spawn(async move { drop(soon) }));
-        }
-    }
-
-    /// Applies every event still deferred by [`App::observe_soon`] (for a process about to
-    /// exit, before its trace is flushed).
-    pub fn apply_all_deferred(&self) {
-        for (id, handle) in self.trajectories.with_deferred() {
-            drop(AppliedOnDrop { app: self.clone(), id, handle });
-        }
-    }
-
-    /// Applies (in order, under the trajectory's lock held in `guard`) the events queued on
-    /// `handle` by [`App::observe_soon`], and queues their records. Their records are
-    /// informational; only a step that failed closed (a poisoned state, the event limit) makes
-    /// one durable, and that one is waited for here like any other.
-    fn apply_deferred(
-        &self,
-        handle: &LiveTrajectory,
-        guard: &mut std::sync::LockResult<std::sync::MutexGuard<'_, Trajectory>>,
-        trajectory_id: &str,
-    ) {
-        let events = {
-            let mut deferred = handle.deferred.lock().unwrap_or_else(PoisonError::into_inner);
-            if deferred.is_empty() {
-                return;
-            }
-            std::mem::take(&mut *deferred)
-        };
-        let modes = self.modes_of(trajectory_id, handle);
-        for event in &events {
-            let ctx = StepContext { now_ms: crate::unix_now_ms(), modes, consume: false };
-            let started = std::time::Instant::now();
-            let (step, queued) =
-                self.step_locked(guard, trajectory_id, Input::event(event), ctx, started, (true, false));
-            if let Some(q) = queued {
-                let durable = q.durable;
-                settle(trajectory_id, step, q.written_blocking(), durable);
-            }
-        }
-    }
-
-    /// Runs `forward` (answers' bytes going out) and then records the informational `events`
-    /// in order (the `tool_result`s of those answers), holding the trajectory's lock from before
-    /// `forward` until every event is applied and its record queued. The bytes go out first —
-    /// the observation is off the answers' path — yet every decision of this trajectory takes
-    /// the same lock, so none can run between the forward and the observation: a decision made
-    /// after an answer was seen always sees what the answer said.
-    pub fn observe_around<R>(&self, trajectory_id: &str, events: &[Event], forward: impl FnOnce() -> R) -> R {
-        let handle = self.live_trajectory(trajectory_id, crate::unix_now_ms());
-        let mut guard = handle.lock();
-        self.apply_deferred(&handle, &mut guard, trajectory_id);
-        let out = forward();
-        let modes = self.modes_of(trajectory_id, &handle);
-        let mut settled = Vec::with_capacity(events.len());
-        for event in events {
-            let ctx = StepContext { now_ms: crate::unix_now_ms(), modes, consume: false };
-            let started = std::time::Instant::now();
-            settled.push(self.step_locked(
-                &mut guard,
-                trajectory_id,
-                Input::event(event),
-                ctx,
-                started,
-                (true, false),
-            ));
-        }
-        drop(guard);
-        for (step, queued) in settled {
-            if let Some(q) = queued {
-                let durable = q.durable;
-                settle(trajectory_id, step, q.written_blocking(), durable);
-            }
-        }
-        out
     }
 
     /// The live trajectory `id`, marked used at `now_ms`. Creating one past
@@ -417,7 +335,7 @@ impl App {
     }
 
     /// [`App::step_and_queue`] of an event once the trajectory's lock is held: the engine's
-    /// step, the review hold, the refusal's note, the trace record; `(blocking, quiet)` as there.
+    /// step, the review hold, the refusal's note, the trace record, as `rec` says.
     fn step_locked(
         &self,
         guard: &mut std::sync::LockResult<std::sync::MutexGuard<'_, Trajectory>>,
@@ -425,8 +343,9 @@ impl App {
         input: Input<'_>,
         ctx: StepContext,
         started: std::time::Instant,
-        (blocking, quiet): (bool, bool),
+        rec: Recording,
     ) -> (Step, Option<Queued>) {
+        let Recording { blocking, quiet, first } = rec;
         let Some(event) = input.event else {
             return (Step::fail_closed("a frame reached the event path"), None);
         };
@@ -437,6 +356,11 @@ impl App {
         if let Some(d) = step.decision.as_ref().filter(|d| d.check == blindfold_schemas::CheckId::EventLimit)
         {
             tracing::warn!(trajectory = trajectory_id, detail = ?d.detail, "event refused: limits.max_events_per_trajectory");
+        }
+        // An unverified action a verifier will be asked about is decided again once it answered:
+        // that decision is the one held, counted and recorded.
+        if first && self.asks_verifier(event, &step) {
+            return (step, None);
         }
         // An effectful action left to a human is held in the durable review queue.
         let step = match (guard.as_mut(), event) {
@@ -464,6 +388,25 @@ impl App {
     }
 }
 
+/// What a step of the decision path records.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Recording {
+    /// Wait for a durable record on the calling thread (else the caller awaits it).
+    pub blocking: bool,
+    /// Record only what blocks (a backstop's dry run).
+    pub quiet: bool,
+    /// The first decision of a message: an unverified action a verifier will be asked about is
+    /// returned unheld and unrecorded, to be decided again after asking.
+    pub first: bool,
+}
+
+impl Recording {
+    /// Everything, waited for.
+    pub const ALL: Self = Self { blocking: true, quiet: false, first: false };
+    /// [`Recording::ALL`] of a first decision.
+    pub const FIRST: Self = Self { blocking: true, quiet: false, first: true };
+}
+
 /// The decision once its record is (or is not) written: a durable record that could not be
 /// written turns the decision into an enforced denial — in every mode, `observe` included, since a
 /// decision without its record is exactly what must not happen.
@@ -482,6 +425,7 @@ fn settle(trajectory_id: &str, step: Step, written: Result<(), TraceWriteError>,
 }
 
 mod backstop;
+mod deferred;
 mod notes;
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! The backstop's dry run: a decision ahead of the gate that decides the same message again when
 //! it runs (the model-API proxy in a harness session whose plugin gates and records every call).
 
-use super::settle;
+use super::{Recording, settle};
 use crate::runtime::app::App;
 use crate::runtime::permit::{Authorized, Decided};
 use blindfold_engine::{Input, Step};
@@ -15,12 +15,16 @@ impl App {
     /// An unverified action is verified here as on the gate ([`App::decide_input`]): the gate
     /// that runs it later finds the verification recorded.
     pub fn decide_backstop(&self, trajectory_id: &str, input: Input<'_>) -> Step {
-        let step = self.decide_backstop_plain(trajectory_id, input);
-        self.preverified(trajectory_id, input, step, || self.decide_backstop_plain(trajectory_id, input))
+        let first = Recording { quiet: true, ..Recording::FIRST };
+        let step = self.decide_backstop_with(trajectory_id, input, first);
+        let again = Recording { quiet: true, ..Recording::ALL };
+        self.preverified(trajectory_id, input, step, || {
+            self.decide_backstop_with(trajectory_id, input, again)
+        })
     }
 
-    fn decide_backstop_plain(&self, trajectory_id: &str, input: Input<'_>) -> Step {
-        let (step, queued) = self.step_and_queue(trajectory_id, input, false, true, true);
+    fn decide_backstop_with(&self, trajectory_id: &str, input: Input<'_>, rec: Recording) -> Step {
+        let (step, queued) = self.step_and_queue(trajectory_id, input, false, rec);
         match queued {
             None => step,
             Some(q) => {

@@ -2,9 +2,9 @@
 //! with a verifier configured, is not answered until Blindfold has asked one. The request is a
 //! verify delegation to the verifier, recorded like any other (the engine issues the handle and
 //! the instruction); the verifier's answer is observed on that delegation's channel; then the
-//! action is decided again, and what the engine makes of the verdict decides it. The review
-//! item the first decision held is withdrawn when the action is decided again (a refusal holds
-//! it afresh, with the refusing text for the human).
+//! action is decided again, and what the engine makes of the verdict decides it. The first
+//! decision is neither held nor recorded; the one made after asking is (a refusal, or no
+//! verdict, is held for review then, with the refusing text for the human).
 
 use crate::runtime::app::App;
 use crate::runtime::verifiers::{Outcome, Verifiers, request_text};
@@ -59,13 +59,11 @@ impl App {
     ) -> Step {
         let (Some(verifiers), Some(event)) = (self.verifiers.as_ref(), input.event) else { return step };
         let Some(h) = held(trajectory, event, &step) else { return step };
-        let Some(outcome) = block_on(self.ask_verifier(verifiers, &h)) else {
-            return with_note(step, "no verifier was asked: this path cannot wait for one");
+        let note = match block_on(self.ask_verifier(verifiers, &h)) {
+            Some(outcome) => outcome.describe(),
+            None => "no verifier was asked: this path cannot wait for one".to_owned(),
         };
-        match self.after_asking(step, &h, &outcome) {
-            Ok(held) => held,
-            Err(note) => with_note(decide_again(), &note),
-        }
+        with_note(decide_again(), &note)
     }
 
     /// [`App::preverified`] for async callers.
@@ -79,26 +77,13 @@ impl App {
         let (Some(verifiers), Some(event)) = (self.verifiers.as_ref(), input.event) else { return step };
         let Some(h) = held(trajectory, event, &step) else { return step };
         let outcome = self.ask_verifier(verifiers, &h).await;
-        match self.after_asking(step, &h, &outcome) {
-            Ok(held) => held,
-            Err(note) => with_note(self.decide_input_traced_plain(trajectory, input, consume).await, &note),
-        }
+        with_note(self.decide_input_traced_plain(trajectory, input, consume).await, &outcome.describe())
     }
 
-    /// After asking: `Ok` with the hold standing (its detail saying why nobody verified it)
-    /// unless the verifier answered; then `Err` with the note for the action decided again,
-    /// its held item withdrawn first.
-    fn after_asking(&self, step: Step, h: &Held, outcome: &Outcome) -> Result<Step, String> {
-        if !matches!(outcome, Outcome::Answered { .. }) {
-            return Ok(with_note(step, &outcome.describe()));
-        }
-        if let Some(id) = self.reviews.find_pending(&h.trajectory, &h.fingerprint) {
-            let why = format!("{}; the action was decided again", outcome.describe_for_person());
-            if let Err(e) = self.reviews.withdraw(&id, &why) {
-                tracing::warn!(review = %id, error = %e, "held item not withdrawn after verification");
-            }
-        }
-        Err(outcome.describe())
+    /// True when `step` (a first decision of `event`) holds an unverified action Blindfold will
+    /// ask a verifier about: it is decided again after asking, and only that decision counts.
+    pub(crate) fn asks_verifier(&self, event: &Event, step: &Step) -> bool {
+        self.verifiers.is_some() && held("", event, step).is_some()
     }
 
     /// Asks a verifier about `h` (or finds what an earlier request got): the verify delegation,

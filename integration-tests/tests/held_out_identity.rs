@@ -173,9 +173,9 @@ fn bucket(surface: &str, kind: &str) -> String {
 /// The most each surface may show (probes with a leak, keep spans lost, gone spans kept, controls
 /// changed), as measured; `mcp_identifier_key` apart.
 const CEILINGS: [(&str, [usize; 4]); 8] = [
-    ("text", [35, 1, 0, 4]),
-    ("mcp_tool", [4, 0, 0, 0]),
-    ("a2a_card", [2, 0, 0, 0]),
+    ("text", [5, 1, 0, 4]),
+    ("mcp_tool", [2, 0, 0, 0]),
+    ("a2a_card", [0, 0, 0, 0]),
     ("a2a_parts", [1, 1, 0, 2]),
     ("model_request", [4, 0, 0, 0]),
     ("apart: mcp_identifier_key", [1, 0, 0, 0]),

@@ -12,6 +12,10 @@
 //!
 //! The data comes from `unicode-normalization` (NFKD, combining marks, composition),
 //! `unicode-security` (confusables skeleton, default-ignorable code points) and `unicode-script`.
+//! One class neither lists is read from the character names of the Unicode database: the Latin
+//! small capitals (`ᴀ ʙ ᴄ … ᴢ`, "LATIN LETTER SMALL CAPITAL X"), which have no decomposition and
+//! no confusables entry yet read as the letter they are named after (`ɢᴘᴛ`); see
+//! [`small_capital`].
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -62,6 +66,43 @@ pub fn is_default_ignorable(c: char) -> bool {
     let s: &str = c.encode_utf8(&mut buf);
     // The skeleton of a lone character is empty exactly when it is default-ignorable.
     unicode_security::skeleton(s).next().is_none()
+}
+
+/// The Latin small capitals of the Unicode database and the letter each is named after: every
+/// code point named `LATIN LETTER SMALL CAPITAL <A-Z>` (Unicode 14; listed with
+/// `python3 -c "import unicodedata as u,re;print([(hex(c),m[1]) for c in range(0x80,0x30000)
+/// if (m:=re.fullmatch('LATIN LETTER SMALL CAPITAL ([A-Z])',u.name(chr(c),'')))])"`).
+const SMALL_CAPITALS: [(char, char); 25] = [
+    ('\u{0262}', 'g'),
+    ('\u{026A}', 'i'),
+    ('\u{0274}', 'n'),
+    ('\u{0280}', 'r'),
+    ('\u{028F}', 'y'),
+    ('\u{0299}', 'b'),
+    ('\u{029C}', 'h'),
+    ('\u{029F}', 'l'),
+    ('\u{1D00}', 'a'),
+    ('\u{1D04}', 'c'),
+    ('\u{1D05}', 'd'),
+    ('\u{1D07}', 'e'),
+    ('\u{1D0A}', 'j'),
+    ('\u{1D0B}', 'k'),
+    ('\u{1D0D}', 'm'),
+    ('\u{1D0F}', 'o'),
+    ('\u{1D18}', 'p'),
+    ('\u{1D1B}', 't'),
+    ('\u{1D1C}', 'u'),
+    ('\u{1D20}', 'v'),
+    ('\u{1D21}', 'w'),
+    ('\u{1D22}', 'z'),
+    ('\u{A730}', 'f'),
+    ('\u{A731}', 's'),
+    ('\u{A7AF}', 'q'),
+];
+
+/// The ASCII letter a Latin small capital is named after (`ᴘ` → `p`), if `c` is one.
+pub fn small_capital(c: char) -> Option<char> {
+    SMALL_CAPITALS.iter().find(|(s, _)| *s == c).map(|(_, a)| *a)
 }
 
 /// For each UTS #39 prototype that an ASCII letter or digit has, that character (letters over
@@ -119,6 +160,11 @@ pub(super) fn fold_char(c: char, carry: &mut Carry, out: &mut Vec<Out>) {
         return;
     }
     let upper = c.is_uppercase();
+    if let Some(ascii) = small_capital(c) {
+        out.push(Out { ch: ascii, upper: false });
+        *carry = Carry { keep_marks: false };
+        return;
+    }
     // Hangul syllables stay whole (their decomposition is conjoining letters, not marks).
     if ('\u{AC00}'..='\u{D7A3}').contains(&c) {
         out.push(Out { ch: c, upper: false });
@@ -233,6 +279,15 @@ mod tests {
     fn hangul_and_han_stay_whole() {
         assert_eq!(fold("클로드"), "클로드");
         assert_eq!(fold("深度求索").chars().count(), 4);
+    }
+
+    #[test]
+    fn small_capitals_fold_to_the_letter_they_are_named_after() {
+        assert_eq!(fold("ᴍɪsᴛʀᴀʟ ᴄᴏᴅᴇsᴛʀᴀʟ"), "mistral codestral");
+        assert_eq!(fold("\u{1D0B}\u{026A}\u{1D0D}\u{026A}"), "kimi");
+        // Script g (listed by UTS #39) and a small capital in one word.
+        assert_eq!(fold("\u{0261}\u{0280}\u{1D0F}\u{1D0B}"), "grok");
+        assert_eq!(small_capital('a'), None);
     }
 
     #[test]

@@ -28,10 +28,12 @@
 //! ```
 
 mod chars;
+mod disguise;
 mod phrases;
 mod words;
 
-pub use chars::{is_default_ignorable, marks_are_decoration};
+pub use chars::{is_default_ignorable, marks_are_decoration, small_capital};
+pub use disguise::disguised;
 pub use phrases::{PhraseHit, PhraseSet};
 pub use words::{Gap, Word, WordClass, is_unspaced};
 

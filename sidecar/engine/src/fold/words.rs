@@ -49,7 +49,8 @@ pub struct Word {
 }
 
 /// True for characters of scripts written without spaces between words (CJK ideographs, kana,
-/// Hangul, Bopomofo): a word boundary lies on either side of each of them.
+/// Hangul, Bopomofo): a word boundary lies on either side of each of them. (The katakana middle
+/// dot `・` is one of them but splits words as punctuation does.)
 pub fn is_unspaced(c: char) -> bool {
     matches!(c,
         '\u{1100}'..='\u{11FF}'      // Hangul jamo
@@ -78,7 +79,10 @@ enum Kind {
 }
 
 fn kind(c: char) -> Kind {
-    if is_unspaced(c) {
+    // The katakana middle dot separates the parts of a name ("クロード・ソネット"): punctuation.
+    if c == '\u{30FB}' {
+        Kind::Other
+    } else if is_unspaced(c) {
         Kind::Unspaced
     } else if c.is_numeric() {
         Kind::Digit

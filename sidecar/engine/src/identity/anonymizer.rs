@@ -3,7 +3,7 @@
 
 use super::alias::AliasMap;
 use super::lexicon::{Lexicon, LexiconBuilder, WordKind};
-use super::text::self_identifications;
+use super::self_id::self_identifications;
 use blindfold_schemas::AgentIdentity;
 use serde_json::Value;
 

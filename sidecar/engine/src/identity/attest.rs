@@ -7,8 +7,8 @@
 
 use super::anonymizer::{Anonymizer, url_host};
 use super::card::{CardError, CardTarget};
+use super::self_id::self_identifications;
 use super::sign::{CardVerification, SignatureProblem, sign_card, verify_card};
-use super::text::self_identifications;
 use crate::grants::TrustedKeys;
 use blindfold_schemas::AgentIdentity;
 use serde::Serialize;

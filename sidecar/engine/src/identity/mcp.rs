@@ -150,18 +150,19 @@ impl Anonymizer {
         if let Some(Value::Object(ann)) = tool.get_mut("annotations")
             && let Some(t) = ann.get_mut("title")
         {
-            edits += self.rewrite_json_strings(t, Field::Text);
+            edits += self.rewrite_json_strings(t, Field::Profile);
         }
         edits
     }
 
     /// The fields every listed tool, prompt, prompt argument or resource has: `icons` dropped,
-    /// `title` and `description` rewritten as free text, `_meta` scrubbed.
+    /// `title` and `description` rewritten as what the server says about its own item
+    /// ([`Field::Profile`]: free text, and a tier word labelling the item goes), `_meta` scrubbed.
     fn scrub_listed(&self, item: &mut Map<String, Value>, peer_name: &str) -> usize {
         let mut edits = usize::from(item.remove("icons").is_some());
         for key in ["title", "description"] {
             if let Some(v) = item.get_mut(key) {
-                edits += self.rewrite_json_strings(v, Field::Text);
+                edits += self.rewrite_json_strings(v, Field::Profile);
             }
         }
         if let Some(meta) = item.get_mut("_meta") {

@@ -59,6 +59,10 @@ pub struct ContextNouns {
     /// to it ("Gemini 2.5 Pro from Google").
     #[serde(default)]
     pub linkers: Vec<String>,
+    /// Role nouns that make a tier word before them a tier label in what an agent or a tool
+    /// says about itself ("our flagship reviewer", "an efficient helper"); not in other text.
+    #[serde(default)]
+    pub profile_nouns: Vec<String>,
     /// The same rules for scripts written without spaces between words (Chinese), matched on
     /// the text as it stands rather than on words.
     #[serde(default)]
@@ -95,6 +99,11 @@ pub struct ProviderWords {
     /// Vendor names that are ordinary words too: identity only in identity context.
     #[serde(default)]
     pub vendor_in_context: Vec<String>,
+    /// Vendor names that are common nouns of the field ("perplexity" is a metric): identity
+    /// only after a model word behind a linker ("by Perplexity") or beside a family word of
+    /// the same provider, and in identity surfaces.
+    #[serde(default)]
+    pub vendor_linked: Vec<String>,
     /// Family names: identity wherever they appear; they take the rest of a model id.
     #[serde(default)]
     pub family: Vec<String>,
@@ -133,6 +142,7 @@ impl LexiconData {
             .map(|p| {
                 p.vendor.len()
                     + p.vendor_in_context.len()
+                    + p.vendor_linked.len()
                     + p.family.len()
                     + p.family_in_context.len()
                     + p.family_with_variant.len()

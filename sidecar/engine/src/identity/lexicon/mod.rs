@@ -6,7 +6,9 @@
 //! word takes the rest of a model id with it (versions, dates, variant words: see `model_id`).
 
 mod data;
+mod inflect;
 mod model_id;
+mod nouns;
 
 pub use data::{
     ContextNouns, EMBEDDED_LEXICON, LexiconData, LexiconDataError, ProviderWords, UnspacedContext, WordList,
@@ -55,6 +57,9 @@ pub enum Strength {
     /// Only in identity context: beside a vendor, family or version, next to an identity noun,
     /// shortly after another identity word (tier words, and ordinary words such as "Gemini").
     InContext,
+    /// Only after a model word behind a linker ("by Perplexity") or beside a family word of the
+    /// same provider: vendor names that are common nouns of the field.
+    Linked,
     /// Only as a model id with a version and a variant word (`o3-mini`), or in identity context.
     WithVariant,
 }
@@ -66,6 +71,8 @@ struct Info {
     strength: Strength,
     /// Entered from a configured or displayed identity (not only from the built-in data).
     own: bool,
+    /// The data's provider it belongs to (the first one that listed it).
+    provider: Option<u32>,
 }
 
 /// Collects lexicon words; `build` compiles them.
@@ -77,6 +84,7 @@ pub struct LexiconBuilder {
     nouns_after: BTreeSet<String>,
     nouns_before: BTreeSet<String>,
     linkers: BTreeSet<String>,
+    profile_nouns: BTreeSet<String>,
     unspaced: UnspacedContext,
     /// Words the configuration opted out of (never entered from data or harvesting).
     allowed: BTreeSet<String>,
@@ -116,6 +124,7 @@ impl LexiconBuilder {
             nouns_after: data.context.nouns_after.iter().filter_map(|w| key(w)).collect(),
             nouns_before: data.context.nouns_before.iter().filter_map(|w| key(w)).collect(),
             linkers: data.context.linkers.iter().filter_map(|w| key(w)).collect(),
+            profile_nouns: data.context.profile_nouns.iter().filter_map(|w| key(w)).collect(),
             unspaced: data.context.unspaced.clone(),
             allowed: allowed.into_iter().filter_map(key).collect(),
             data_version: data.version.clone(),
@@ -124,17 +133,18 @@ impl LexiconBuilder {
             b.data_entry(w, WordKind::Tier, Strength::InContext);
         }
         if providers {
-            for p in &data.providers {
-                b.provider_entries(p);
+            for (index, p) in data.providers.iter().enumerate() {
+                b.provider_entries(p, index as u32);
             }
         }
         b
     }
 
-    fn provider_entries(&mut self, p: &ProviderWords) {
+    fn provider_entries(&mut self, p: &ProviderWords, index: u32) {
         let lists = [
             (&p.vendor, WordKind::Provider, Strength::Always),
             (&p.vendor_in_context, WordKind::Provider, Strength::InContext),
+            (&p.vendor_linked, WordKind::Provider, Strength::Linked),
             (&p.family, WordKind::Family, Strength::Always),
             (&p.family_in_context, WordKind::Family, Strength::InContext),
             (&p.family_with_variant, WordKind::Family, Strength::WithVariant),
@@ -143,6 +153,9 @@ impl LexiconBuilder {
         for (words, kind, strength) in lists {
             for w in words {
                 self.data_entry(w, kind.clone(), strength);
+                if let Some(slot) = key(w).and_then(|k| self.words.get_mut(&k)) {
+                    slot.0.provider.get_or_insert(index);
+                }
             }
         }
     }
@@ -184,13 +197,17 @@ impl LexiconBuilder {
         let Some(k) = key(word) else { return self };
         let spelling = word.trim().to_owned();
         let slot = self.words.entry(k).or_insert_with(|| {
-            (Info { kind: WordKind::Tier, strength: Strength::WithVariant, own }, BTreeSet::new())
+            (
+                Info { kind: WordKind::Tier, strength: Strength::WithVariant, own, provider: None },
+                BTreeSet::new(),
+            )
         });
         slot.0.own |= own;
         if kind > slot.0.kind {
             slot.0.kind = kind;
         }
         slot.0.strength = slot.0.strength.min(strength);
+        slot.1.extend(inflect::forms(&spelling));
         slot.1.insert(spelling);
         self
     }
@@ -277,6 +294,7 @@ impl LexiconBuilder {
             nouns_after: nouns(&self.nouns_after),
             nouns_before: nouns(&self.nouns_before),
             linkers: nouns(&self.linkers),
+            profile_nouns: nouns(&self.profile_nouns),
             noun_words: self.nouns_after.iter().cloned().collect(),
             longest: self
                 .words
@@ -310,6 +328,11 @@ pub struct LexHit<'l> {
     pub variant: bool,
     /// The word came from a configured or displayed identity (not only the built-in data).
     pub own: bool,
+    /// The model id carries a snapshot date (`o1-2024-12-17`, `…@20241022`).
+    pub dated: bool,
+    /// The data's provider the word belongs to, if any (a family and a vendor of the same
+    /// provider side by side are an identity statement: "Grok (xAI)").
+    pub provider: Option<u32>,
 }
 
 /// A compiled identity lexicon (immutable; extend through [`Lexicon::to_builder`]). Cloning
@@ -329,6 +352,7 @@ struct Compiled {
     nouns_after: PhraseSet<()>,
     nouns_before: PhraseSet<()>,
     linkers: PhraseSet<()>,
+    profile_nouns: PhraseSet<()>,
     noun_words: HashSet<String>,
     longest: usize,
     builder: LexiconBuilder,
@@ -376,9 +400,13 @@ impl Lexicon {
                 version: false,
                 variant: false,
                 own: info.own,
+                dated: false,
+                provider: info.provider,
             };
             if info.kind.is_model_like() {
                 self.extend_model_id(folded, words, &mut hit);
+            } else if info.kind == WordKind::Provider {
+                self.vendor_model_id(folded, words, &mut hit);
             }
             i = hit.words.end;
             hits.push(hit);
@@ -391,32 +419,6 @@ impl Lexicon {
         let folded = crate::fold::fold(text);
         let words = folded.words();
         (0..words.len()).any(|i| self.inner.phrases.longest_at(&folded, &words, i).is_some())
-    }
-
-    /// True when an identity noun phrase (e.g. "model", "tier") starts at word `at`.
-    pub(crate) fn noun_after(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
-        self.inner.nouns_after.longest_at(folded, words, at).is_some()
-    }
-
-    /// True when an identity noun phrase ends right before word `at`.
-    pub(crate) fn noun_before(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
-        (at.saturating_sub(3)..at)
-            .any(|s| self.inner.nouns_before.longest_at(folded, words, s).is_some_and(|(end, _)| end == at))
-    }
-
-    /// True when the folded `word` is one of the data's `nouns_after`.
-    pub(crate) fn is_noun_word(&self, word: &str) -> bool {
-        self.inner.noun_words.contains(word)
-    }
-
-    /// The end of the linker phrase starting at word `at` (see the data's `linkers`), if any.
-    pub(crate) fn linker_at(&self, folded: &Folded, words: &[Word], at: usize) -> Option<usize> {
-        self.inner.linkers.longest_at(folded, words, at).map(|(end, _)| end)
-    }
-
-    /// True when `word` (folded) is a model-id variant word.
-    pub(crate) fn is_variant(&self, word: &str) -> bool {
-        self.inner.variants.contains(word)
     }
 
     /// The identity tokens (folded vendor/family/model/tier/extra words) for leak scans.

@@ -9,10 +9,24 @@
 //! - another family or model word (`Claude Opus 4`);
 //! - once the id holds a number, up to three further words joined by `-` or `.` (`gpt-5.6-sol`),
 //!   never across a space, `_` or a camelCase hump (`ask_claude_opus_4Arguments` keeps its
-//!   `Arguments`).
+//!   `Arguments`);
+//! - a `p` between two numbers written together, a decimal point as some hosts spell it
+//!   (`qwen2p5-72b`);
+//! - once the id holds a number, a tag or snapshot after `@` or `:` written without spaces
+//!   (`claude-3-5-sonnet@20241022`, `llama3.1:70b`).
+//!
+//! - before the version, up to two words written together or across `-` when a code of three
+//!   digits or more follows the same way (`mistralOcr2503`, `gemini-embedding-001`).
+//!
+//! A vendor word written together with a version (`moonshot-v1-128k`, `baichuan-13b`) is a
+//! model id too. An id whose tail holds a snapshot date (`…-2024-12-17`, `…20241022`, no
+//! spaces) is marked as dated: a bare o-series id with a date (`o1-2024-12-17`) counts.
 
-use super::{LexHit, Lexicon};
+use super::{LexHit, Lexicon, WordKind};
 use crate::fold::{Folded, Gap, Word, WordClass};
+
+/// What a vendor word written together with a version becomes.
+static MODEL: WordKind = WordKind::Model;
 
 /// Most words an id takes after its family word.
 const MAX_TAIL_WORDS: usize = 10;
@@ -26,10 +40,11 @@ impl Lexicon {
         let (mut j, mut taken, mut free) = (hit.words.end, 0, 0);
         while j < words.len() && taken < MAX_TAIL_WORDS {
             let w = &words[j];
-            if !matches!(w.gap, Gap::Split | Gap::Joiner) {
+            let gap = &text[w.gap_range.clone()];
+            let tag = matches!(gap, "@" | ":") && hit.version && self.tag_word(text, w);
+            if !matches!(w.gap, Gap::Split | Gap::Joiner) && !tag {
                 break;
             }
-            let gap = &text[w.gap_range.clone()];
             let spaced = gap.contains([' ', '\t']);
             let hyphen = !spaced && gap.contains(['-', '.']);
             let prev = &words[j - 1];
@@ -43,6 +58,7 @@ impl Lexicon {
                     hit.version = true;
                     Some(j + 1)
                 }
+                WordClass::Letters if decimal_p(text, words, j) => Some(j + 1),
                 WordClass::Letters => match self.inner.phrases.longest_at(folded, words, j) {
                     Some((end, &index)) if self.inner.infos[index].kind.is_model_like() => Some(end),
                     _ if self.is_variant(s) && !(spaced && s.chars().count() == 1) => {
@@ -52,6 +68,11 @@ impl Lexicon {
                     _ if hyphen && hit.version && free < MAX_FREE_WORDS => {
                         free += 1;
                         Some(j + 1)
+                    }
+                    // Words before the version, written together ("mistralOcr2503",
+                    // "gemini-embedding-001"): taken with the number that follows.
+                    _ if !hit.version && !spaced && !gap.contains('_') => {
+                        glued_version(text, words, j).inspect(|_| hit.version = true)
                     }
                     _ => None,
                 },
@@ -63,7 +84,80 @@ impl Lexicon {
         }
         hit.words.end = j;
         hit.end = words[j - 1].range.end;
+        hit.dated = dated(text, &words[hit.words.clone()]);
     }
+
+    /// Extends a vendor hit written together with a version (`moonshot-v1-128k`, `baichuan-13b`:
+    /// `-`, `_` or nothing before a number or `v` and a number) over the id, which is then a
+    /// model id. Other vendor hits stay as they are.
+    pub(super) fn vendor_model_id(&self, folded: &Folded, words: &[Word], hit: &mut LexHit<'_>) {
+        let text = folded.as_str();
+        let at = hit.words.end;
+        let Some(next) = words.get(at) else { return };
+        let glued = matches!(&text[next.gap_range.clone()], "" | "-" | "_") && next.gap != Gap::Start;
+        let s = &text[next.range.clone()];
+        let versioned = next.class == WordClass::Digits
+            || (s == "v"
+                && words.get(at + 1).is_some_and(|d| d.class == WordClass::Digits && d.gap == Gap::Split));
+        if !glued || !versioned {
+            return;
+        }
+        let mut id = hit.clone();
+        self.extend_model_id(folded, words, &mut id);
+        if id.version {
+            *hit = LexHit { kind: &MODEL, ..id };
+        }
+    }
+
+    /// True when word `w` may follow `@` or `:` in an id: a number or a variant word.
+    fn tag_word(&self, text: &str, w: &Word) -> bool {
+        w.class == WordClass::Digits
+            || (w.class == WordClass::Letters && self.is_variant(&text[w.range.clone()]))
+    }
+}
+
+/// Where an id goes on when the words from `j` on — at most two of letters, written together
+/// or across `-` — end in a snapshot or version code of three digits or more written the same
+/// way (`ocr` `2503` of `mistralOcr2503`, `embedding` `001`; "command-line-2" is not one): the
+/// end of that number; `None` otherwise.
+fn glued_version(text: &str, words: &[Word], j: usize) -> Option<usize> {
+    let glued = |w: &Word| matches!(&text[w.gap_range.clone()], "" | "-") && w.gap != Gap::Start;
+    (j..words.len().min(j + 3))
+        .take_while(|&k| glued(&words[k]))
+        .find(|&k| words[k].class == WordClass::Digits)
+        .filter(|&k| words[k].range.len() >= 3 && words[j..k].iter().all(|w| w.class == WordClass::Letters))
+        .map(|k| k + 1)
+}
+
+/// True when word `j` is a `p` written between two numbers (`2p5`): a decimal point.
+fn decimal_p(text: &str, words: &[Word], j: usize) -> bool {
+    let digits = |i: usize| words.get(i).is_some_and(|w| w.class == WordClass::Digits);
+    &text[words[j].range.clone()] == "p"
+        && words[j].gap == Gap::Split
+        && digits(j - 1)
+        && digits(j + 1)
+        && words[j + 1].gap == Gap::Split
+}
+
+/// True when the words of an id, none separated by a space, hold a snapshot date: eight digits
+/// `20YYMMDD`, or `20YY` then a two-digit month and day after `-`.
+fn dated(text: &str, words: &[Word]) -> bool {
+    let s = |w: &Word| &text[w.range.clone()];
+    if words.iter().skip(1).any(|w| text[w.gap_range.clone()].contains([' ', '\t'])) {
+        return false;
+    }
+    let year = |w: &Word| w.class == WordClass::Digits && s(w).starts_with("20");
+    words.iter().enumerate().any(|(i, w)| {
+        (year(w) && s(w).len() == 8)
+            || (year(w)
+                && s(w).len() == 4
+                && words[i + 1..]
+                    .iter()
+                    .take(2)
+                    .filter(|d| d.class == WordClass::Digits && s(d).len() == 2)
+                    .count()
+                    == 2)
+    })
 }
 
 /// Where a parameter count starting at the number `j` ends: the number with a `b` (billions)

@@ -77,3 +77,4 @@ fn hidden_characters_do_not_smuggle_identity() {
     assert_eq!(out, "I am [model] by [provider].");
     assert!(matches!(anon.rewrite_text("caf\u{e9} \u{2014} fine"), std::borrow::Cow::Borrowed(_)));
 }
+mod classes;

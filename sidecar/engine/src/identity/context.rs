@@ -1,0 +1,209 @@
+//! Identity context: when an ordinary lexicon word (tier words, "Gemini", "Command", "Google")
+//! is identity in free text — beside an identity noun, next to a kept identity word, shortly
+//! after one behind linker words, a vendor in a sentence that names its model — and the
+//! unspaced-script forms of the same rules (`[context.unspaced]`).
+
+use super::lexicon::{LexHit, Lexicon, Strength, WordKind};
+use super::text::CLAUSE_ENDS;
+use crate::fold::{Folded, Gap, Word, is_unspaced};
+
+/// Characters that close a parenthetical label ("（旗舰级）").
+const CLOSERS: [char; 7] = [')', ']', '」', '』', '】', '》', '〉'];
+
+/// True when the separator before word `at` keeps it next to the word before (`-`, `_`, a
+/// space, `:`, `=`, nothing; at most three characters).
+fn near(folded: &Folded, words: &[Word], at: usize) -> bool {
+    words.get(at).is_some_and(|w| {
+        let gap = &folded.as_str()[w.gap_range.clone()];
+        w.gap != Gap::Start && gap.chars().count() <= 3 && gap.chars().all(is_sep)
+    })
+}
+
+/// True when an ordinary word's hit `i` is identity by what surrounds it: an identity noun
+/// beside it, a kept identity word right next to it, or a kept vendor/family/model word shortly
+/// before it with only linker words between (same clause).
+pub(super) fn in_context(
+    lexicon: &Lexicon,
+    folded: &Folded,
+    words: &[Word],
+    hits: &[LexHit<'_>],
+    keep: &[bool],
+    i: usize,
+) -> bool {
+    let h = &hits[i];
+    let text = folded.as_str();
+    let latin = !text[h.start..h.end].chars().any(is_unspaced);
+    let (first, end) = (h.words.start, h.words.end);
+    if same_provider(lexicon, folded, words, hits, i) {
+        return true;
+    }
+    if h.strength == Strength::Linked {
+        let kept = |j: usize| keep[j] && hits[j].kind.is_model_like();
+        return (0..i).rev().take(2).any(|j| {
+            let after = hits[j].words.end;
+            kept(j) && after < first && linked(lexicon, folded, words, after, first)
+        });
+    }
+    // A tier word right beside an agent's name is that agent's tier ("the flagship Orion").
+    let agent = |j: usize| matches!(hits[j].kind, WordKind::Agent(_));
+    if *h.kind == WordKind::Tier
+        && ((i > 0 && agent(i - 1) && hits[i - 1].words.end == first && near(folded, words, first))
+            || (i + 1 < hits.len()
+                && agent(i + 1)
+                && hits[i + 1].words.start == end
+                && near(folded, words, end)))
+    {
+        return true;
+    }
+    if (near(folded, words, end) && lexicon.noun_after(folded, words, end))
+        || (near(folded, words, first) && lexicon.noun_before(folded, words, first))
+        || zh_noun_after(lexicon, text, h.end, latin)
+        || zh_noun_before(lexicon, text, h.start)
+    {
+        return true;
+    }
+    let kept = |j: usize| keep[j] && hits[j].kind.is_identity_token();
+    let next_to = |j: usize| kept(j) && (hits[j].words.end == first || hits[j].words.start == end);
+    if (i > 0 && next_to(i - 1) && near(folded, words, first))
+        || (i + 1 < hits.len() && next_to(i + 1) && near(folded, words, end))
+    {
+        return true;
+    }
+    let linked_before = (0..i).rev().take(2).any(|j| {
+        let after = hits[j].words.end;
+        kept(j)
+            && *hits[j].kind != WordKind::Tier
+            && (linked(lexicon, folded, words, after, first) || possessed(folded, words, after, first))
+    });
+    // A vendor word in a sentence that names a model is that model's vendor ("Llama 3.3 70B
+    // Instruct, Meta's open-weights model", "Nemotron-70B, tuned by NVIDIA").
+    linked_before
+        || (*h.kind == WordKind::Provider
+            && hits.iter().enumerate().any(|(j, o)| {
+                kept(j)
+                    && o.kind.is_model_like()
+                    && !sentence_break(text, o.end.min(h.end), o.start.max(h.start))
+            }))
+}
+
+/// True when hit `i` and another hit of the same provider of the data, one a vendor and the other
+/// a family or model word, stand side by side in one clause — nothing but punctuation or one
+/// linker word between them: each names the other ("Grok (xAI)", "Google's Gemini", "구글
+/// 제미나이", "ジェミニ（グーグル）", "Джемини от Гугла"). "A llama at the Meta campus" is not.
+fn same_provider(lexicon: &Lexicon, folded: &Folded, words: &[Word], hits: &[LexHit<'_>], i: usize) -> bool {
+    let h = &hits[i];
+    let Some(provider) = h.provider else { return false };
+    let vendor = |k: &WordKind| *k == WordKind::Provider;
+    let text = folded.as_str();
+    hits.iter().enumerate().any(|(j, o)| {
+        let (a, b) = if j < i { (o, h) } else { (h, o) };
+        j != i
+            && o.provider == Some(provider)
+            && vendor(o.kind) != vendor(h.kind)
+            && (vendor(o.kind) || o.kind.is_model_like())
+            && (vendor(h.kind) || h.kind.is_model_like())
+            && (b.words.start == a.words.end
+                || lexicon.linker_at(folded, words, a.words.end) == Some(b.words.start))
+            && !sentence_break(text, a.end, b.start)
+            && !text[a.end..b.start].contains(CLAUSE_ENDS)
+    })
+}
+
+/// True when `text[from..to]` ends a sentence: `.`, `!` or `?` before a space or the end, or one
+/// of the other clause ends (`;`, a line break, `。`, …). A decimal point (`3.3`) ends nothing.
+fn sentence_break(text: &str, from: usize, to: usize) -> bool {
+    let Some(between) = text.get(from..to.max(from)) else { return true };
+    let mut chars = between.chars().peekable();
+    while let Some(c) = chars.next() {
+        let ends = match c {
+            '.' | '!' | '?' => chars.peek().is_none_or(|n| n.is_whitespace()),
+            _ => CLAUSE_ENDS.contains(&c),
+        };
+        if ends {
+            return true;
+        }
+    }
+    false
+}
+
+/// True when word `to` is in the short noun phrase a possessive `'s` at word `s` opens
+/// ("OpenAI's fast frontier helper"): at most two words between, separated by spaces only.
+fn possessed(folded: &Folded, words: &[Word], s: usize, to: usize) -> bool {
+    let text = folded.as_str();
+    let Some(w) = words.get(s) else { return false };
+    let apostrophe = matches!(&text[w.gap_range.clone()], "'" | "\u{2019}");
+    apostrophe
+        && &text[w.range.clone()] == "s"
+        && to > s
+        && to - s <= 3
+        && words[s + 1..=to]
+            .iter()
+            .all(|w| w.gap == Gap::Joiner && text[w.gap_range.clone()].trim().is_empty())
+}
+
+/// True when only linker words (at most two) and no clause end lie between word `from` (the
+/// first after an identity word) and word `to` (the first of an ordinary word).
+fn linked(lexicon: &Lexicon, folded: &Folded, words: &[Word], from: usize, to: usize) -> bool {
+    let text = folded.as_str();
+    if to < from || words[from..=to].iter().any(|w| text[w.gap_range.clone()].contains(CLAUSE_ENDS)) {
+        return false;
+    }
+    let mut at = from;
+    for _ in 0..2 {
+        if at == to {
+            return true;
+        }
+        match lexicon.linker_at(folded, words, at) {
+            Some(end) if end <= to => at = end,
+            _ => return false,
+        }
+    }
+    at == to
+}
+
+fn is_sep(c: char) -> bool {
+    // `・` and `·` join the parts of a name in Japanese and Chinese ("クロード・ソネット").
+    matches!(c, ' ' | '-' | '_' | ':' | '=' | '\t' | '\u{30FB}' | '\u{B7}')
+}
+
+/// The alphabetic word after `at` (skipping separators), lowercase.
+fn word_after(text: &str, at: usize) -> String {
+    let rest = text[at..].trim_start_matches(is_sep);
+    rest.chars().take_while(|c| c.is_alphabetic()).collect::<String>().to_lowercase()
+}
+
+/// Skips separators and one linking `的` (Chinese possessive / attributive particle).
+fn skip_linker(rest: &str) -> &str {
+    let rest = rest.trim_start_matches(is_sep);
+    rest.strip_prefix('的').map_or(rest, |r| r.trim_start_matches(is_sep))
+}
+
+/// True when a noun of `[context.unspaced] nouns_after`, or one of its `tier_suffixes`, follows
+/// the tier word ending at `at`; `latin` tells whether the tier word itself is in Latin script.
+fn zh_noun_after(lexicon: &Lexicon, text: &str, at: usize, latin: bool) -> bool {
+    let table = lexicon.unspaced();
+    let rest = skip_linker(&text[at..]);
+    if table.nouns_after.iter().any(|n| rest.starts_with(n.as_str())) {
+        return true;
+    }
+    let rest = rest.trim_start_matches(is_sep);
+    let Some(suffix) = table.tier_suffixes.iter().find(|s| rest.starts_with(s.as_str())) else {
+        return false;
+    };
+    if latin {
+        return true;
+    }
+    let after = skip_linker(&rest[suffix.len()..]);
+    after.is_empty()
+        || after.starts_with(CLOSERS)
+        || table.nouns_after.iter().any(|n| after.starts_with(n.as_str()))
+        || lexicon.is_noun_word(&word_after(after, 0))
+}
+
+/// True when a word of `[context.unspaced] nouns_before` precedes the tier word starting at `at`.
+fn zh_noun_before(lexicon: &Lexicon, text: &str, at: usize) -> bool {
+    let head = text[..at].trim_end_matches(is_sep);
+    let linked = head.strip_suffix(['为', '是']).map(|h| h.trim_end_matches(is_sep));
+    let before = &lexicon.unspaced().nouns_before;
+    [Some(head), linked].into_iter().flatten().any(|h| before.iter().any(|n| h.ends_with(n.as_str())))
+}

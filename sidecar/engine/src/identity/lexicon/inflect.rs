@@ -1,0 +1,63 @@
+//! Russian case forms of a lexicon word written in Cyrillic: the matcher has whole words only,
+//! so "от Гугла", "в Антропике", "Сбера" are entered with their word ("Гугл", "Антропик",
+//! "Сбер"). The forms are those of the regular noun declensions, by the word's ending:
+//! - a consonant: -а, -у, -ом, -е, -ы, -ов (Гугл → Гугла, Гуглу, Гуглом, Гугле);
+//! - `-ь`: -я, -ю, -ем, -е, -и (Мистраль → Мистраля);
+//! - `-а`/`-я`: -ы/-и, -е, -у/-ю, -ой/-ей (Алиса → Алисы, Алисе, Алису, Алисой);
+//! - `-ий`/`-ый` (adjective-like names): -ого, -ому, -им, -ом (Кандинский → Кандинского);
+//! - `-й`: -я, -ю, -ем, -е.
+//!
+//! Words ending in another vowel (Джемини, Кими: loanwords that do not decline), words shorter
+//! than four letters, phrases and words mixing scripts get no forms.
+
+/// The case forms of `spelling` (without `spelling` itself); empty when it does not decline.
+pub(super) fn forms(spelling: &str) -> Vec<String> {
+    let letters: Vec<char> = spelling.chars().collect();
+    let cyrillic = |c: &char| ('\u{0400}'..='\u{04FF}').contains(c) && c.is_alphabetic();
+    if letters.len() < 4 || !letters.iter().all(cyrillic) {
+        return Vec::new();
+    }
+    let last = letters[letters.len() - 1].to_lowercase().next().unwrap_or_default();
+    let before = letters[letters.len() - 2].to_lowercase().next().unwrap_or_default();
+    let stem = |drop: usize| letters[..letters.len() - drop].iter().collect::<String>();
+    let with = |stem: String, endings: &[&str]| endings.iter().map(|e| format!("{stem}{e}")).collect();
+    // After г, к, х, ж, ш, ч, щ the plural/genitive ending is -и, not -ы.
+    let soft = matches!(before, 'г' | 'к' | 'х' | 'ж' | 'ш' | 'ч' | 'щ');
+    match last {
+        'й' if matches!(before, 'и' | 'ы') => with(stem(2), &["ого", "ому", "им", "ом"]),
+        'й' => with(stem(1), &["я", "ю", "ем", "е"]),
+        'ь' => with(stem(1), &["я", "ю", "ем", "е", "и"]),
+        'а' => with(stem(1), &[if soft { "и" } else { "ы" }, "е", "у", "ой"]),
+        'я' => with(stem(1), &["и", "е", "ю", "ей"]),
+        'о' | 'е' | 'ё' | 'и' | 'у' | 'ы' | 'э' | 'ю' | 'ъ' => Vec::new(),
+        _ => {
+            let last_soft = matches!(last, 'г' | 'к' | 'х' | 'ж' | 'ш' | 'ч' | 'щ');
+            with(stem(0), &["а", "у", "ом", "е", if last_soft { "и" } else { "ы" }, "ов"])
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::forms;
+
+    #[test]
+    fn nouns_decline_by_their_ending() {
+        assert!(forms("Байду").is_empty(), "a loanword in -у does not decline");
+        assert!(forms("Майкрософт").contains(&"Майкрософта".to_owned()));
+        assert!(forms("Майкрософт").contains(&"Майкрософтом".to_owned()));
+        assert!(forms("Мистраль").contains(&"Мистраля".to_owned()));
+        assert!(forms("Кандинский").contains(&"Кандинского".to_owned()));
+        assert!(forms("Алиса").contains(&"Алисой".to_owned()));
+        assert!(forms("Амазон").contains(&"Амазоне".to_owned()));
+    }
+
+    #[test]
+    fn short_mixed_and_indeclinable_words_have_no_forms() {
+        assert!(forms("Фи").is_empty());
+        assert!(forms("ЯндексGPT").is_empty());
+        assert!(forms("Гига Чат").is_empty());
+        assert!(forms("Джемини").is_empty());
+        assert!(forms("Claude").is_empty());
+    }
+}

@@ -1,0 +1,39 @@
+//! The lexicon's context words: identity nouns before and after an ordinary word, linkers,
+//! model-id variant words, and the role nouns of self-descriptions.
+
+use super::Lexicon;
+use crate::fold::{Folded, Word};
+
+impl Lexicon {
+    /// True when an identity noun phrase (e.g. "model", "tier") starts at word `at`.
+    pub(crate) fn noun_after(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
+        self.inner.nouns_after.longest_at(folded, words, at).is_some()
+    }
+
+    /// True when an identity noun phrase ends right before word `at`.
+    pub(crate) fn noun_before(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
+        (at.saturating_sub(3)..at)
+            .any(|s| self.inner.nouns_before.longest_at(folded, words, s).is_some_and(|(end, _)| end == at))
+    }
+
+    /// True when the folded `word` is one of the data's `nouns_after`.
+    pub(crate) fn is_noun_word(&self, word: &str) -> bool {
+        self.inner.noun_words.contains(word)
+    }
+
+    /// The end of the linker phrase starting at word `at` (see the data's `linkers`), if any.
+    pub(crate) fn linker_at(&self, folded: &Folded, words: &[Word], at: usize) -> Option<usize> {
+        self.inner.linkers.longest_at(folded, words, at).map(|(end, _)| end)
+    }
+
+    /// True when a role noun of self-descriptions (`[context] profile_nouns`: "reviewer",
+    /// "helper", …) starts at word `at`.
+    pub(crate) fn profile_noun_after(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
+        self.inner.profile_nouns.longest_at(folded, words, at).is_some()
+    }
+
+    /// True when `word` (folded) is a model-id variant word.
+    pub(crate) fn is_variant(&self, word: &str) -> bool {
+        self.inner.variants.contains(word)
+    }
+}

@@ -93,3 +93,25 @@ pub fn run_printed(words: &[String], dir: &Path) -> std::process::Output {
     assert!(words.iter().any(|w| w == "--config"), "the printed command names no --config: {words:?}");
     blindfold().args(words.iter().skip(1)).current_dir(dir).output().expect("blindfold")
 }
+
+/// The delegations answered after `decision` was made although they were made before it: each
+/// `delegate` record before the decision whose agent's next `response` record comes after it
+/// (or never). Empty when every answer the coordinator could have been waiting for was observed
+/// before its decision (evidence before decision, issue 27).
+pub fn answered_after(records: &[Value], decision: &Value) -> Vec<String> {
+    let seq = |r: &Value| r["seq"].as_u64().unwrap_or(0);
+    let at = seq(decision);
+    let mut late = Vec::new();
+    for d in records.iter().filter(|r| r["kind"] == "delegate" && seq(r) < at) {
+        let agent = &d["actor_alias"];
+        let answer = records
+            .iter()
+            .filter(|r| r["kind"] == "response" && r["actor_alias"] == *agent && seq(r) > seq(d))
+            .map(seq)
+            .min();
+        if answer.is_none_or(|s| s > at) {
+            late.push(format!("{} (delegated at #{}, answered at {answer:?}, decided at #{at})", agent, seq(d)));
+        }
+    }
+    late
+}

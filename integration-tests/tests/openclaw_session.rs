@@ -18,6 +18,7 @@ use blindfold_integration_tests::openclaw::{Gateway, gateway_section, trace_reco
 use blindfold_integration_tests::opencode::keygen;
 use blindfold_integration_tests::pi::ModelServer;
 use blindfold_integration_tests::session_checks::{
+    answered_after,
     alias_maps, grant_command, kinds, last_refusal_id, run_printed, summary_agrees, trajectories,
 };
 use blindfold_integration_tests::{Daemon, blindfold, free_port, http_get};
@@ -238,6 +239,8 @@ fn one_openclaw_session_one_trajectory_through_plugin_and_proxy_restart_grant_an
     assert_eq!(held.len(), 1, "the destructive call once: {held:?}");
     let decided = (held[0]["check"].as_str(), held[0]["decision"].as_str(), held[0]["reason"].as_str());
     assert_eq!(decided, (Some("P3.contradiction"), Some("review"), Some("contradicted")), "{records:#?}");
+    let late = answered_after(&records, held[0]);
+    assert!(late.is_empty(), "decided before the answers it follows were observed: {late:?}");
     // The reviewer refutes the planner's proposal; the planner's own answer refutes nothing.
     let responses = kinds(&records, "response");
     let says = |r: &Value, what: &str| {

@@ -76,5 +76,7 @@ fn a_pi_session_set_up_by_init_pairs_extension_and_proxy_and_the_refuted_command
     // evidence check it would also fail.
     let decided = (held[0]["decision"].as_str(), held[0]["check"].as_str(), held[0]["reason"].as_str());
     assert_eq!(decided, (Some("review"), Some("P3.contradiction"), Some("contradicted")), "{}", held[0]);
+    let late = blindfold_integration_tests::session_checks::answered_after(&records, held[0]);
+    assert!(late.is_empty(), "decided before the answers it follows were observed: {late:?}");
     let _ = daemon.child.kill();
 }

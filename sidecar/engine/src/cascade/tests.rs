@@ -668,6 +668,40 @@ fn a_verdict_counts_only_for_its_own_handle_from_its_agent_on_its_channel() {
 }
 
 #[test]
+fn a_verify_request_quoting_the_action_relays_none_of_the_proposers_words() {
+    // A command long enough that quoting it shares shingles with the proposer's answer.
+    const NOTES: &str = "printf 'release notes: reviewed' > /data/notes.md";
+    const WHY: &str = "The notes file is missing, so the quickest way to create it is a single step:";
+    let setup = |k: &mut Kit| {
+        k.step(task("Write the release notes to /data/notes.md"));
+        k.step(delegate("a1", Intent::Scope, "propose the notes command", None));
+        let answer = format!("{WHY} `{NOTES}` in the project root.");
+        k.step(response("a1", &answer, &[("p1", "bash", json!({"command": NOTES}))], &[]));
+        k.grant("bash", NOTES, NOTES.as_bytes(), json!({}), None, None);
+    };
+    let ask = |k: &mut Kit, text: &str| {
+        let d = k.step(delegate("a2", Intent::Verify, text, None));
+        let r =
+            k.step(response("a2", &with_verdicts(&d, "It writes one file.", &[("p1", "approve")]), &[], &[]));
+        (
+            r.relations.iter().any(|x| x.counts_as_verification),
+            k.step(call("coordinator", "bash", json!({"command": NOTES}), None)),
+        )
+    };
+    // The coordinator quotes the command under review: the verdict is independent and counts.
+    let mut k = kit();
+    setup(&mut k);
+    let (counted, s) = ask(&mut k, &format!("Review this proposed command before it runs: {NOTES}"));
+    assert!(counted && s.decision.as_ref().expect("d").is_allow(), "{s:?}");
+    // Control: relaying the proposer's own words around it still makes the verifier repeat them.
+    let mut k = kit();
+    setup(&mut k);
+    let (counted, s) = ask(&mut k, &format!("Review what a1 said: {WHY} `{NOTES}` in the project root."));
+    assert!(!counted, "{:?}", s.relations);
+    assert_eq!(decided(&s).1, Reason::Unverified, "{s:?}");
+}
+
+#[test]
 fn a_refusal_split_over_two_messages_is_one() {
     let mut k = kit();
     propose_rm(&mut k);
@@ -806,4 +840,26 @@ fn a_reviewer_reads_the_refusing_answer_on_the_disputes_it_raised() {
     assert!(disputes.iter().all(|d| d.by == "a2" && d.text.as_deref() == Some(refusal)), "{disputes:?}");
     let long = format!("Do not run {RM}. {}", "x".repeat(5000));
     assert!(crate::state::refuting_excerpt(&long).len() <= crate::state::REFUTING_TEXT_MAX + '…'.len_utf8());
+}
+
+#[test]
+fn a_verifier_naming_the_file_the_action_writes_stays_independent() {
+    const NOTES: &str = "printf 'release notes: reviewed' > /data/notes.md";
+    let mut k = kit();
+    k.step(delegate("a1", Intent::Scope, "Propose a command that writes the notes to /data/notes.md.", None));
+    k.step(response("a1", &format!("Run `{NOTES}`."), &[("p1", "bash", json!({"command": NOTES}))], &[]));
+    k.grant("bash", NOTES, NOTES.as_bytes(), json!({}), None, None);
+    let d = k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
+    let answer = with_verdicts(&d, "It writes /data/notes.md and nothing else.", &[("p1", "approve")]);
+    let r = k.step(response("a2", &answer, &[], &[]));
+    assert!(r.relations.iter().any(|x| x.counts_as_verification), "{:?}", r.relations);
+    let s = k.step(call("coordinator", "bash", json!({"command": NOTES}), None));
+    assert!(s.decision.as_ref().expect("d").is_allow(), "{s:?}");
+    // Control: a file Blindfold observed, which the proposer's plan rests on, stays a shared source.
+    let mut k = kit();
+    propose_rm_from_runbook(&mut k);
+    let d = k.step(delegate("a2", Intent::Verify, "check p1", Some("p1")));
+    let answer = with_verdicts(&d, "As docs/runbook.md says, it only reclaims space.", &[("p1", "approve")]);
+    let r = k.step(response("a2", &answer, &[], &[]));
+    assert!(r.relations.iter().all(|x| !x.counts_as_verification), "{:?}", r.relations);
 }

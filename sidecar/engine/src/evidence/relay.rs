@@ -14,7 +14,8 @@
 //!   so revoking a raw log reaches the parse, the summary and the claim built on it.
 //! - A judgement whose relayed material repeats the proposer's own words (directly, or through
 //!   answers that repeat them), or rests on the sources behind them, is not independent of the
-//!   proposer: copies of one guess are one voice.
+//!   proposer: copies of one guess are one voice. A verify request quoting the action under
+//!   review (its command, the content it writes) repeats no words of the proposer by that alone.
 
 use crate::state::State;
 use crate::text::Target;
@@ -94,6 +95,20 @@ pub(crate) fn record_tool_result(
         st.c2_artifacts.entry(t.key()).or_default().insert(id.to_owned());
     }
     !older.is_empty()
+}
+
+/// `text` without the `quoted` argument values (each blanked where the text repeats it): what a
+/// verify request relays of other agents' wording once the action under review — its command,
+/// the content it writes — is left out. Quoting the action names what is judged; it carries
+/// nothing of what the proposer wrote around it (repeating that still does).
+pub(crate) fn unquoted<'t>(text: &'t str, quoted: &[String]) -> std::borrow::Cow<'t, str> {
+    let mut out = std::borrow::Cow::Borrowed(text);
+    for q in quoted.iter().filter(|q| !q.trim().is_empty()) {
+        if out.contains(q.as_str()) {
+            out = std::borrow::Cow::Owned(out.replace(q.as_str(), " "));
+        }
+    }
+    out
 }
 
 /// What a handoff with `text` relays beyond the responses its targets name: the artifacts whose

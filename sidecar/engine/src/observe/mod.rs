@@ -267,8 +267,17 @@ impl Engine {
         let sources = roots_of(&st.c2_roots, &relayed);
         let mut responses = roots_of(&st.response_roots, &relayed);
         // What the handoff repeats or points at is relayed too, with the sources behind it
-        // (evidence::relay).
-        let (carried, pointed) = relay::relayed_artifacts(st, text, &relayed);
+        // (evidence::relay); a verify request's quote of the action it asks about is not.
+        let quoted: Vec<String> = if intent == Intent::Verify {
+            asked
+                .iter()
+                .filter_map(|id| st.proposal(id))
+                .flat_map(|p| p.args.values().filter_map(serde_json::Value::as_str).map(str::to_owned))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let (carried, pointed) = relay::relayed_artifacts(st, &relay::unquoted(text, &quoted), &relayed);
         let mut carried_sources = relay::sources_of(st, &carried);
         carried_sources.extend(relay::sources_of(st, &pointed));
         st.content_relayed.entry(to.to_owned()).or_default().extend(carried.iter().cloned());

@@ -244,8 +244,8 @@ impl Engine {
 
     /// The independence of `agent`'s support of `p`: what Blindfold relayed to the agent before
     /// this response, and what the response rests on, leaving out refusals about other proposals
-    /// (the sources a refutation of another step cites say nothing about this one). Relations
-    /// are per proposal.
+    /// (the sources a refutation of another step cites say nothing about this one) and `p`'s own
+    /// targets where nothing was observed from them. Relations are per proposal.
     fn support_independence(
         &self,
         st: &State,
@@ -261,6 +261,16 @@ impl Engine {
         let mut support = self.independence_of(st, agent, &about.join("\n"));
         if let Some(relayed) = st.agent_sources.get(agent) {
             support.sources.extend(relayed.iter().cloned());
+        }
+        // Naming the action under review (the command, the file it writes) is naming what is
+        // judged, not a source the judgement rests on — unless Blindfold observed content from
+        // it (a file read, a page fetched), which then stays a source both may rest on.
+        for t in &p.targets {
+            let key = t.key();
+            let observed = st.source_artifacts.contains_key(&key) || st.c2_roots.contains_key(&key);
+            if !observed {
+                support.sources.remove(&key);
+            }
         }
         support
     }

@@ -291,6 +291,12 @@ export const BlindfoldPlugin = async (ctx: Json) => {
         throw new Error(`Blindfold blocked this ${input.tool} call: no decision (${(e as Error).message})`)
       }
       if (verdict?.allow !== true) throw new Error(denial(input.tool, verdict))
+      // A delegation Blindfold relays as a verification request runs with its instruction: the
+      // sub-agent reads the actions under review by their handles and answers one verdict each.
+      if (input.tool === "task" && typeof verdict.prompt === "string") {
+        if (!output.args) throw new Error(`Blindfold blocked this ${input.tool} call: no arguments to relay`)
+        output.args.prompt = verdict.prompt
+      }
     },
 
     "tool.execute.after": async (input: Json, output: Json) => {
@@ -310,27 +316,42 @@ export const BlindfoldPlugin = async (ctx: Json) => {
       }
     },
 
-    // Before every model call: agent-written history (text parts, `task` results) is rewritten;
-    // `metadata.model` of task parts is dropped. Failing here fails the model call (closed).
+    // Before every model call: agent-written history (text parts, `task` prompts and results) is
+    // rewritten; a `task` call's prompt and result, which only the delegating agent reads, lose
+    // Blindfold's verification instruction and handles; `metadata.model` of task parts is
+    // dropped. Failing here fails the model call (closed).
     "experimental.chat.messages.transform": async (_input: Json, output: Json) => {
-      const slots: { get: () => string; set: (v: string) => void }[] = []
+      type Slot = { get: () => string; set: (v: string) => void }
+      const slots: Slot[] = []
+      const delegated: Slot[] = []
       for (const m of output.messages ?? []) {
         for (const part of m.parts ?? []) {
           if (part.type === "text" && typeof part.text === "string") {
             slots.push({ get: () => part.text, set: (v) => (part.text = v) })
           } else if (part.type === "tool" && part.tool === "task" && part.state) {
-            if (part.state.metadata) delete part.state.metadata.model
-            if (typeof part.state.output === "string") {
-              slots.push({ get: () => part.state.output, set: (v) => (part.state.output = v) })
+            const state = part.state
+            if (state.metadata) delete state.metadata.model
+            if (typeof state.output === "string") {
+              delegated.push({ get: () => state.output, set: (v) => (state.output = v) })
+            }
+            if (typeof state.input?.prompt === "string") {
+              delegated.push({ get: () => state.input.prompt, set: (v) => (state.input.prompt = v) })
             }
           }
         }
       }
-      if (slots.length === 0) return
-      const res = await control.call("opencode.scrub", { texts: slots.map((s) => s.get()) })
-      slots.forEach((s, i) => {
-        if (typeof res.texts?.[i] === "string") s.set(res.texts[i])
+      if (slots.length === 0 && delegated.length === 0) return
+      const res = await control.call("opencode.scrub", {
+        texts: slots.map((s) => s.get()),
+        delegated: delegated.map((s) => s.get()),
       })
+      const put = (list: Slot[], out: Json) =>
+        list.forEach((s, i) => {
+          if (typeof out?.[i] !== "string") throw new Error("Blindfold did not rewrite the history")
+          s.set(out[i])
+        })
+      put(slots, res?.texts)
+      put(delegated, res?.delegated)
     },
   }
 }

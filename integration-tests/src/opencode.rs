@@ -447,12 +447,21 @@ pub fn keygen(dir: &Path) -> Keys {
 /// Issues a grant signed by `keys` for `write_file target` with exactly `content` in `task`
 /// and submits it to `daemon` (operator token); panics unless it is accepted.
 pub fn grant_write(daemon: &Daemon, keys: &Keys, task: &str, target: &str, content: &str) {
+    grant(daemon, keys, task, "write_file", target, content);
+}
+
+/// [`grant_write`] for `bash` running exactly `command` (the command is its target and its bytes).
+pub fn grant_bash(daemon: &Daemon, keys: &Keys, task: &str, command: &str) {
+    grant(daemon, keys, task, "bash", command, command);
+}
+
+fn grant(daemon: &Daemon, keys: &Keys, task: &str, op: &str, target: &str, content: &str) {
     let artifact = daemon.state_dir.with_file_name(format!("artifact-{task}.txt"));
     std::fs::write(&artifact, content).expect("write the artifact");
     let issued = blindfold()
         .args(["grant", "issue", "--key"])
         .arg(&keys.private)
-        .args(["--task", task, "--op", "write_file", "--target", target, "--ttl", "600", "--artifact"])
+        .args(["--task", task, "--op", op, "--target", target, "--ttl", "600", "--artifact"])
         .arg(&artifact)
         .output()
         .expect("grant issue");

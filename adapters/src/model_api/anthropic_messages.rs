@@ -3,15 +3,16 @@
 
 use super::anthropic_blocks::block_role;
 use super::calls::{CallGate, CallOutcome, is_agent_call};
-use super::json_text::{scrub_all_strings, scrub_content, scrub_schema, scrub_string};
+use super::json_text::{Delegated, scrub_all_strings, scrub_content, scrub_schema, scrub_string};
 use super::response_items::ItemRole;
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 
 /// Scrubs what the model will read: the system prompt, text blocks, delegation `tool_use` inputs,
-/// results of delegation tools, and tool descriptions and input schemas. Results of other tools
-/// (channel C2) and signed thinking blocks are left as they are.
+/// results of delegation tools (those two also without Blindfold's verification instruction and
+/// handles), and tool descriptions and input schemas. Results of other tools (channel C2) and
+/// signed thinking blocks are left as they are.
 pub fn rewrite_messages_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, MalformedBody> {
     let mut map = parse_object("request", body)?;
     let mut changed = map.get_mut("system").map_or(0, |v| scrub_content(v, s));
@@ -59,7 +60,7 @@ fn scrub_block(block: &mut Map<String, Value>, agent_calls: &HashSet<String>, s:
         "tool_use" => {
             let name = block.get("name").and_then(Value::as_str).unwrap_or_default();
             if is_agent_call(name, block.get("input")) {
-                block.get_mut("input").map_or(0, |i| scrub_all_strings(i, s))
+                block.get_mut("input").map_or(0, |i| scrub_all_strings(i, &Delegated(s)))
             } else {
                 0
             }
@@ -67,7 +68,7 @@ fn scrub_block(block: &mut Map<String, Value>, agent_calls: &HashSet<String>, s:
         "tool_result" => {
             let id = block.get("tool_use_id").and_then(Value::as_str).unwrap_or_default();
             if agent_calls.contains(id) {
-                block.get_mut("content").map_or(0, |c| scrub_content(c, s))
+                block.get_mut("content").map_or(0, |c| scrub_content(c, &Delegated(s)))
             } else {
                 0
             }

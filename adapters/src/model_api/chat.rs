@@ -3,14 +3,15 @@
 
 use super::calls::{AGENT_TOOLS, CallGate, is_agent_call_text};
 use super::chat_calls::{ChatCall, ChatCallOutcome};
-use super::json_text::{scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
+use super::json_text::{Delegated, scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
 /// Scrubs what the model will read: system/developer/user/assistant text, tool descriptions and
 /// parameter schemas, delegation-call arguments, and the results of delegation tools (agent-written
-/// text). Results of other tools (file and world content, channel C2) are left as they are.
+/// text; both also lose Blindfold's verification instruction and handles). Results of other tools
+/// (file and world content, channel C2) are left as they are.
 pub fn rewrite_chat_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, MalformedBody> {
     let mut map = parse_object("request", body)?;
     let mut changed = 0;
@@ -63,14 +64,18 @@ fn agent_call_ids(messages: &[Value]) -> HashSet<String> {
 fn scrub_message(m: &mut Map<String, Value>, agent_calls: &HashSet<String>, s: &dyn Scrubber) -> usize {
     let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
     let is_result = role == "tool" || role == "function";
-    let agent_written = !is_result || {
+    let delegation_result = is_result && {
         let id = m.get("tool_call_id").and_then(Value::as_str).unwrap_or_default();
         let name = m.get("name").and_then(Value::as_str).unwrap_or_default();
         agent_calls.contains(id) || AGENT_TOOLS.contains(&name)
     };
     let mut changed = 0;
-    if agent_written && let Some(content) = m.get_mut("content") {
-        changed += scrub_content(content, s);
+    if let Some(content) = m.get_mut("content") {
+        if delegation_result {
+            changed += scrub_content(content, &Delegated(s));
+        } else if !is_result {
+            changed += scrub_content(content, s);
+        }
     }
     if let Some(Value::Array(calls)) = m.get_mut("tool_calls") {
         for call in calls.iter_mut() {
@@ -78,7 +83,7 @@ fn scrub_message(m: &mut Map<String, Value>, agent_calls: &HashSet<String>, s: &
             let agent =
                 is_agent_call_text(&name, call.pointer("/function/arguments").and_then(Value::as_str));
             if agent && let Some(Value::String(args)) = call.pointer_mut("/function/arguments") {
-                changed += scrub_arguments_text(args, s);
+                changed += scrub_arguments_text(args, &Delegated(s));
             }
         }
     }

@@ -4,6 +4,25 @@
 use super::Scrubber;
 use serde_json::Value;
 
+/// The scrubber for text only the delegating agent reads (a delegation call's arguments, a
+/// delegation's result): Blindfold's verification instruction and handles are removed first
+/// (`blindfold_engine::verify::strip`; the verifier reads them in its own task, never here),
+/// then `0` scrubs.
+pub(crate) struct Delegated<'a>(pub &'a dyn Scrubber);
+
+impl Scrubber for Delegated<'_> {
+    fn scrub(&self, text: &str) -> Option<String> {
+        match blindfold_engine::verify::strip(text) {
+            std::borrow::Cow::Borrowed(_) => self.0.scrub(text),
+            std::borrow::Cow::Owned(clean) => Some(self.0.scrub(&clean).unwrap_or(clean)),
+        }
+    }
+
+    fn real_agent(&self, alias: &str) -> Option<String> {
+        self.0.real_agent(alias)
+    }
+}
+
 /// Scrubs `value` when it is a string; returns 1 when it changed.
 pub(crate) fn scrub_string(value: &mut Value, s: &dyn Scrubber) -> usize {
     if let Value::String(text) = value

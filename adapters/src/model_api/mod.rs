@@ -26,6 +26,8 @@ mod chat_calls_tests;
 mod openclaw_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod verify_strip_tests;
 
 pub use crate::sse::{MAX_EVENT_BYTES, SseDecoder, SseError, SseEvent};
 pub use anthropic_messages::{rewrite_messages_request, rewrite_messages_response};

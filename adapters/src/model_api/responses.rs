@@ -2,15 +2,16 @@
 //! (non-streamed, or the final response object of a stream).
 
 use super::calls::{CallGate, CallOutcome, is_agent_call_text};
-use super::json_text::{scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
+use super::json_text::{Delegated, scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
 use super::response_items::{FUNCTION_CALL, ItemRole, item_key, item_kind, item_role, passes};
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 
 /// Scrubs what the model will read: `instructions`, input messages, delegation-call arguments and
-/// results, and tool descriptions and parameter schemas. Other tools' outputs (channel C2) and
-/// encrypted reasoning items are left as they are.
+/// results (also without Blindfold's verification instruction and handles), and tool descriptions
+/// and parameter schemas. Other tools' outputs (channel C2) and encrypted reasoning items are left
+/// as they are.
 pub fn rewrite_responses_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, MalformedBody> {
     let mut map = parse_object("request", body)?;
     let mut changed = map.get_mut("instructions").map_or(0, |v| scrub_string(v, s));
@@ -50,14 +51,14 @@ fn scrub_item(item: &mut Value, agent_calls: &HashSet<String>, s: &dyn Scrubber)
             let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
             let agent = is_agent_call_text(name, item.get("arguments").and_then(Value::as_str));
             match item.get_mut("arguments") {
-                Some(Value::String(args)) if agent => scrub_arguments_text(args, s),
+                Some(Value::String(args)) if agent => scrub_arguments_text(args, &Delegated(s)),
                 _ => 0,
             }
         }
         "function_call_output" => {
             let id = item.get("call_id").and_then(Value::as_str).unwrap_or_default();
             if agent_calls.contains(id) {
-                item.get_mut("output").map_or(0, |o| scrub_content(o, s))
+                item.get_mut("output").map_or(0, |o| scrub_content(o, &Delegated(s)))
             } else {
                 0
             }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A scripted OpenAI-compatible model server for the OpenCode end-to-end tests (stdlib only).
 
-Run: model_server.py --port-file F --log L --scenario destructive|benign --command CMD
+Run: model_server.py --port-file F --log L --scenario destructive|benign|… --command CMD
 
 It answers `POST /v1/chat/completions` (stream or not) and logs every request body as one JSON
 line to L. The coordinator is scripted turn by turn from the conversation it is sent:
@@ -13,6 +13,11 @@ line to L. The coordinator is scripted turn by turn from the conversation it is 
   - destructive: `task` to the agent whose listed description mentions "propose", then `task` to
     the one mentioning "review", then `bash` with CMD, then a closing text;
   - benign: `write` of notes.txt, then a closing text;
+  - verified: `task` to the proposer (which proposes CMD, once, in a code span), `task` to the
+    reviewer asking it to review CMD, then `bash` with CMD, then a closing text. The reviewer
+    answers as --review says: `approve` (prose, then one `VERDICT <handle>: approve - …` line per
+    handle it finds in its request, as a model following Blindfold's instruction would), `prose`
+    (an approval in prose only) or `refuse` (a refusal in prose and `VERDICT <handle>: refuse - …`);
   - scoped: a session under one scoped grant — N `write`s of new files under src/, a `write` of
     README.md (outside the scope), `task` to the proposer and to the reviewer about src/auth.rs
     (the reviewer refutes it), a `write` of src/auth.rs, `bash rm -rf build`, then (once the
@@ -46,6 +51,29 @@ def reviewer_text(cmd):
         f"I'm Claude Opus 4, Anthropic's frontier reviewer (an Opus-class model), and my review: do not run `{cmd}`. It is destructive: it deletes "
         "the workspace data irreversibly and nothing in the task asks for it. Treat the proposal as hostile."
     )
+
+
+def handles_in(body):
+    """The verdict handles Blindfold's instruction names in what this model was asked."""
+    asked = " ".join(user_text(m) for m in body.get("messages") or [] if m.get("role") == "user")
+    return list(dict.fromkeys(re.findall(r"bf-[a-z2-9]{12}", asked)))
+
+
+def verified_proposer_text(cmd):
+    return f"The notes can be written in one step: `{cmd}` in the project root."
+
+
+def verified_reviewer_text(body, args):
+    if args.review == "prose":
+        return "Looks good, go ahead."
+    handles = handles_in(body)
+    if args.review == "refuse":
+        lines = [f"VERDICT {h}: refuse - notes.md is the signed release record" for h in handles]
+        return "\n".join(["Do not run it: it overwrites notes.md, the signed release record, "
+                           "and the audit trail would be lost."] + lines)
+    lines = [f"VERDICT {h}: approve - writes the release notes file and nothing else" for h in handles]
+    return "\n".join(["I read the command: it writes the release notes into notes.md "
+                       "and touches nothing else in the project."] + lines)
 
 
 def agent_names(body):
@@ -130,6 +158,8 @@ def coordinator(body, args):
             return {"content": "The note is written."}
     if args.scenario == "scoped":
         return scoped(body, args, done)
+    if args.scenario == "verified":
+        return verified(body, args, done)
     if args.scenario == "benign":
         if done == 0:
             return tool_call("write", {"filePath": "notes.txt", "content": args.content}, 1)
@@ -148,14 +178,33 @@ def coordinator(body, args):
     return {"content": "Finished."}
 
 
+def verified(body, args, done):
+    names = agent_names(body)
+    if done == 0:
+        return tool_call("task", {"description": "propose the notes", "subagent_type":
+                                  names.get("proposer", "missing-proposer"),
+                                  "prompt": "Propose one shell command that writes the release notes to notes.md."}, 1)
+    if done == 1:
+        return tool_call("task", {"description": "review the notes command", "subagent_type":
+                                  names.get("reviewer", "missing-reviewer"),
+                                  "prompt": f"Review this proposed command before it runs: {args.command}"}, 2)
+    if done == 2:
+        return tool_call("bash", {"command": args.command, "description": "write the notes"}, 3)
+    return {"content": "Finished."}
+
+
 def answer(body, args):
     system = " ".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "system")
     model = body.get("model", "")
     if "title generator" in system.lower():
         return {"content": "Workspace cleanup"}
     if model == PROPOSER_MODEL:
+        if args.scenario == "verified":
+            return {"content": verified_proposer_text(args.command)}
         return {"content": proposer_text(args.command)}
     if model == REVIEWER_MODEL:
+        if args.scenario == "verified":
+            return {"content": verified_reviewer_text(body, args)}
         return {"content": reviewer_text(args.command)}
     return coordinator(body, args)
 
@@ -215,11 +264,12 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--port-file", required=True)
     p.add_argument("--log", required=True)
-    p.add_argument("--scenario", choices=["destructive", "benign", "prompted", "scoped"], default="destructive")
+    p.add_argument("--scenario", choices=["destructive", "benign", "prompted", "scoped", "verified"], default="destructive")
     p.add_argument("--writes", type=int, default=20)
     p.add_argument("--pause-dir", default=".")
     p.add_argument("--command", default="rm -rf data && touch destroyed.marker")
     p.add_argument("--content", default="hello from the coordinator\n")
+    p.add_argument("--review", choices=["approve", "prose", "refuse"], default="approve")
     args = p.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.args = args

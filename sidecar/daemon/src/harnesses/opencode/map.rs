@@ -1,7 +1,7 @@
 //! OpenCode tool calls → canonical events: the harness's tool names and argument names mapped to
 //! the trusted registry's (`bash`, `write_file`, `edit_file`, `read_file`, `web_fetch`, …).
 
-use blindfold_schemas::{Event, Intent};
+use blindfold_schemas::Event;
 use serde_json::{Map, Value};
 
 /// Tools that only touch the harness's own session state (todo lists, questions to the user,
@@ -83,15 +83,19 @@ pub fn map_tool(tool: &str, args: &Map<String, Value>) -> Mapped {
     Mapped::Tool { tool: name.to_owned(), args: out }
 }
 
-/// The canonical event of a mapped call by `actor` (`coordinator` or the sub-agent's name).
+/// The canonical event of a mapped call by `actor` (`coordinator` or the sub-agent's name). A
+/// `task` delegation's intent is read from its prompt as on every path (a review request is a
+/// verify request), and its channel is its tool call id: the sub-agent's answer comes back as
+/// that call's result (so a verdict in it can count); without an id it has no channel.
 pub fn event_of(mapped: &Mapped, actor: &str, call_id: &str) -> Option<Event> {
+    let call_id = (!call_id.is_empty()).then(|| call_id.to_owned());
     match mapped {
         Mapped::Delegate { to, text } => Some(Event::Delegate {
             to: to.clone(),
-            intent: Intent::Scope,
+            intent: crate::runtime::intent::intent_of(text),
             text: text.clone(),
             proposal: None,
-            call_id: None,
+            call_id,
         }),
         Mapped::Internal => None,
         Mapped::Tool { tool, args } => Some(Event::ToolCall {
@@ -99,7 +103,7 @@ pub fn event_of(mapped: &Mapped, actor: &str, call_id: &str) -> Option<Event> {
             tool: tool.clone(),
             args: args.clone(),
             proposal: None,
-            call_id: (!call_id.is_empty()).then(|| call_id.to_owned()),
+            call_id,
         }),
     }
 }
@@ -180,6 +184,19 @@ mod tests {
         assert_eq!(map_tool("todowrite", &Map::new()), Mapped::Internal);
         let m = map_tool("mcp_deploy", &obj(json!({"env": "prod"})));
         assert_eq!(m, Mapped::Tool { tool: "mcp_deploy".into(), args: obj(json!({"env": "prod"})) });
+    }
+
+    #[test]
+    fn a_task_delegation_is_relayed_on_its_call_id_with_the_intent_its_prompt_states() {
+        let task = |text: &str| Mapped::Delegate { to: "auditor".into(), text: text.into() };
+        let read = |e: Option<Event>| match e {
+            Some(Event::Delegate { call_id, intent, .. }) => (call_id, intent),
+            other => panic!("not a delegation: {other:?}"),
+        };
+        let review = read(event_of(&task("Review this command"), "coordinator", "call_7"));
+        assert_eq!(review, (Some("call_7".to_owned()), blindfold_schemas::Intent::Verify));
+        let work = read(event_of(&task("Propose a cleanup"), "coordinator", ""));
+        assert_eq!(work, (None, blindfold_schemas::Intent::Scope), "no id, no channel");
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub struct CallAnswer {
     /// What the model reads when the call is refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refusal: Option<String>,
+    /// The prompt a `task` delegation runs with instead of its own, when it is a verification
+    /// request: the coordinator's prompt followed by Blindfold's verdict instruction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
 }
 
 /// Per-daemon state of the OpenCode mode.
@@ -66,6 +70,9 @@ pub struct OpenCode {
     decided: DashMap<String, (Map<String, Value>, bool)>,
     /// True while the permission follower holds `GET /event` of `opencode serve` open.
     following: std::sync::atomic::AtomicBool,
+    /// Call ids of `task` delegations relayed as verification requests (their answers propose
+    /// nothing: a verifier quoting the action under review does not make it its own).
+    verifying: dashmap::DashSet<String>,
 }
 
 impl OpenCode {
@@ -132,6 +139,7 @@ impl OpenCode {
                 allow: true,
                 decision: Some(decision),
                 refusal: None,
+                prompt: None,
             };
         };
         let step = app.decide(&info.trajectory, &event, true);
@@ -139,8 +147,18 @@ impl OpenCode {
         if !call_id.is_empty() && matches!(event, Event::ToolCall { .. }) {
             self.decided.insert(call_id.to_owned(), (args.clone(), allow));
         }
+        // A delegation naming pending actions of others is a verification request: the verifier
+        // reads Blindfold's instruction (with the handles bound to it and this call) after the
+        // coordinator's prompt.
+        let prompt = match (&event, &step.verification) {
+            (Event::Delegate { text, .. }, Some(request)) if allow => {
+                self.verifying.insert(call_id.to_owned());
+                Some(format!("{text}\n\n{}", request.instruction))
+            }
+            _ => None,
+        };
         let refusal = app.model_refusal(&info.trajectory, &step, &format!("the `{tool}` call"));
-        CallAnswer { trajectory: info.trajectory, allow, decision: step.decision, refusal }
+        CallAnswer { trajectory: info.trajectory, allow, decision: step.decision, refusal, prompt }
     }
 
     /// True while the permission follower is connected to `opencode serve`'s event stream.
@@ -159,7 +177,8 @@ impl OpenCode {
     }
 
     /// Records a tool's result as evidence and returns what the coordinator may see: a `task`
-    /// result becomes the sub-agent's response (so refutations count) and is rewritten; other
+    /// result becomes the sub-agent's response on that call's channel (so refutations and
+    /// verdicts count) and is shown without Blindfold's instruction and handles, rewritten; other
     /// tools' output is world content (channel C2), recorded and passed unchanged.
     pub fn after(
         &self,
@@ -180,12 +199,15 @@ impl OpenCode {
             // Work delegated for real (not a review) proposes the commands its answer puts in code
             // spans, so a refutation by another agent stands against that agent's proposal.
             let prompt = args.get("prompt").and_then(Value::as_str).unwrap_or_default();
-            let proposals = match crate::runtime::intent::intent_of(prompt) {
-                blindfold_schemas::Intent::Verify => Vec::new(),
-                _ => crate::harnesses::pi::map::proposals_in(
+            let verifying = self.verifying.contains(call_id)
+                || crate::runtime::intent::intent_of(prompt) == blindfold_schemas::Intent::Verify;
+            let proposals = if verifying {
+                Vec::new()
+            } else {
+                crate::harnesses::pi::map::proposals_in(
                     text,
                     if call_id.is_empty() { "task" } else { call_id },
-                ),
+                )
             };
             let event = Event::Response {
                 from,
@@ -193,10 +215,11 @@ impl OpenCode {
                 metadata: None,
                 proposals,
                 relations: Vec::new(),
-                call_id: None,
+                call_id: (!call_id.is_empty()).then(|| call_id.to_owned()),
             };
             app.decide(&info.trajectory, &event, false);
-            return if anonymize { book.observe_and_scrub(output) } else { output.to_owned() };
+            let shown = blindfold_engine::verify::strip(output);
+            return if anonymize { book.observe_and_scrub(&shown) } else { shown.into_owned() };
         }
         let event = Event::ToolResult {
             tool: map::map_tool(tool, args).registry_name().to_owned(),
@@ -214,6 +237,14 @@ impl OpenCode {
         }
         let book = self.book(instance);
         texts.iter().map(|t| book.scrub_text(t)).collect()
+    }
+
+    /// Rewrites history text only the delegating agent reads (a `task` call's prompt and its
+    /// result): without Blindfold's verification instruction and handles, whatever the mode,
+    /// then as [`OpenCode::scrub`] does.
+    pub fn scrub_delegated(&self, app: &App, instance: Option<&str>, texts: Vec<String>) -> Vec<String> {
+        let stripped = texts.into_iter().map(|t| blindfold_engine::verify::strip(&t).into_owned()).collect();
+        self.scrub(app, instance, stripped)
     }
 }
 

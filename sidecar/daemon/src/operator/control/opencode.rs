@@ -137,7 +137,8 @@ struct ToolParams {
 }
 
 /// `opencode.tool_before {session_id, parent_id?, agent?, call_id, tool, args}` →
-/// `{trajectory, allow, decision}`; the call's grant use is consumed when allowed.
+/// `{trajectory, allow, decision, refusal?, prompt?}`; the call's grant use is consumed when
+/// allowed; `prompt` is what a `task` relayed as a verification request runs with.
 fn tool_before(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: ToolParams = parse(p)?;
     let verdict = OpenCode::of(app).before(app, &p.caller, &p.call_id, &p.tool, &p.args);
@@ -156,12 +157,22 @@ fn tool_after(app: &App, p: Value) -> Result<Value, RpcError> {
 #[serde(deny_unknown_fields)]
 struct ScrubParams {
     texts: Vec<String>,
+    /// `task` prompts and results in the history (only the delegating agent reads them).
+    #[serde(default)]
+    delegated: Vec<String>,
     #[serde(default)]
     instance: Option<String>,
 }
 
-/// `opencode.scrub {texts, instance?}` → `{texts}`: history text rewritten.
+/// `opencode.scrub {texts, delegated?, instance?}` → `{texts, delegated}`: history text
+/// rewritten; `delegated` (`task` prompts and results) also loses Blindfold's verification
+/// instruction and handles.
 fn scrub(app: &App, p: Value) -> Result<Value, RpcError> {
     let p: ScrubParams = parse(p)?;
-    Ok(json!({"texts": OpenCode::of(app).scrub(app, p.instance.as_deref(), p.texts)}))
+    let oc = OpenCode::of(app);
+    let instance = p.instance.as_deref();
+    Ok(json!({
+        "texts": oc.scrub(app, instance, p.texts),
+        "delegated": oc.scrub_delegated(app, instance, p.delegated),
+    }))
 }

@@ -67,6 +67,9 @@ interface Spawn {
   agent: string
   intent: "scope" | "verify"
   task: string
+  /** The spawn's tool call id: the channel its answer takes back to Blindfold (a verdict for a
+   * handle Blindfold issued counts only on it). */
+  channel?: string
 }
 
 /** Why the coordinator delegates: asking to review, verify or check is a verify request. */
@@ -271,10 +274,20 @@ export default {
           if (SPAWN_TOOLS.has(tool)) {
             const task = String(realInner.task ?? "")
             const agent = String(realInner.agentId ?? realInner.label ?? ctx?.agentId ?? "subagent")
-            const spawn: Spawn = { agent, intent: intentOf(task), task }
+            const channel = String(event.toolCallId ?? "") || undefined
+            const spawn: Spawn = { agent, intent: intentOf(task), task, channel }
             pending.push(spawn)
-            await report(trajectory, { kind: "delegate", to: agent, intent: spawn.intent, text: task })
-            return params ? { params } : undefined
+            if (!channel) {
+              await report(trajectory, { kind: "delegate", to: agent, intent: spawn.intent, text: task })
+              return params ? { params } : undefined
+            }
+            // On its channel: a spawn asking to verify a pending action gets Blindfold's verdict
+            // instruction with the child's task.
+            await reports
+            const d = await call(s, "openclaw.delegate", { trajectory, to: agent, intent: spawn.intent, text: task, call_id: channel })
+            if (typeof d?.instruction !== "string") return params ? { params } : undefined
+            const asked = `${task}\n\n${d.instruction}`
+            return { params: { ...(params ?? event.params ?? {}), task: asked } }
           }
           if (COORDINATION.has(tool)) return params ? { params } : undefined
           const [name, args] = canonical(tool, realInner)
@@ -359,14 +372,21 @@ export default {
       if (!spawn || !text || answeredOnce.has(once)) return Promise.resolve()
       if (id !== "announce" && id !== "run") answeredOnce.add(once)
       const proposals = spawn.intent === "scope" ? proposalsIn(text, id) : []
-      return report(trajectory, { kind: "response", from: spawn.agent, text, proposals }).catch(() => undefined)
+      // On the spawn's channel (the daemon knows it from the spawn when this hook's copy of the
+      // plugin does not): a verdict in the answer counts only there.
+      const answer = { trajectory, from: spawn.agent, text, proposals, call_id: spawn.channel }
+      const next = reports.then(() => call(s, "openclaw.answer", answer))
+      reports = next.catch(() => undefined)
+      return next.catch(() => undefined)
     }
 
     /** The finished children's answers in an `agents_wait` result, each that child's response. */
     const childAnswers = async (trajectory: string, result: any) => {
       for (const run of completedRuns(result)) {
         const [runId, key] = [String(run?.runId ?? ""), String(run?.sessionKey ?? "")]
-        const spawn = byRun.get(runId) ?? bySession.get(key) ?? receipts.get(runId) ?? receipts.get(key)
+        const known = [byRun.get(runId), bySession.get(key), receipts.get(runId), receipts.get(key)]
+        // The one that knows the spawn's channel first: a verdict counts only on it.
+        const spawn = known.find((k) => k?.channel) ?? known.find((k) => k)
         const text = typeof run?.result === "string" && run?.status === "done" ? run.result : ""
         await answered(trajectory, spawn, String(run?.runId ?? "run"), text)
       }
@@ -435,7 +455,8 @@ export default {
           if (SPAWN_TOOLS.has(tool)) {
             const r = receiptIn(event?.result)
             const agent = agentOfKey(r?.childSessionKey) ?? String(inner.agentId ?? inner.label ?? "subagent")
-            const spawn: Spawn = { agent, intent: intentOf(String(inner.task ?? "")), task: String(inner.task ?? "") }
+            const task = String(inner.task ?? "")
+            const spawn: Spawn = { agent, intent: intentOf(task), task }
             for (const k of [r?.runId, r?.childSessionKey]) if (k) receipts.set(String(k), spawn)
           }
           if (tool === "agents_wait") await childAnswers(trajectoryOf(ctx?.sessionKey), event.result)

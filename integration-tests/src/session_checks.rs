@@ -110,7 +110,11 @@ pub fn answered_after(records: &[Value], decision: &Value) -> Vec<String> {
             .map(seq)
             .min();
         if answer.is_none_or(|s| s > at) {
-            late.push(format!("{} (delegated at #{}, answered at {answer:?}, decided at #{at})", agent, seq(d)));
+            late.push(format!(
+                "{} (delegated at #{}, answered at {answer:?}, decided at #{at})",
+                agent,
+                seq(d)
+            ));
         }
     }
     late

@@ -18,8 +18,8 @@ use blindfold_integration_tests::openclaw::{Gateway, gateway_section, trace_reco
 use blindfold_integration_tests::opencode::keygen;
 use blindfold_integration_tests::pi::ModelServer;
 use blindfold_integration_tests::session_checks::{
-    answered_after,
-    alias_maps, grant_command, kinds, last_refusal_id, run_printed, summary_agrees, trajectories,
+    alias_maps, answered_after, grant_command, kinds, last_refusal_id, run_printed, summary_agrees,
+    trajectories,
 };
 use blindfold_integration_tests::{Daemon, blindfold, free_port, http_get};
 use serde_json::{Value, json};
@@ -352,4 +352,138 @@ fn without_the_plugin_the_proxy_refuses_every_openclaw_tool_call() {
         "{text}"
     );
     assert!(text.contains("plugins.entries.blindfold.enabled is not true"), "{text}");
+}
+
+const STEP: &str = "touch built.marker";
+
+/// A project set up by init whose agents' true families the user filled in (the scripted models
+/// are of no family init knows; without families no verdict can count, independence being
+/// unknown), with a trusted grant key and `extra` config; its daemon and gateway.
+fn verdict_project(extra: &str) -> (ClawProject, Daemon, Gateway) {
+    let p = ClawProject::new(false);
+    let keys = keygen(&p.root.path().join("keys"));
+    p.init();
+    let toml = std::fs::read_to_string(&p.toml).expect("blindfold.toml");
+    let toml = toml
+        .replace("model = \"lattice-9b\"\nfamily = \"\"", "model = \"lattice-9b\"\nfamily = \"lattice\"")
+        .replace("model = \"quill-nano-2\"\nfamily = \"\"", "model = \"quill-nano-2\"\nfamily = \"quill\"");
+    assert!(toml.contains("family = \"lattice\"") && toml.contains("family = \"quill\""), "{toml}");
+    let trusted =
+        format!("{toml}\n[grants]\ntrusted_keys = [{:?}]\n{extra}\n", keys.public.display().to_string());
+    std::fs::write(&p.toml, trusted).expect("trust the key");
+    let daemon = p.start_daemon();
+    let gateway = p.gateway();
+    (p, daemon, gateway)
+}
+
+/// (decision, check) of each decided run of the build step in the project's one trajectory.
+fn step_decisions(p: &ClawProject) -> Vec<(String, String)> {
+    let ids = p.trajectories();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let records = trace_records(&p.state.join("traces"), &ids[0]);
+    kinds(&records, "tool_call")
+        .into_iter()
+        .filter(|r| r["target"] == STEP)
+        .map(|r| {
+            (r["decision"].as_str().unwrap_or("").to_owned(), r["check"].as_str().unwrap_or("").to_owned())
+        })
+        .collect()
+}
+
+fn pair(d: &str, c: &str) -> (String, String) {
+    (d.to_owned(), c.to_owned())
+}
+
+#[test]
+fn through_openclaw_a_prose_approval_holds_the_step_and_a_refusal_disputes_it() {
+    for (verb, check) in [("check", "P3.verification"), ("vet", "P3.contradiction")] {
+        let (p, _daemon, gateway) = verdict_project("");
+        turn(
+            &gateway,
+            &format!(
+                "Record the build: get a build step from scout and have critic {verb} it; the build is recorded in built.marker."
+            ),
+        );
+        assert!(!p.exists("built.marker"), "{verb}: the step ran");
+        assert_eq!(step_decisions(&p), [pair("review", check)], "{verb}");
+    }
+}
+
+#[test]
+fn through_openclaw_a_step_nobody_checked_waits_for_review_unless_a_verifier_is_configured() {
+    let prompt =
+        "Record the build: get a build step from scout, then run it; the build is recorded in built.marker.";
+    let (p, _daemon, gateway) = verdict_project("");
+    turn(&gateway, prompt);
+    let without = step_decisions(&p);
+    assert_eq!(without, [pair("review", "P3.verification")], "without verifiers");
+    drop(gateway);
+
+    let port = free_port();
+    let record = p.root.path().join("verifier.jsonl");
+    let _verifier = blindfold_integration_tests::transports::python_peer(
+        "chat_verifier.py",
+        &[&port.to_string(), "approve", record.to_str().expect("utf8")],
+    );
+    blindfold_integration_tests::transports::wait_port(port, Duration::from_secs(20));
+    let verifier = format!(
+        "[[preverify.verifiers]]\nid = \"second-opinion\"\nchat_url = \"http://127.0.0.1:{port}/v1/chat/completions\"\n\
+         model = \"r-small\"\nfamily = \"r\"\n"
+    );
+    let (q, _daemon, gateway) = verdict_project(&verifier);
+    turn(&gateway, prompt);
+    let with = step_decisions(&q);
+    assert_eq!(with, [pair("deny", "P3.grant")], "with a verifier: verified, then refused for its grant");
+    assert_eq!(std::fs::read_to_string(&record).unwrap_or_default().lines().count(), 1);
+    eprintln!(
+        "openclaw: legitimate build step held for review — without verifiers {}/1, with verifiers {}/1",
+        without.iter().filter(|d| d.0 == "review").count(),
+        with.iter().filter(|d| d.0 == "review").count()
+    );
+}
+
+#[test]
+fn a_verdict_request_through_openclaw_verifies_the_step_and_its_grant_runs_it() {
+    let (p, _daemon, gateway) = verdict_project("");
+
+    // The coordinator spawns scout for a build step, then critic to verify it (the step quoted),
+    // then runs it: critic answers Blindfold's instruction with prose and the verdict line.
+    let out = turn(
+        &gateway,
+        "Record the build: get a build step from scout and have critic verify it; the build is recorded in built.marker.",
+    );
+    assert!(!p.exists("built.marker"), "the step ran without a grant");
+    let ids = p.trajectories();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let records = trace_records(&p.state.join("traces"), &ids[0]);
+    let steps: Vec<&Value> =
+        kinds(&records, "tool_call").into_iter().filter(|r| r["target"] == STEP).collect();
+    let decided: Vec<(&str, &str)> = steps
+        .iter()
+        .map(|r| (r["decision"].as_str().unwrap_or(""), r["check"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(decided, [("deny", "P3.grant")], "verified, refused only for its grant: {records:#?}");
+    let late = answered_after(&records, steps[0]);
+    assert!(late.is_empty(), "decided before the answers it follows were observed: {late:?}");
+    let requests = p.server.requests();
+    let critic: Vec<String> =
+        requests.iter().filter(|r| r["model"] == "lattice-9b").map(Value::to_string).collect();
+    assert!(
+        critic.iter().any(|r| r.contains("[blindfold:verify]") && r.contains("- bf-")),
+        "the critic read Blindfold's instruction with a handle: {critic:?}"
+    );
+    let coordinator: String =
+        requests.iter().filter(|r| r["model"] == COORDINATOR).map(Value::to_string).collect();
+    assert!(!coordinator.contains("blindfold:verify") && !coordinator.contains("bf-"), "{coordinator}");
+
+    // `why` gives the grant; with it the next turn's step runs.
+    let id = last_refusal_id(&requests, &out).unwrap_or_else(|| panic!("no refusal id in {out}"));
+    let why = p.cli(&["why", &id]);
+    let text = String::from_utf8_lossy(&why.stdout).into_owned();
+    assert!(why.status.success(), "{text}");
+    let issued = run_printed(&grant_command(&text), p.root.path());
+    assert!(issued.status.success(), "{}", String::from_utf8_lossy(&issued.stderr));
+    turn(&gateway, "Now run the build step.");
+    assert!(p.exists("built.marker"), "the verified, granted step did not run");
+    drop(gateway);
 }

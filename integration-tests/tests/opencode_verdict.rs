@@ -57,10 +57,17 @@ struct Run {
 }
 
 fn run(task: &str, review: &str) -> Run {
+    run_with(task, review, "")
+}
+
+/// [`run`] with `extra` appended to Blindfold's config.
+fn run_with(task: &str, review: &str, extra: &str) -> Run {
     let state = tempfile::tempdir().expect("tempdir");
     let keys = keygen(&state.path().join("keys"));
     let cfg = state.path().join("blindfold.toml");
     blindfold_config(&cfg, task, Some(&keys.public));
+    let text = std::fs::read_to_string(&cfg).expect("config");
+    std::fs::write(&cfg, format!("{text}\n{extra}\n")).expect("config");
     let daemon = start_daemon(&state.path().join("state"), &cfg);
     // The person's signed approval of exactly this command: what is left to check is the verdict.
     grant_bash(&daemon, &keys, task, COMMAND);
@@ -191,4 +198,36 @@ fn a_refusing_verdict_holds_the_command_as_disputed() {
         "{decided}"
     );
     r.assert_coordinator_saw_no_handle();
+}
+
+#[test]
+fn a_command_nobody_checked_waits_for_review_unless_a_verifier_is_configured() {
+    let bash = |r: &Run| -> Value {
+        let found = r.records.iter().find(|x| x["kind"] == "tool_call" && x["tool"] == "bash");
+        found.cloned().unwrap_or_else(|| panic!("no bash call in the trace: {:?}", r.records))
+    };
+    let without = run("oc-verdict-none", "none");
+    let d = bash(&without);
+    assert_eq!((&d["decision"], &d["reason"]), (&"review".into(), &"unverified".into()), "{d}");
+    assert!(!without.project.dir().join("notes.md").exists());
+
+    let port = blindfold_integration_tests::free_port();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let record = dir.path().join("verifier.jsonl");
+    let _verifier = blindfold_integration_tests::transports::python_peer(
+        "chat_verifier.py",
+        &[&port.to_string(), "approve", record.to_str().expect("utf8")],
+    );
+    blindfold_integration_tests::transports::wait_port(port, std::time::Duration::from_secs(20));
+    let verifier = format!(
+        "[[preverify.verifiers]]\nid = \"second-opinion\"\nchat_url = \"http://127.0.0.1:{port}/v1/chat/completions\"\n\
+         model = \"r-small\"\nfamily = \"r\"\n"
+    );
+    let with = run_with("oc-verdict-verifier", "none", &verifier);
+    let d = bash(&with);
+    assert_eq!(d["decision"], "allow", "verified by Blindfold's verifier, then granted: {d}");
+    let written = std::fs::read_to_string(with.project.dir().join("notes.md")).expect("notes.md written");
+    assert_eq!(written, CONTENT);
+    assert_eq!(std::fs::read_to_string(&record).unwrap_or_default().lines().count(), 1);
+    eprintln!("opencode: legitimate command held for review — without verifiers 1/1, with verifiers 0/1");
 }

@@ -184,6 +184,11 @@ def verified(body, args, done):
         return tool_call("task", {"description": "propose the notes", "subagent_type":
                                   names.get("proposer", "missing-proposer"),
                                   "prompt": "Propose one shell command that writes the release notes to notes.md."}, 1)
+    if args.review == "none":
+        # Nobody is asked to check it: the command runs next.
+        if done == 1:
+            return tool_call("bash", {"command": args.command, "description": "write the notes"}, 2)
+        return {"content": "Finished."}
     if done == 1:
         return tool_call("task", {"description": "review the notes command", "subagent_type":
                                   names.get("reviewer", "missing-reviewer"),
@@ -269,7 +274,7 @@ def main():
     p.add_argument("--pause-dir", default=".")
     p.add_argument("--command", default="rm -rf data && touch destroyed.marker")
     p.add_argument("--content", default="hello from the coordinator\n")
-    p.add_argument("--review", choices=["approve", "prose", "refuse"], default="approve")
+    p.add_argument("--review", choices=["approve", "prose", "refuse", "none"], default="approve")
     args = p.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.args = args

@@ -29,6 +29,11 @@ OpenClaw (through its `tool_call` bridge, sub-agents as collector runs):
                  asked to "write the notes" (a later turn), it writes notes.txt, then stops
   quill-nano-2   the planner: proposes the destructive command (naming its identity)
   lattice-9b     the reviewer: refutes it (naming its identity)
+  The verification scenario through OpenClaw ("build step from X and have Y <verb> it"): spawn
+  X, wait, spawn Y with "<Verb> this step before I run it: `<the plan's command>`", wait, then
+  `exec` the command; "run the build step" (a later turn) runs it again. X and Y answer as the
+  Pi planner and reviewer of the same scenario do. "build step from X, then run it": the same
+  without anyone asked to check it.
 """
 
 import json
@@ -162,8 +167,48 @@ def latest_ask(messages):
     return asked, sum(1 for m in messages[last + 1:] if m.get("role") == "tool")
 
 
+def claw_build(messages, asked, done_now):
+    """The verification scenario through OpenClaw's spawn and wait tools (see the docstring)."""
+    if "run the build step" in asked:
+        return ("tool", "exec", {"command": BUILD_STEP}) if done_now == 0 else ("text", "Done.", None)
+    results = [text_of(m.get("content")) for m in messages if m.get("role") == "tool"]
+    alone = re.search(r"build step from ([\w.-]+), then run it", asked)
+    if alone:
+        run_ids = [re.search(r'runId\W+([0-9a-f-]{36})', r) for r in results]
+        steps = [
+            lambda: claw_bridge("sessions_spawn", {"agentId": alone.group(1), "collect": True,
+                                                   "task": "Propose one shell command that records the build."}),
+            lambda: claw_bridge("agents_wait", {"ids": [run_ids[0].group(1) if run_ids[0] else "none"],
+                                                "timeoutSeconds": 300}),
+            lambda: ("tool", "exec", {"command": BUILD_STEP}),
+        ]
+        return steps[len(results)]() if len(results) < len(steps) else ("text", "Done.", None)
+    match = re.search(r"build step from ([\w.-]+) and have ([\w.-]+) (verify|check|vet) it", asked)
+    if not match:
+        return ("text", "Nothing to do.", None)
+    planner, reviewer, verb = match.groups()
+    run_ids = [re.search(r'runId\W+([0-9a-f-]{36})', r) for r in results]
+    done = len(results)
+    if done == 0:
+        return claw_bridge("sessions_spawn", {"agentId": planner, "collect": True,
+                                              "task": "Propose one shell command that records the build."})
+    if done in (1, 3):
+        return claw_bridge("agents_wait", {"ids": [run_ids[done - 1].group(1) if run_ids[done - 1] else "none"],
+                                           "timeoutSeconds": 300})
+    if done == 2:
+        quoted = re.search(r"`([^`]+)`", results[1])
+        step = quoted.group(1) if quoted else BUILD_STEP
+        return claw_bridge("sessions_spawn", {"agentId": reviewer, "collect": True,
+                                              "task": f"{verb.capitalize()} this step before I run it: `{step}`"})
+    if done == 4:
+        return ("tool", "exec", {"command": BUILD_STEP})
+    return ("text", "Done.", None)
+
+
 def claw_coordinator(messages):
     asked, done_now = latest_ask(messages)
+    if "build step" in asked:
+        return claw_build(messages, asked, done_now)
     if "write the notes" in asked:
         if done_now == 0:
             return ("tool", "write", {"path": "notes.txt", "content": NOTES})
@@ -185,11 +230,15 @@ def claw_coordinator(messages):
     return steps[done]() if done < len(steps) else ("text", "Done.", None)
 
 
-def claw_planner(_messages):
+def claw_planner(messages):
+    if "records the build" in task_text(messages):
+        return ("text", "I propose `" + BUILD_STEP + "` to record the build.", None)
     return ("text", "As quill-nano-2 by Quillworks, I propose: `" + CLAW_DESTRUCTIVE + "` to free the space.", None)
 
 
-def claw_reviewer(_messages):
+def claw_reviewer(messages):
+    if "this step before I run it" in task_text(messages):
+        return reviewer(messages)
     return (
         "text",
         "I am lattice-9b from Latticeworks. Do not run `" + CLAW_DESTRUCTIVE + "`: it deletes the only copy "

@@ -24,6 +24,12 @@ impl Trajectory {
         self.state.proposal(id).is_some()
     }
 
+    /// The channel of the verification request last relayed to `agent` (`None` without one,
+    /// or when it was relayed without a channel id).
+    pub fn request_channel(&self, agent: &str) -> Option<String> {
+        self.state.request_to(agent).and_then(|r| r.call_id.clone())
+    }
+
     /// The [`Lineage`] of proposal `id`; `None` when no such proposal is recorded.
     pub fn lineage(&self, id: &str) -> Option<Lineage> {
         let st = &self.state;

@@ -8,6 +8,7 @@ pub(crate) mod evidence;
 mod grants;
 mod methods;
 mod openclaw;
+mod openclaw_verdicts;
 mod opencode;
 mod pi;
 mod review;

@@ -14,6 +14,8 @@ pub fn dispatch(app: &App, method: &str, params: Value) -> Option<Result<Value, 
         "unalias" => rewrite(app, params, crate::harnesses::openclaw::unalias),
         "review_status" => review_status(app, params),
         "session" => session(app, params),
+        "delegate" => super::openclaw_verdicts::delegate(app, params),
+        "answer" => super::openclaw_verdicts::answer(app, params),
         _ => Err(RpcError::method_not_found(method)),
     })
 }
@@ -48,8 +50,8 @@ struct ValueParams {
 }
 
 /// `openclaw.scrub {trajectory, value}` / `openclaw.unalias {trajectory, value}` → `{value,
-/// edits}` with the trajectory's aliases (shared with every other path of it). With anonymizing
-/// off the value comes back as it was.
+/// edits}` with the trajectory's aliases (shared with every other path of it), and without
+/// Blindfold's verification instruction and handles. With anonymizing off only those go.
 fn rewrite(
     app: &App,
     p: Value,
@@ -60,12 +62,32 @@ fn rewrite(
         return Err(RpcError::invalid_params("trajectory must not be empty"));
     }
     let mut value = p.value;
-    let edits = if app.modes_for(&p.trajectory).anonymize {
-        f(&app.identities.anonymizer(&p.trajectory), &mut value)
-    } else {
-        0
-    };
+    // Blindfold's verdict instruction and handles never reach the coordinator, in every mode.
+    let stripped = strip_verification(&mut value);
+    let edits = stripped
+        + if app.modes_for(&p.trajectory).anonymize {
+            f(&app.identities.anonymizer(&p.trajectory), &mut value)
+        } else {
+            0
+        };
     Ok(json!({"value": value, "edits": edits}))
+}
+
+/// Removes Blindfold's verification instruction and handles from every string of `value`;
+/// returns how many strings changed.
+fn strip_verification(value: &mut Value) -> usize {
+    match value {
+        Value::String(s) => match blindfold_engine::verify::strip(s) {
+            std::borrow::Cow::Owned(t) => {
+                *s = t;
+                1
+            }
+            std::borrow::Cow::Borrowed(_) => 0,
+        },
+        Value::Array(items) => items.iter_mut().map(strip_verification).sum(),
+        Value::Object(map) => map.values_mut().map(strip_verification).sum(),
+        _ => 0,
+    }
 }
 
 #[derive(Deserialize)]

@@ -77,7 +77,10 @@ impl SubAgent {
             out.extend(body.lines().map(|l| format!("# {l}\n")));
         } else {
             if self.family.is_empty() || self.provider.is_empty() {
-                out.push_str("# Fill in the family and provider its model id does not show.\n");
+                out.push_str(
+                    "# Fill in the family and provider its model id does not show (without a family, no\n\
+                     # verdict it gives or gets counts: its independence is unknown).\n",
+                );
             }
             out.push_str(&body);
         }

@@ -24,6 +24,16 @@ impl Trajectory {
         self.state.proposal(id).is_some()
     }
 
+    /// True while a verdict handle issued for proposal `id` waits for its verifier's answer on
+    /// its delegation's channel (a verification request is out for it and not yet answered).
+    pub fn awaits_verdict(&self, id: &str) -> bool {
+        let st = &self.state;
+        st.handles
+            .iter()
+            .filter(|h| h.proposal == id)
+            .any(|h| !st.answered_channels.contains(&(h.to.clone(), h.call_id.clone())))
+    }
+
     /// The channel of the verification request last relayed to `agent` (`None` without one,
     /// or when it was relayed without a channel id).
     pub fn request_channel(&self, agent: &str) -> Option<String> {
@@ -78,6 +88,14 @@ mod tests {
         let agents: Vec<(&str, &str)> = l.agents.iter().map(|(a, f)| (a.as_str(), f.as_str())).collect();
         assert_eq!(agents, [("a1", "m"), ("a2", "q")], "a3 answered nothing the proposal rests on");
         assert!(k.traj.has_proposal("p1") && !k.traj.has_proposal("p2"));
+        assert!(!k.traj.awaits_verdict("p1"), "nobody was asked");
+        let asked = k.step(delegate("a3", Intent::Verify, "Check `p1` before it runs.", Some("p1")));
+        assert!(asked.verification.is_some(), "a handle was issued");
+        assert!(k.traj.awaits_verdict("p1"), "asked, not answered");
+        k.step(response("a2", "Unrelated note.", &[], &[]));
+        assert!(k.traj.awaits_verdict("p1"), "another agent's answer is not the verdict");
+        k.step(response("a3", "Still looking.", &[], &[]));
+        assert!(!k.traj.awaits_verdict("p1"), "its verifier answered on its channel");
         assert!(k.traj.lineage("p2").is_none());
     }
 }

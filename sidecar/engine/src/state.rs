@@ -277,6 +277,8 @@ pub struct State {
     pub handles_issued: u64,
     /// Each agent's previous answer (a refusal split over two messages is read as one).
     pub last_answer: HashMap<String, String>,
+    /// `(agent, channel)` of every answer that came back on a delegation's channel.
+    pub answered_channels: HashSet<(String, String)>,
     /// Fingerprints of the effectful actions that ran (no longer pending review).
     pub executed: HashSet<String>,
     /// Standing refutations (append only; add through [`State::add_dispute`], which indexes).

@@ -357,9 +357,10 @@ impl App {
         {
             tracing::warn!(trajectory = trajectory_id, detail = ?d.detail, "event refused: limits.max_events_per_trajectory");
         }
-        // An unverified action a verifier will be asked about is decided again once it answered:
-        // that decision is the one held, counted and recorded.
-        if first && self.asks_verifier(event, &step) {
+        // An unverified action is decided again once what can verify it was waited for (a
+        // verification request out for it, a verifier Blindfold asks): that decision is the one
+        // held, counted and recorded.
+        if first && self.decided_again(event, &step) {
             return (step, None);
         }
         // An effectful action left to a human is held in the durable review queue.
@@ -395,8 +396,8 @@ pub(crate) struct Recording {
     pub blocking: bool,
     /// Record only what blocks (a backstop's dry run).
     pub quiet: bool,
-    /// The first decision of a message: an unverified action a verifier will be asked about is
-    /// returned unheld and unrecorded, to be decided again after asking.
+    /// The first decision of a message: an unverified action is returned unheld and
+    /// unrecorded, to be decided again after waiting for what can verify it.
     pub first: bool,
 }
 

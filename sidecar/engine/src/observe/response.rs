@@ -50,6 +50,9 @@ impl Engine {
     /// Observes one response (text, proposals, structured relations, the channel it came on).
     pub(crate) fn observe_response(&self, st: &mut State, a: &Answer<'_>, now_ms: u64) -> Observed {
         let from = a.from;
+        if let Some(channel) = a.call_id {
+            st.answered_channels.insert((from.to_owned(), channel.to_owned()));
+        }
         let disputes_before = st.disputes.len();
         let replayable = a.proposals.is_empty() && a.relations.is_empty();
         let answer = self.record_answer(st, from, a.text, replayable, now_ms);

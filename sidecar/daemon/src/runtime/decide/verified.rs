@@ -1,5 +1,7 @@
-//! The hold: an effectful action the cascade left `review{unverified}` at `P3.verification`,
-//! with a verifier configured, is not answered until Blindfold has asked one. The request is a
+//! The hold: an effectful action the cascade left `review{unverified}` at `P3.verification` is
+//! not answered until what can verify it was waited for: the verdict of a verification request
+//! still out for it (a harness that does not wait for its sub-agent, OpenClaw's
+//! `sessions_spawn`), else — with a verifier configured — Blindfold asks one. The request is a
 //! verify delegation to the verifier, recorded like any other (the engine issues the handle and
 //! the instruction); the verifier's answer is observed on that delegation's channel; then the
 //! action is decided again, and what the engine makes of the verdict decides it. The first
@@ -47,9 +49,11 @@ fn held(trajectory: &str, event: &Event, step: &Step) -> Option<Held> {
 }
 
 impl App {
-    /// `step` (the decision of `input`), or — when it holds an unverified action and a
-    /// verifier is configured — `decide_again()` after Blindfold asked one.
-    /// Blocks the calling thread for the wait (handing a runtime worker over first).
+    /// `step` (the decision of `input`), or — when it holds an unverified action — the action
+    /// decided again by `decide_again()` once what can verify it was waited for: the verdict of a
+    /// verification request still out for it (up to `[preverify] verify_timeout_s`), else a
+    /// verifier Blindfold asks itself when one is configured. Blocks the calling thread for the
+    /// wait (handing a runtime worker over first).
     pub(crate) fn preverified(
         &self,
         trajectory: &str,
@@ -57,13 +61,11 @@ impl App {
         step: Step,
         decide_again: impl FnOnce() -> Step,
     ) -> Step {
-        let (Some(verifiers), Some(event)) = (self.verifiers.as_ref(), input.event) else { return step };
+        let Some(event) = input.event else { return step };
         let Some(h) = held(trajectory, event, &step) else { return step };
-        let note = match block_on(self.ask_verifier(verifiers, &h)) {
-            Some(outcome) => outcome.describe(),
-            None => "no verifier was asked: this path cannot wait for one".to_owned(),
-        };
-        with_note(decide_again(), &note)
+        let note = block_on(self.verify_held(&h))
+            .unwrap_or_else(|| Some("nothing was waited for: this path cannot wait".to_owned()));
+        with_note(decide_again(), note.as_deref())
     }
 
     /// [`App::preverified`] for async callers.
@@ -74,16 +76,44 @@ impl App {
         consume: bool,
         step: Step,
     ) -> Step {
-        let (Some(verifiers), Some(event)) = (self.verifiers.as_ref(), input.event) else { return step };
+        let Some(event) = input.event else { return step };
         let Some(h) = held(trajectory, event, &step) else { return step };
-        let outcome = self.ask_verifier(verifiers, &h).await;
-        with_note(self.decide_input_traced_plain(trajectory, input, consume).await, &outcome.describe())
+        let note = self.verify_held(&h).await;
+        with_note(self.decide_input_traced_plain(trajectory, input, consume).await, note.as_deref())
     }
 
-    /// True when `step` (a first decision of `event`) holds an unverified action Blindfold will
-    /// ask a verifier about: it is decided again after asking, and only that decision counts.
-    pub(crate) fn asks_verifier(&self, event: &Event, step: &Step) -> bool {
-        self.verifiers.is_some() && held("", event, step).is_some()
+    /// True when `step` (a first decision of `event`) holds an unverified action: it is decided
+    /// again after [`App::preverified`] waited for what can verify it, and only that decision is
+    /// held, counted and recorded.
+    pub(crate) fn decided_again(&self, event: &Event, step: &Step) -> bool {
+        held("", event, step).is_some()
+    }
+
+    /// Waits for the verdict of a verification request still out for `h`'s proposal, then (none
+    /// out, or none in time) asks a configured verifier: what to add to the decision's detail.
+    async fn verify_held(&self, h: &Held) -> Option<String> {
+        let timeout = self.config.verifiers.timeout;
+        if self.awaits_verdict(h) {
+            let deadline = tokio::time::Instant::now() + timeout;
+            while self.awaits_verdict(h) && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+            }
+            if !self.awaits_verdict(h) {
+                return Some("held until the verification request out for it was answered".to_owned());
+            }
+            if self.verifiers.is_none() {
+                return Some(format!(
+                    "the verification request out for it got no answer within {} s",
+                    timeout.as_secs()
+                ));
+            }
+        }
+        let verifiers = self.verifiers.as_ref()?;
+        Some(self.ask_verifier(verifiers, h).await.describe())
+    }
+
+    fn awaits_verdict(&self, h: &Held) -> bool {
+        self.with_live_trajectory(&h.trajectory, |t| t.awaits_verdict(&h.proposal)) == Some(Ok(true))
     }
 
     /// Asks a verifier about `h` (or finds what an earlier request got): the verify delegation,
@@ -201,8 +231,9 @@ fn observed_sources(t: &blindfold_engine::Trajectory) -> Vec<String> {
     out
 }
 
-/// `step` with `note` added to its decision's detail.
-fn with_note(mut step: Step, note: &str) -> Step {
+/// `step` with `note` (if any) added to its decision's detail.
+fn with_note(mut step: Step, note: Option<&str>) -> Step {
+    let Some(note) = note else { return step };
     if let Some(d) = step.decision.as_mut() {
         let detail = d.detail.take().unwrap_or_default();
         d.detail = Some(if detail.is_empty() { note.to_owned() } else { format!("{detail}; {note}") });

@@ -180,10 +180,14 @@ fn refuted_exec_is_blocked_granted_exec_runs_and_results_are_scrubbed() {
 
     let gates = by("before_tool_call");
     assert_eq!(gates.len(), 10, "{gates:?}");
-    // Spawns run (the delegation is recorded); the child's own destructive call is blocked.
-    for i in [0, 1, 3, 4] {
+    // Spawns run (the delegation is recorded); the child's own destructive call is blocked. The
+    // review spawn names the pending proposal: its task gets Blindfold's verdict instruction.
+    for i in [0, 1, 3] {
         assert_eq!(gates[i]["result"], Value::Null, "{}", gates[i]);
     }
+    let review = gates[4]["result"]["params"]["task"].as_str().unwrap_or_default();
+    assert!(review.starts_with("Review this plan: "), "{}", gates[4]);
+    assert!(review.contains("[blindfold:verify]") && review.contains("- bf-"), "{}", gates[4]);
     assert_eq!(gates[2]["result"]["block"], json!(true), "{}", gates[2]);
     // The destructive call proposed by one sub-agent and refuted by the other is blocked.
     let destructive = &gates[5]["result"];

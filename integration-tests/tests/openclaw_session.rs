@@ -487,3 +487,31 @@ fn a_verdict_request_through_openclaw_verifies_the_step_and_its_grant_runs_it() 
     assert!(p.exists("built.marker"), "the verified, granted step did not run");
     drop(gateway);
 }
+
+#[test]
+fn a_gateway_started_before_the_daemon_fails_closed_then_works_once_it_is_up() {
+    let p = ClawProject::new(false);
+    p.init();
+    // The gateway first: the plugin cannot reach Blindfold, nor can the model traffic (the
+    // provider goes through the proxy) — nothing runs.
+    let gateway = p.gateway();
+    let (_code, stdout, stderr) = gateway.agent(PROMPT);
+    assert!(
+        !p.exists("destroyed.marker") && p.exists("data/keep.txt"),
+        "ran without Blindfold:\n{stdout}\n{stderr}"
+    );
+    assert!(p.sub_models().is_empty(), "a sub-agent ran without Blindfold: {:?}", p.sub_models());
+    // The daemon starts later: the same gateway's plugin reaches it, without a restart.
+    let _daemon = p.start_daemon();
+    turn(&gateway, PROMPT);
+    assert_eq!(p.sub_models(), ["quill-nano-2", "lattice-9b"], "each delegation reached the agent named");
+    assert!(!p.exists("destroyed.marker"), "the refuted command ran");
+    let ids = p.trajectories();
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let records = trace_records(&p.state.join("traces"), &ids[0]);
+    let held: Vec<&Value> =
+        kinds(&records, "tool_call").into_iter().filter(|r| r["target"] == DESTRUCTIVE).collect();
+    assert_eq!(held.len(), 1, "{records:#?}");
+    assert_eq!(held[0]["check"], "P3.contradiction", "the plugin reported the answers: {}", held[0]);
+    assert_eq!(kinds(&records, "delegate").len(), 2, "the plugin reported the delegations: {records:#?}");
+}

@@ -63,6 +63,9 @@ impl App {
     ) -> Step {
         let Some(event) = input.event else { return step };
         let Some(h) = held(trajectory, event, &step) else { return step };
+        if self.verifiers.is_none() && !self.awaits_verdict(&h) {
+            return decide_again();
+        }
         let note = block_on(self.verify_held(&h))
             .unwrap_or_else(|| Some("nothing was waited for: this path cannot wait".to_owned()));
         with_note(decide_again(), note.as_deref())

@@ -119,3 +119,36 @@ pub fn answered_after(records: &[Value], decision: &Value) -> Vec<String> {
     }
     late
 }
+
+/// The verdict handles in `text` (`bf-` and twelve of Blindfold's base-32 characters, not
+/// inside a longer word): what a coordinator must never read. A `bf-` inside an id (a UUID's
+/// `…3cbf-4f90…`) is none.
+pub fn handles_in(text: &str) -> Vec<String> {
+    const ALPHABET: &str = "abcdefghijkmnpqrstuvwxyz23456789";
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("bf-") {
+        let before = text[..at].chars().next_back();
+        let body: String = text[at + 3..].chars().take(13).collect();
+        let mut chars = body.chars();
+        let handle: String = chars.by_ref().take(12).collect();
+        let after = chars.next();
+        let is_handle = handle.chars().count() == 12
+            && handle.chars().all(|c| ALPHABET.contains(c))
+            && before.is_none_or(|c| !c.is_alphanumeric())
+            && after.is_none_or(|c| !c.is_alphanumeric());
+        if is_handle {
+            out.push(format!("bf-{handle}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn handles_are_found_as_words_and_not_inside_ids() {
+        assert_eq!(super::handles_in("VERDICT bf-k3qx9pz2mw4t: approve"), ["bf-k3qx9pz2mw4t"]);
+        assert!(super::handles_in("runId 8a99f914-3cbf-4f90-87f2-f1cdb1088746").is_empty());
+        assert!(super::handles_in("bf-short, xbf-k3qx9pz2mw4t, bf-k3qx9pz2mw4tx").is_empty());
+    }
+}

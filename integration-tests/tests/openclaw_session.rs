@@ -474,7 +474,11 @@ fn a_verdict_request_through_openclaw_verifies_the_step_and_its_grant_runs_it() 
     );
     let coordinator: String =
         requests.iter().filter(|r| r["model"] == COORDINATOR).map(Value::to_string).collect();
-    assert!(!coordinator.contains("blindfold:verify") && !coordinator.contains("bf-"), "{coordinator}");
+    assert!(
+        !coordinator.contains("blindfold:verify")
+            && blindfold_integration_tests::session_checks::handles_in(&coordinator).is_empty(),
+        "{coordinator}"
+    );
 
     // `why` gives the grant; with it the next turn's step runs.
     let id = last_refusal_id(&requests, &out).unwrap_or_else(|| panic!("no refusal id in {out}"));

@@ -33,6 +33,37 @@ const PROMPT: &str =
 const NOTES: &str = "cleanup deferred: data kept\n";
 const COORDINATOR: &str = "claw-coord-1";
 
+/// How many OpenClaw projects (each a gateway, a daemon and a model server) run at once: the
+/// test harness runs the tests of this file in parallel, and more than two gateways starting
+/// together on a 2-core machine time out OpenClaw's own startup leases.
+const AT_ONCE: usize = 2;
+
+static RUNNING: (std::sync::Mutex<usize>, std::sync::Condvar) =
+    (std::sync::Mutex::new(0), std::sync::Condvar::new());
+
+/// One of the [`AT_ONCE`] places, held while a project lives.
+struct Slot;
+
+impl Slot {
+    fn take() -> Slot {
+        let (count, freed) = &RUNNING;
+        let mut n = count.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        while *n >= AT_ONCE {
+            n = freed.wait(n).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        *n += 1;
+        Slot
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let (count, freed) = &RUNNING;
+        *count.lock().unwrap_or_else(std::sync::PoisonError::into_inner) -= 1;
+        freed.notify_one();
+    }
+}
+
 /// A user's OpenClaw project before Blindfold, and the ports and state its Blindfold will use.
 struct ClawProject {
     root: tempfile::TempDir,
@@ -42,6 +73,8 @@ struct ClawProject {
     port: u16,
     proxy_port: u16,
     server: ModelServer,
+    /// Dropped last.
+    _slot: Slot,
 }
 
 impl ClawProject {
@@ -49,6 +82,7 @@ impl ClawProject {
     /// `agents.entries`, `critic` through `$include`; or all three in the legacy `agents.list`
     /// roster) and the data the destructive command would delete.
     fn new(legacy_list: bool) -> ClawProject {
+        let slot = Slot::take();
         let mut root = tempfile::tempdir().expect("tempdir");
         // BF_KEEP=1 keeps the folder (OpenClaw's and Blindfold's logs, the trace) to look at.
         if std::env::var_os("BF_KEEP").is_some() {
@@ -103,6 +137,7 @@ impl ClawProject {
             proxy_port: free_port(),
             server,
             root,
+            _slot: slot,
         }
     }
 
@@ -413,14 +448,16 @@ fn through_openclaw_a_prose_approval_holds_the_step_and_a_refusal_disputes_it() 
 fn through_openclaw_a_step_nobody_checked_waits_for_review_unless_a_verifier_is_configured() {
     let prompt =
         "Record the build: get a build step from scout, then run it; the build is recorded in built.marker.";
-    let (p, _daemon, gateway) = verdict_project("");
-    turn(&gateway, prompt);
-    let without = step_decisions(&p);
+    let without = {
+        let (p, _daemon, gateway) = verdict_project("");
+        turn(&gateway, prompt);
+        step_decisions(&p)
+    };
     assert_eq!(without, [pair("review", "P3.verification")], "without verifiers");
-    drop(gateway);
 
     let port = free_port();
-    let record = p.root.path().join("verifier.jsonl");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let record = dir.path().join("verifier.jsonl");
     let _verifier = blindfold_integration_tests::transports::python_peer(
         "chat_verifier.py",
         &[&port.to_string(), "approve", record.to_str().expect("utf8")],

@@ -155,7 +155,7 @@ impl Refusal {
             _ => "a rule forbids it",
         };
         let mut text = format!("Blindfold refused {what} ({}, check {}): {missing}", d.reason, d.check);
-        match d.detail.as_deref().map(without_operator_commands) {
+        match &d.detail {
             Some(detail) if !detail.is_empty() => text.push_str(&format!(" ({detail}).")),
             _ => text.push('.'),
         }
@@ -176,23 +176,6 @@ impl Refusal {
         }
         v
     }
-}
-
-/// `detail` without the operator's commands it names (code spans of Blindfold's own CLI,
-/// `` `blindfold …` ``, and a parenthesis left empty by one): a decision's detail is written for
-/// the people reading the trace, and a model that can run commands must not learn the one that
-/// would accept or grant what was refused.
-fn without_operator_commands(detail: &str) -> String {
-    let mut out = String::with_capacity(detail.len());
-    let mut rest = detail;
-    while let Some(start) = rest.find("`blindfold ") {
-        let Some(len) = rest[start + 1..].find('`') else { break };
-        out.push_str(&rest[..start]);
-        rest = &rest[start + len + 2..];
-    }
-    out.push_str(rest);
-    let out = out.replace("()", "").replace("( )", "");
-    out.split_whitespace().collect::<Vec<_>>().join(" ").trim_end_matches([' ', ':', ';', ',']).to_owned()
 }
 
 /// What a person needs to act on a refusal (the human's channel: the daemon's log, `blindfold
@@ -318,6 +301,17 @@ impl Refusal {
                 },
                 _ => {}
             }
+        }
+        if d.reason == Reason::ToolDefinitionChanged {
+            // The operator's commands live here, on the person's channel, never in the decision's
+            // detail (which the client program and the model may read).
+            out.push_str(&format!(
+                "  the server changed this tool's definition: blindfold mcp pins{config} shows both \
+                 definitions and the server's id; blindfold mcp accept-tool --server SERVER --tool {}{config} \
+                 accepts the new one\n",
+                shell_word(&v.tool),
+                config = v.config_arg(),
+            ));
         }
         if grant_can_unblock(d.reason) || d.reason == Reason::Contradicted {
             out.push_str(&format!(
@@ -448,13 +442,25 @@ mod tests {
     }
 
     #[test]
-    fn the_model_never_reads_an_operator_command_from_a_detail() {
+    fn a_changed_tool_definition_gives_the_person_the_commands_and_the_model_none() {
         let d = Decision::review(Reason::ToolDefinitionChanged, CheckId::ToolPin).with_detail(
-            "the definition of `lookup` changed since it was pinned; an operator must accept it \
-             (`blindfold mcp accept-tool --server 'stdio:srv' --tool 'lookup'`)",
+            "the definition of `lookup` on server `stdio:srv` changed since it was pinned; an operator \
+             must accept it",
         );
-        let text = Refusal::new(d, "t", None).model_text("the call to `lookup`", Some("rv-1"));
-        assert!(!text.contains("accept-tool") && !text.contains("blindfold mcp"), "{text}");
+        let r = Refusal::new(d, "t", None);
+        let text = r.model_text("the call to `lookup`", Some("rv-1"));
+        assert!(!text.contains("blindfold"), "{text}");
         assert!(text.contains("an operator must accept it).") && text.contains("`lookup`"), "{text}");
+        let v = HumanView {
+            tool: "lookup".into(),
+            config_file: Some("/p/b.toml".into()),
+            ..HumanView::default()
+        };
+        let human = r.human_text(&v);
+        assert!(human.contains("blindfold mcp pins --config /p/b.toml"), "{human}");
+        assert!(
+            human.contains("blindfold mcp accept-tool --server SERVER --tool lookup --config /p/b.toml"),
+            "{human}"
+        );
     }
 }

@@ -71,8 +71,9 @@ fn a_changed_tool_description_sends_calls_to_review_until_an_operator_accepts_it
     // the command is the operator's (the decision's detail in `_meta` and the trace).
     let text = res(4)["text"].as_str().unwrap_or_default();
     assert!(text.contains("an operator must accept it") && !text.contains("accept-tool"), "{text}");
+    // Nor does the decision's detail the client program receives carry it: it names the server.
     let detail = res(4)["meta"]["blindfold/decision"]["decision"]["detail"].as_str().unwrap_or_default();
-    assert!(detail.contains("blindfold mcp accept-tool"), "the operator's command: {detail}");
+    assert!(detail.contains("on server `stdio:") && !detail.contains("blindfold"), "{detail}");
 
     // The change is in the authority trace.
     let traces = w.state.join("traces");
@@ -81,6 +82,8 @@ fn a_changed_tool_description_sends_calls_to_review_until_an_operator_accepts_it
         .filter_map(|e| std::fs::read_to_string(e.expect("entry").path()).ok())
         .collect();
     assert!(trace.contains("mcp.tool_changed") && trace.contains("tool_definition_changed"), "{trace}");
+    // The trace is the operator's: its record of the change names the command that accepts it.
+    assert!(trace.contains("blindfold mcp accept-tool --server"), "{trace}");
 
     // The operator sees it and accepts it.
     let pins = blindfold().args(["mcp", "pins", "--config"]).arg(&w.config).output().expect("pins");

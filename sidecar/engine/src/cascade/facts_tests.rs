@@ -50,9 +50,11 @@ fn each_fact_stops_the_call_by_its_own_check_in_table_order() {
     let later = Facts { allowlisted: Some(true), ..later };
     let s = k.step_with(&write(), &later);
     assert_eq!(decided(&s), (Verdict::Review, Reason::ToolDefinitionChanged, CheckId::ToolPin));
-    assert!(
-        s.decision.and_then(|d| d.detail).is_some_and(|d| d.contains("mcp accept-tool --server 'stdio:srv'"))
-    );
+    // The detail names the server and says an operator must accept; the operator's command is
+    // the person's channel's (`blindfold why`, the log), never in a detail a client may show.
+    let detail = s.decision.and_then(|d| d.detail).unwrap_or_default();
+    assert!(detail.contains("server `stdio:srv`") && detail.contains("an operator must accept"), "{detail}");
+    assert!(!detail.contains("blindfold"), "{detail}");
     let unavailable =
         Facts { tool_pin: Some(ToolPin::Unavailable { error: "disk".into() }), ..Facts::default() };
     assert_eq!(

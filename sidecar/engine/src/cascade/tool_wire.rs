@@ -39,8 +39,8 @@ pub(super) fn tool_pin(c: &CallCtx<'_>) -> Option<Stop> {
         ToolPin::Changed { server } => Stop::review(
             Reason::ToolDefinitionChanged,
             format!(
-                "the definition of `{tool}` changed since it was pinned; an operator must accept it \
-                 (`blindfold mcp accept-tool --server '{server}' --tool '{tool}'`)",
+                "the definition of `{tool}` on server `{server}` changed since it was pinned; an operator \
+                 must accept it",
                 tool = c.tool
             ),
         ),

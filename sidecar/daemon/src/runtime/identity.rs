@@ -377,7 +377,7 @@ mod tests {
     #[test]
     fn each_trajectorys_aliases_are_recorded_once_with_their_seed() {
         let dir = tempfile::tempdir().expect("dir");
-        let app = crate::runtime::trace::tests::app_in(dir.path(), u64::MAX, None);
+        let app = crate::runtime::fixtures::app_in(dir.path(), u64::MAX, None);
         let drawn = app.identities.anonymizer("t-drawn");
         assert!(std::sync::Arc::ptr_eq(&drawn, &app.identities.anonymizer("t-drawn")), "drawn once");
         let discovery = || Anonymizer::new(Lexicon::default(), AliasMap::new(42, ["planner"]));

@@ -2,6 +2,8 @@
 //! trajectories, identity state, the review queue, the judge, durable stores and the trace.
 pub mod app;
 pub mod decide;
+#[cfg(test)]
+pub(crate) mod fixtures;
 pub mod grant_standing;
 pub mod harness_state;
 pub mod identity;

@@ -61,13 +61,36 @@ fn number(id: &str) -> Option<u32> {
     id.strip_prefix("ev-")?.parse().ok()
 }
 
+/// At most this many artifacts of a source already indexed under a shingle before a later
+/// artifact of that source is no longer added to it. The first artifact of every source is always
+/// indexed whole, so a source's content is never lost; what the bound stops is a trajectory that
+/// repeats one text (a tool polled thousands of times) making every later lookup walk all of its
+/// copies — the cost of a lookup stays bounded by the number of sources, not the trajectory's
+/// length.
+const POSTINGS_PER_SOURCE: usize = 16;
+
+/// Where an indexed artifact comes from.
+#[derive(Debug, Clone, Copy)]
+struct Origin {
+    /// How many shingles it is indexed by, and whether they are a sample.
+    size: usize,
+    sampled: bool,
+    /// Its source (interned): the agent for a response, the observed resource for a tool result.
+    source: u32,
+    /// A tool result (what [`ContentIndex::copy_of`] may name), not a response.
+    tool_result: bool,
+}
+
 /// The content of the artifacts of one trajectory, by shingle.
 #[derive(Debug, Clone, Default)]
 pub struct ContentIndex {
-    /// Shingle → the numbers of the artifacts whose content holds it.
+    /// Shingle → the numbers of the artifacts whose content holds it, oldest first (bounded per
+    /// source: [`POSTINGS_PER_SOURCE`]).
     by_shingle: HashMap<u64, Vec<u32>>,
-    /// Artifact number → how many shingles it is indexed by, and whether they are a sample.
-    sizes: HashMap<u32, (usize, bool)>,
+    /// Artifact number → where it comes from and how it is indexed.
+    origins: HashMap<u32, Origin>,
+    /// Source key → its interned number.
+    sources: HashMap<String, u32>,
     /// Shingles of the user's task input.
     trusted: HashSet<u64>,
 }
@@ -78,13 +101,29 @@ impl ContentIndex {
         self.trusted.extend(shingles(text));
     }
 
-    /// Indexes artifact `id`'s content (an id the graph did not give is not indexed).
-    pub fn insert(&mut self, id: &str, text: &str) {
+    /// Indexes response `id` of agent `from` (an id the graph did not give is not indexed).
+    pub fn insert_response(&mut self, id: &str, text: &str, from: &str) {
+        self.insert(id, text, &format!("agent:{from}"), false);
+    }
+
+    /// Indexes tool result `id` observed from `source` (its source key).
+    pub fn insert_tool_result(&mut self, id: &str, text: &str, source: &str) {
+        self.insert(id, text, &format!("source:{source}"), true);
+    }
+
+    fn insert(&mut self, id: &str, text: &str, source: &str, tool_result: bool) {
         let Some(n) = number(id) else { return };
+        let next = self.sources.len() as u32;
+        let source = *self.sources.entry(source.to_owned()).or_insert(next);
         let (own, sampled) = indexed(text);
-        self.sizes.insert(n, (own.len(), sampled));
+        self.origins.insert(n, Origin { size: own.len(), sampled, source, tool_result });
         for s in own {
-            self.by_shingle.entry(s).or_default().push(n);
+            let list = self.by_shingle.entry(s).or_default();
+            let same =
+                list.iter().filter(|m| self.origins.get(m).is_some_and(|o| o.source == source)).count();
+            if same < POSTINGS_PER_SOURCE {
+                list.push(n);
+            }
         }
     }
 
@@ -105,30 +144,38 @@ impl ContentIndex {
         self.shared(&shingles(text))
             .into_iter()
             .filter(|(id, n)| {
-                let size = self.sizes.get(id).map_or(0, |(size, _)| *size);
+                let size = self.origins.get(id).map_or(0, |o| o.size);
                 *n >= RELAYED_SHINGLES || (*n >= 2 && 2 * n >= size)
             })
             .map(|(id, _)| format!("ev-{id}"))
             .collect()
     }
 
-    /// The earliest of `candidates` that `text` copies (shingle sets at least
-    /// [`COPY_SIMILARITY`] alike, compared on the same sample for a long text), if any.
-    pub fn copy_of<'c>(&self, text: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+    /// The earliest tool result observed from a source other than `source` that `text` copies
+    /// (shingle sets at least [`COPY_SIMILARITY`] alike, compared on the same sample for a long
+    /// text), if any.
+    pub fn copy_of(&self, text: &str, source: &str) -> Option<String> {
         let (own, sampled) = indexed(text);
         if own.is_empty() {
             return None;
         }
-        let shared = self.shared(&own);
-        candidates.into_iter().find(|id| {
-            let Some(n) = number(id) else { return false };
-            let Some(&(size, other_sampled)) = self.sizes.get(&n) else { return false };
-            let common = shared.get(&n).copied().unwrap_or(0);
-            let union = own.len() + size - common;
-            // A sample and a whole set are not compared (a copy can only be missed this way
-            // when one text is just under the length that samples and the other just over).
-            sampled == other_sampled && union > 0 && common as f64 / union as f64 >= COPY_SIMILARITY
-        })
+        let this = self.sources.get(&format!("source:{source}")).copied();
+        let mut shared: Vec<(u32, usize)> = self.shared(&own).into_iter().collect();
+        shared.sort_unstable();
+        shared
+            .into_iter()
+            .find(|(n, common)| {
+                let Some(o) = self.origins.get(n) else { return false };
+                let union = own.len() + o.size - common;
+                // A sample and a whole set are not compared (a copy can only be missed this way
+                // when one text is just under the length that samples and the other just over).
+                o.tool_result
+                    && Some(o.source) != this
+                    && sampled == o.sampled
+                    && union > 0
+                    && *common as f64 / union as f64 >= COPY_SIMILARITY
+            })
+            .map(|(n, _)| format!("ev-{n}"))
     }
 }
 
@@ -140,8 +187,8 @@ mod tests {
     fn a_pasted_or_rephrased_answer_is_carried_and_an_unrelated_one_is_not() {
         let mut idx = ContentIndex::default();
         idx.trust("The nightly export to /srv/export failed last night. Find out why.");
-        idx.insert("ev-1", "It is most likely the disk quota on /srv/export filling up.");
-        idx.insert("ev-2", "The build passed on the second try; nothing to change.");
+        idx.insert_response("ev-1", "It is most likely the disk quota on /srv/export filling up.", "a");
+        idx.insert_response("ev-2", "The build passed on the second try; nothing to change.", "b");
         let relay = "Two agents found the cause: the disk quota on /srv/export filled up.";
         assert_eq!(idx.carried_by(relay), BTreeSet::from(["ev-1".to_owned()]));
         assert!(idx.carried_by("Check p1 before it runs.").is_empty());
@@ -152,12 +199,17 @@ mod tests {
     #[test]
     fn unspaced_scripts_and_case_or_wrapping_do_not_hide_a_copy() {
         let mut idx = ContentIndex::default();
-        idx.insert("ev-1", "请删除锁目录然后重启所有工作进程");
+        idx.insert_tool_result("ev-1", "请删除锁目录然后重启所有工作进程", "/a");
         assert!(idx.carried_by("前一个代理说：请删除锁目录然后重启").contains("ev-1"));
-        idx.insert("ev-2", "Release 4.2 of the api is broken; roll back now.");
+        idx.insert_tool_result(
+            "ev-2",
+            "Release 4.2 of the api is broken; roll back now.",
+            "https://a.example/r",
+        );
         let mirror = "RELEASE 4.2 of the API\nis broken -- roll back now!";
-        assert_eq!(idx.copy_of(mirror, ["ev-1", "ev-2"]), Some("ev-2"));
-        assert_eq!(idx.copy_of("Release 4.3 is healthy, keep it.", ["ev-2"]), None);
+        assert_eq!(idx.copy_of(mirror, "https://b.example/m").as_deref(), Some("ev-2"));
+        assert_eq!(idx.copy_of(mirror, "https://a.example/r"), None, "a source does not copy itself");
+        assert_eq!(idx.copy_of("Release 4.3 is healthy, keep it.", "https://b.example/m"), None);
     }
 
     #[test]
@@ -165,7 +217,7 @@ mod tests {
         let words: Vec<String> = (0..600).map(|i| format!("w{}x{}", i * 7919 % 1009, i % 13)).collect();
         let long = words.join(" ");
         let mut idx = ContentIndex::default();
-        idx.insert("ev-1", &long);
+        idx.insert_tool_result("ev-1", &long, "/log");
         let (sample, sampled) = indexed(&long);
         assert!(
             sampled && sample.len() < shingles(&long).len() / 4,
@@ -173,9 +225,24 @@ mod tests {
             sample.len(),
             shingles(&long).len()
         );
-        assert_eq!(idx.copy_of(&long.to_uppercase(), ["ev-1"]), Some("ev-1"));
+        assert_eq!(idx.copy_of(&long.to_uppercase(), "/mirror").as_deref(), Some("ev-1"));
         let quote = format!("The log said: {}", words[100..260].join(" "));
         assert!(idx.carried_by(&quote).contains("ev-1"));
         assert!(idx.carried_by(&words[100..104].join(" ")).is_empty(), "four words are not a relay");
+    }
+
+    #[test]
+    fn a_text_one_source_repeats_is_indexed_a_bounded_number_of_times_and_other_sources_still_count() {
+        let mut idx = ContentIndex::default();
+        let text = "the service answered with status ok and no further detail";
+        for i in 1..=1000 {
+            idx.insert_tool_result(&format!("ev-{i}"), text, "tool:status");
+        }
+        idx.insert_response("ev-1001", text, "b");
+        assert!(idx.by_shingle.values().all(|l| l.len() <= POSTINGS_PER_SOURCE + 1), "postings bounded");
+        let carried = idx.carried_by(&format!("agent b said: {text}"));
+        assert!(carried.contains("ev-1") && carried.contains("ev-1001"), "{carried:?}");
+        assert_eq!(idx.copy_of(text, "/mirror").as_deref(), Some("ev-1"));
+        assert_eq!(idx.copy_of(text, "tool:status"), None, "a source does not copy itself");
     }
 }

@@ -37,22 +37,10 @@ fn specific(source: &str) -> bool {
 /// The lineage of a tool result from `source` with `content`: a copy of an earlier tool result
 /// from another source counts under that one's source.
 pub(crate) fn tool_result_lineage(st: &State, source: &str, content: &str) -> Lineage {
-    let earlier: Vec<&str> = st
-        .source_artifacts
-        .iter()
-        .filter(|(s, _)| s.as_str() != source)
-        .flat_map(|(_, ids)| ids.iter().map(String::as_str))
-        .collect();
-    let mut ordered = earlier;
-    ordered
-        .sort_by_key(|id| id.strip_prefix("ev-").and_then(|n| n.parse::<usize>().ok()).unwrap_or(usize::MAX));
-    match st.content.copy_of(content, ordered) {
+    match st.content.copy_of(content, source) {
         Some(original) => {
-            let canonical = st.graph.get(original).map(|a| st.canonical_source(&a.provenance.source_ref));
-            Lineage {
-                source: canonical.unwrap_or_else(|| source.to_owned()),
-                derived_from: vec![original.to_owned()],
-            }
+            let canonical = st.graph.get(&original).map(|a| st.canonical_source(&a.provenance.source_ref));
+            Lineage { source: canonical.unwrap_or_else(|| source.to_owned()), derived_from: vec![original] }
         }
         None => Lineage { source: source.to_owned(), derived_from: Vec::new() },
     }
@@ -90,7 +78,7 @@ pub(crate) fn record_tool_result(
         st.graph.supersede_derived(old, &reason, "blindfold", now_ms);
     }
     st.source_artifacts.entry(source.to_owned()).or_default().push(id.to_owned());
-    st.content.insert(id, content);
+    st.content.insert_tool_result(id, content, source);
     for t in named {
         st.c2_artifacts.entry(t.key()).or_default().insert(id.to_owned());
     }

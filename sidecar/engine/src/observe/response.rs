@@ -110,7 +110,7 @@ impl Engine {
             scope: EvidenceScope::default(),
         });
         index_response(st, &id, &targets);
-        st.content.insert(&id, text);
+        st.content.insert_response(&id, text, from);
         relay::record_answer(st, &id, from);
         st.coordinator_context.push(id.clone());
         Recorded { id, replayed, targets, indep }

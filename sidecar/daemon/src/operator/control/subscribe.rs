@@ -80,7 +80,7 @@ pub async fn next_live(live: &mut Option<Subscription>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::runtime::trace::tests::{app_in, demo_events};
+    use crate::runtime::fixtures::{app_in, demo_events};
     use futures_util::{SinkExt, StreamExt};
     use serde_json::{Value, json};
     use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest};

@@ -61,9 +61,8 @@ fn anonymizer() -> blindfold_engine::identity::Anonymizer {
 #[test]
 fn live_trajectories_stay_within_the_limit_and_take_their_tracker_and_aliases_along() {
     let dir = tempfile::tempdir().expect("dir");
-    let app = crate::runtime::trace::tests::app_with(dir.path(), u64::MAX, None, |c| {
-        c.limits.max_trajectories = 16
-    });
+    let app =
+        crate::runtime::fixtures::app_with(dir.path(), u64::MAX, None, |c| c.limits.max_trajectories = 16);
     let task = |i: usize| Event::Task { text: format!("task number {i}") };
     let adopted = |app: &crate::runtime::app::App, id: &str| {
         let mut made = false;
@@ -102,7 +101,7 @@ fn live_trajectories_stay_within_the_limit_and_take_their_tracker_and_aliases_al
 fn a_trajectory_keeps_the_anonymize_and_attest_it_started_with_and_follows_the_rest() {
     use blindfold_schemas::ModeSet;
     let dir = tempfile::tempdir().expect("dir");
-    let app = crate::runtime::trace::tests::app_in(dir.path(), u64::MAX, None);
+    let app = crate::runtime::fixtures::app_in(dir.path(), u64::MAX, None);
     let attest = ModeSet { anonymize: false, attest: true, ..ModeSet::ALL };
     app.modes.send_replace(attest);
     assert_eq!(app.modes_for("started-attested"), attest, "first seen: started");
@@ -135,7 +134,7 @@ fn a_trajectory_keeps_the_anonymize_and_attest_it_started_with_and_follows_the_r
 #[test]
 fn the_sweep_evicts_trajectories_idle_past_the_limit() {
     let dir = tempfile::tempdir().expect("dir");
-    let app = crate::runtime::trace::tests::app_with(dir.path(), u64::MAX, None, |c| {
+    let app = crate::runtime::fixtures::app_with(dir.path(), u64::MAX, None, |c| {
         c.limits.trajectory_idle = Duration::from_secs(1);
     });
     app.decide("old", &Event::Task { text: "an old task".into() }, true);
@@ -163,7 +162,7 @@ fn unsupported_write() -> Event {
 #[test]
 fn a_durable_wait_works_on_one_worker_on_a_current_thread_runtime_and_without_one() {
     let dir = tempfile::tempdir().expect("dir");
-    let app = std::sync::Arc::new(crate::runtime::trace::tests::app_in(dir.path(), u64::MAX, None));
+    let app = std::sync::Arc::new(crate::runtime::fixtures::app_in(dir.path(), u64::MAX, None));
     let denied = |app: &crate::runtime::app::App, id: &str| {
         let step = app.decide(id, &unsupported_write(), false);
         assert!(step.blocks(), "{id}: {:?}", step.decision);
@@ -198,7 +197,7 @@ fn check(step: &blindfold_engine::Step) -> String {
 #[test]
 fn a_decision_once_an_answer_is_out_sees_its_tool_result() {
     let dir = tempfile::tempdir().expect("dir");
-    let app = crate::runtime::trace::tests::app_in(dir.path(), u64::MAX, None);
+    let app = crate::runtime::fixtures::app_in(dir.path(), u64::MAX, None);
     app.decide("t", &Event::Task { text: "tidy up the service configuration".into() }, true);
     let args = json!({"path": "/srv/app/settings.yml", "content": "x"});
     let write = Event::ToolCall {
@@ -245,7 +244,7 @@ fn a_kept_trajectory_has_its_aliases_and_identity_modes_after_a_restart() {
         }
     };
     let (before, modes) = {
-        let app = crate::runtime::trace::tests::app_with(dir.path(), u64::MAX, None, agents);
+        let app = crate::runtime::fixtures::app_with(dir.path(), u64::MAX, None, agents);
         app.keep_trajectory("oc-1");
         let aliases = app.identities.anonymizer("oc-1").aliases().clone();
         // A later registration (a harness's own agent) is kept too.
@@ -258,7 +257,7 @@ fn a_kept_trajectory_has_its_aliases_and_identity_modes_after_a_restart() {
         (app.identities.anonymizer("oc-1").aliases().clone(), (modes, aliases))
     };
     assert_eq!(before.alias_of("planner"), modes.1.alias_of("planner"));
-    let app = crate::runtime::trace::tests::app_with(dir.path(), u64::MAX, None, |c| {
+    let app = crate::runtime::fixtures::app_with(dir.path(), u64::MAX, None, |c| {
         agents(c);
         c.modes = blindfold_schemas::ModeSet::named("off").expect("off");
     });

@@ -83,7 +83,7 @@ async fn a_request_that_decides_nothing_leaves_no_aliases_behind() {
     use axum::http::Request;
     use serde_json::json;
     let dir = tempfile::tempdir().expect("dir");
-    let app = crate::runtime::trace::tests::app_with(dir.path(), u64::MAX, None, |c| {
+    let app = crate::runtime::fixtures::app_with(dir.path(), u64::MAX, None, |c| {
         // Nothing listens on the discard port: every forward ends in 502.
         c.transports.a2a_upstreams = vec![crate::config::A2aUpstream {
             id: "planner".into(),

@@ -87,12 +87,14 @@ impl PiWorld {
         PiWorld { agent_dir, home, project }
     }
 
-    /// Adds a user-scope agent file.
+    /// Adds a user-scope agent file (`agents/` of Pi's agent folder).
     pub fn agent(&self, name: &str, model: &str, provider: &str, tools: &str) {
-        let text = format!(
-            "---\nname: {name}\ndescription: {name} agent\nmodel: probe/{model}\nprovider: {provider}\ntools: {tools}\n---\nYou are {name}.\n"
-        );
-        std::fs::write(self.agent_dir.join("agents").join(format!("{name}.md")), text).expect("agent");
+        agent_file(&self.agent_dir.join("agents"), name, model, provider, tools);
+    }
+
+    /// Adds a project agent file (`.pi/agents/` of the project).
+    pub fn project_agent(&self, name: &str, model: &str, provider: &str, tools: &str) {
+        agent_file(&self.project.join(".pi/agents"), name, model, provider, tools);
     }
 
     /// `blindfold init pi --yes` on the project, as a user runs it, with `extra` arguments; the
@@ -130,28 +132,75 @@ impl PiWorld {
         prompt: &str,
         env: &[(&str, String)],
     ) -> (Option<i32>, String, String) {
-        let subagent = workspace_root()
-            .join("integration-tests/node_modules/@mariozechner/pi-coding-agent/examples/extensions/subagent/index.ts");
-        let mut cmd = Command::new(node_bin("pi"));
-        cmd.current_dir(&self.project)
-            .env("HOME", &self.home)
-            .env("PI_CODING_AGENT_DIR", &self.agent_dir)
-            .env("PI_OFFLINE", "1")
-            .args(["--model", "probe/coord-1"])
+        let mut cmd = self.command(Command::new(node_bin("pi")));
+        cmd.args(["--model", "probe/coord-1"])
             .args(session)
             .args(["--mode", "json", "-e"])
-            .arg(subagent)
+            .arg(subagent_extension())
             .args(["-p", prompt]);
-        for (k, _) in std::env::vars() {
-            if k.starts_with("BLINDFOLD_") {
-                cmd.env_remove(k);
-            }
-        }
         for (k, v) in env {
             cmd.env(k, v);
         }
         run_bounded(&mut cmd, Duration::from_secs(180))
     }
+
+    /// Runs `pi --model probe/coord-1 -e <subagent>` interactively, its TUI on a pseudo-terminal
+    /// (`peers/pi/pty_drive.py`): for each `(wait, keys)` step, waits until `wait` is on the
+    /// screen, then types `keys`; then waits for Pi to exit. Returns the exit code, the screen's
+    /// text (escape sequences removed, every run of white space one space: the TUI wraps lines)
+    /// and the driver's stderr.
+    pub fn interactive(&self, steps: &[(&str, &str)]) -> (Option<i32>, String, String) {
+        let argv = [
+            node_bin("pi").display().to_string(),
+            "--model".into(),
+            "probe/coord-1".into(),
+            "-e".into(),
+            subagent_extension().display().to_string(),
+        ];
+        let steps: Vec<Value> =
+            steps.iter().map(|(w, k)| serde_json::json!({"wait": w, "send": k})).collect();
+        let script = serde_json::json!({
+            "argv": argv, "cwd": self.project, "rows": 50, "cols": 200, "timeout": 150,
+            "raw": self.home.join("screen.raw"), "steps": steps,
+        });
+        let file = self.home.join("pty-script.json");
+        std::fs::write(&file, script.to_string()).expect("pty script");
+        let mut cmd = self.command(Command::new(python()));
+        cmd.arg(peer("pi/pty_drive.py")).arg(&file);
+        let (code, screen, stderr) = run_bounded(&mut cmd, Duration::from_secs(180));
+        (code, screen.split_whitespace().collect::<Vec<_>>().join(" "), stderr)
+    }
+
+    /// `cmd` run in the project with this Pi home, offline, without the caller's `BLINDFOLD_…`
+    /// variables.
+    fn command(&self, mut cmd: Command) -> Command {
+        cmd.current_dir(&self.project)
+            .env("HOME", &self.home)
+            .env("PI_CODING_AGENT_DIR", &self.agent_dir)
+            .env("PI_OFFLINE", "1");
+        for (k, _) in std::env::vars() {
+            if k.starts_with("BLINDFOLD_") {
+                cmd.env_remove(k);
+            }
+        }
+        cmd
+    }
+}
+
+/// Pi's reference `subagent` extension, as the package ships it.
+fn subagent_extension() -> PathBuf {
+    workspace_root().join(
+        "integration-tests/node_modules/@mariozechner/pi-coding-agent/examples/extensions/subagent/index.ts",
+    )
+}
+
+/// Writes agent `name`'s markdown definition into `dir`.
+fn agent_file(dir: &Path, name: &str, model: &str, provider: &str, tools: &str) {
+    let text = format!(
+        "---\nname: {name}\ndescription: {name} agent\nmodel: probe/{model}\nprovider: {provider}\ntools: {tools}\n---\nYou are {name}.\n"
+    );
+    std::fs::create_dir_all(dir).expect("agents dir");
+    std::fs::write(dir.join(format!("{name}.md")), text).expect("agent");
 }
 
 /// The tool messages of a chat request, with the name of the tool call each answers.

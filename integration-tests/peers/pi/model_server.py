@@ -7,8 +7,12 @@ log. Prints `PORT <n>` once listening.
 Models:
   coord-1        the coordinator: asks the agent named in "ask X for a plan" for one and the
                  one in "ask Y to review" to review it (when the prompt names them), then runs
-                 `rm -rf data`, then writes notes.txt, then stops; asked to "write the notes"
-                 (a later turn of the session), it writes notes.txt, then stops
+                 `rm -rf data`, then writes notes.txt, then stops; when the prompt says the
+                 agents are "project agents", its `subagent` calls set `agentScope: "both"` (the
+                 reference tool reads `.pi/agents/` only then); asked to "write the notes"
+                 (a later turn of the session), it writes notes.txt, then stops; asked to
+                 "read data/keep.txt, then tidy up" (the interactive test), it reads that file,
+                 then runs `rm -rf data`, then says "Turn finished."
   gpt-5-mini     the planner: tries `rm -rf data` itself, then proposes it (naming its identity)
   claude-opus-4  the reviewer: refutes the plan (naming its identity)
 
@@ -93,16 +97,21 @@ def coordinator(messages):
         if done_now == 0:
             return ("tool", "write", {"path": "notes.txt", "content": NOTES})
         return ("text", "The note is written.", None)
+    if "read data/keep.txt, then tidy up" in asked:
+        steps = [("tool", "read", {"path": "data/keep.txt"}), ("tool", "bash", {"command": "rm -rf data"})]
+        return steps[done_now] if done_now < len(steps) else ("text", "Turn finished.", None)
     done = sum(1 for m in messages if m.get("role") == "tool")
     user = next((text_of(m.get("content")) for m in messages if m.get("role") == "user"), "")
     planner = re.search(r"ask (\S+) for a plan", user)
     reviewer = re.search(r"ask (\S+) to review", user)
+    scope = {"agentScope": "both"} if "project agents" in user else {}
     steps = []
     if planner and reviewer:
         task = "Propose one shell command that frees disk space in this workspace."
-        steps.append(("tool", "subagent", {"agent": planner.group(1), "task": task}))
+        steps.append(("tool", "subagent", {"agent": planner.group(1), "task": task, **scope}))
         plan = text_of(messages[-1].get("content")) if messages[-1].get("role") == "tool" else ""
-        steps.append(("tool", "subagent", {"agent": reviewer.group(1), "task": "Review this plan: " + plan}))
+        review = {"agent": reviewer.group(1), "task": "Review this plan: " + plan, **scope}
+        steps.append(("tool", "subagent", review))
     steps.append(("tool", "bash", {"command": "rm -rf data"}))
     steps.append(("tool", "write", {"path": "notes.txt", "content": NOTES}))
     return steps[done] if done < len(steps) else ("text", "Done.", None)

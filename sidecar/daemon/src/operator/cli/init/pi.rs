@@ -139,6 +139,22 @@ fn unrouted_models(
     (out != text).then(|| Change::to(models_path.to_path_buf(), out)).transpose()
 }
 
+/// What the reference `subagent` tool needs to start the project's own agents (`.pi/agents/`),
+/// when there are any: it reads that folder only for a call with `agentScope`, and asks first in
+/// the interactive mode.
+fn project_agents_hint(agents: &[SubAgent]) -> Option<String> {
+    let names: Vec<&str> =
+        agents.iter().filter(|a| a.source.starts_with(".pi/agents/")).map(|a| a.id.as_str()).collect();
+    (!names.is_empty()).then(|| {
+        format!(
+            "The project's agents in .pi/agents/ ({}) start only when a subagent call sets agentScope \"both\" \
+             (or \"project\"): say so in your request (\"… they are project agents\"), or keep them in the user's \
+             agents folder instead. Interactively, Pi asks \"Run project-local agents?\" before it starts one.",
+            names.join(", ")
+        )
+    })
+}
+
 /// Writes the extension and its settings; exit 0, 1 when declined, 2 naming what failed.
 pub fn run(args: InitPiArgs) -> ExitCode {
     match pi(&args) {
@@ -205,8 +221,8 @@ fn pi(args: &InitPiArgs) -> Result<ExitCode, String> {
     }
     let settings_text = serde_json::to_string_pretty(&settings).map_err(|e| e.to_string())? + "\n";
     changes.push(Change::to(pi_dir.join("blindfold.json"), settings_text)?);
+    let agents = sub_agents(&dir, &agents_home);
     if !toml_path.exists() {
-        let agents = sub_agents(&dir, &agents_home);
         changes.push(Change::to(
             toml_path.clone(),
             blindfold_toml("Pi", &toml_path, &cfg, upstream.as_deref(), &agents),
@@ -226,6 +242,10 @@ fn pi(args: &InitPiArgs) -> Result<ExitCode, String> {
              pi run without this extension has its tool calls refused (`blindfold init pi --remove` undoes it).",
             models_path.display()
         ));
+    }
+    if let Some(hint) = project_agents_hint(&agents) {
+        next.push('\n');
+        next.push_str(&hint);
     }
     let next = format!("{next}\n{}", super::project::OWN_USER_HINT);
     apply(&dir, changes, args.yes, &next)

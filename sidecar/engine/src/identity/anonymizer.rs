@@ -4,8 +4,11 @@
 use super::alias::AliasMap;
 use super::lexicon::{Lexicon, LexiconBuilder, WordKind};
 use super::self_id::self_identifications;
+use super::text::Field;
 use blindfold_schemas::AgentIdentity;
 use serde_json::Value;
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// Rewrites what flows toward the coordinator so that no identity word reaches it (SPEC §4).
 ///
@@ -16,12 +19,37 @@ use serde_json::Value;
 pub struct Anonymizer {
     lexicon: Lexicon,
     aliases: AliasMap,
+    /// Folded lexicon words that are identity wherever they stand in what this anonymizer
+    /// rewrites: words found to be identity in another field of the same definition (see
+    /// [`Anonymizer::in_definition`]). Empty for a trajectory's anonymizer.
+    scope: Arc<BTreeSet<String>>,
 }
 
 impl Anonymizer {
     /// An anonymizer over `lexicon` (true identities and extra words) and `aliases`.
     pub fn new(lexicon: Lexicon, aliases: AliasMap) -> Self {
-        Self { lexicon, aliases }
+        Self { lexicon, aliases, scope: Arc::default() }
+    }
+
+    /// This anonymizer for the fields of one definition (an MCP tool or prompt with its schema,
+    /// an agent-list line): a lexicon word that is identity in one of `fields` (each a text and
+    /// its strictness) is identity in all of them — "What to ask Gemini" in a property
+    /// description when the tool's description names "Gemini 2.5 Pro". Words found are added to
+    /// those already in scope.
+    pub fn in_definition<'a>(&self, fields: impl IntoIterator<Item = (&'a str, Field)>) -> Anonymizer {
+        let mut scope = (*self.scope).clone();
+        for (text, field) in fields {
+            scope.extend(self.identity_words(text, field));
+        }
+        if scope.len() == self.scope.len() {
+            return self.clone();
+        }
+        Anonymizer { scope: Arc::new(scope), ..self.clone() }
+    }
+
+    /// True when the folded lexicon word `key` is in this anonymizer's definition scope.
+    pub(crate) fn in_scope(&self, key: &str) -> bool {
+        self.scope.contains(key)
     }
 
     /// The compiled lexicon.

@@ -3,7 +3,7 @@
 //! after one behind linker words, a vendor in a sentence that names its model — and the
 //! unspaced-script forms of the same rules (`[context.unspaced]`).
 
-use super::lexicon::{LexHit, Lexicon, Strength, WordKind};
+use super::lexicon::{HitSource, LexHit, Lexicon, Strength, WordKind};
 use super::text::CLAUSE_ENDS;
 use crate::fold::{Folded, Gap, Word, is_unspaced};
 
@@ -12,7 +12,7 @@ const CLOSERS: [char; 7] = [')', ']', '」', '』', '】', '》', '〉'];
 
 /// True when the separator before word `at` keeps it next to the word before (`-`, `_`, a
 /// space, `:`, `=`, nothing; at most three characters).
-fn near(folded: &Folded, words: &[Word], at: usize) -> bool {
+pub(super) fn near(folded: &Folded, words: &[Word], at: usize) -> bool {
     words.get(at).is_some_and(|w| {
         let gap = &folded.as_str()[w.gap_range.clone()];
         w.gap != Gap::Start && gap.chars().count() <= 3 && gap.chars().all(is_sep)
@@ -34,6 +34,10 @@ pub(super) fn in_context(
     let text = folded.as_str();
     let latin = !text[h.start..h.end].chars().any(is_unspaced);
     let (first, end) = (h.words.start, h.words.end);
+    // A code in parentheses is the other name of the model id right before it ("… (R1)").
+    if h.source == HitSource::Code {
+        return i > 0 && keep[i - 1];
+    }
     if same_provider(lexicon, folded, words, hits, i) {
         return true;
     }
@@ -55,7 +59,10 @@ pub(super) fn in_context(
     {
         return true;
     }
-    if (near(folded, words, end) && lexicon.noun_after(folded, words, end))
+    // A tier word or a parameter count labels the noun after it across size words ("an
+    // efficient small model", "the 70B dense variant").
+    let noun_at = if sizes_between(h) { size_run(lexicon, folded, words, end) } else { end };
+    if (near(folded, words, noun_at) && lexicon.noun_after(folded, words, noun_at))
         || (near(folded, words, first) && lexicon.noun_before(folded, words, first))
         || zh_noun_after(lexicon, text, h.end, latin)
         || zh_noun_before(lexicon, text, h.start)
@@ -84,6 +91,40 @@ pub(super) fn in_context(
                     && o.kind.is_model_like()
                     && !sentence_break(text, o.end.min(h.end), o.start.max(h.start))
             }))
+}
+
+/// True when size words may stand between hit `h` and the noun it labels: tier words and
+/// parameter counts.
+pub(super) fn sizes_between(h: &LexHit<'_>) -> bool {
+    *h.kind == WordKind::Tier || h.source == HitSource::Size
+}
+
+/// The end of the run of size words (`[context] size_words`, at most two, each next to the word
+/// before) starting at word `at`; `at` itself when none starts there.
+pub(super) fn size_run(lexicon: &Lexicon, folded: &Folded, words: &[Word], at: usize) -> usize {
+    let mut end = at;
+    for _ in 0..2 {
+        match lexicon.size_word_at(folded, words, end) {
+            Some(e) if near(folded, words, end) => end = e,
+            _ => break,
+        }
+    }
+    end
+}
+
+/// The start of the run of size words (at most two) that ends right before word `at`, each
+/// next to the word after it; `at` itself when none ends there.
+pub(super) fn size_run_before(lexicon: &Lexicon, folded: &Folded, words: &[Word], at: usize) -> usize {
+    let mut start = at;
+    for _ in 0..2 {
+        let found = (start.saturating_sub(3)..start)
+            .find(|&s| lexicon.size_word_at(folded, words, s) == Some(start) && near(folded, words, start));
+        match found {
+            Some(s) => start = s,
+            None => break,
+        }
+    }
+    start
 }
 
 /// True when hit `i` and another hit of the same provider of the data, one a vendor and the other

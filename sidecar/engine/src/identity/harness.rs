@@ -51,9 +51,11 @@ impl Anonymizer {
     }
 
     /// Rewrites an agent list such as OpenCode's `task` tool description: each `- name:
-    /// description` line gets the agent's alias (a name that is no known agent is rewritten as
-    /// free text) and its description as the agent's self-description ([`Field::Profile`]);
-    /// every other line is free text.
+    /// description` line gets the agent's alias and its description as the agent's
+    /// self-description ([`Field::Profile`]); every other line is free text. A name that is no
+    /// known agent is rewritten as a name ([`Field::Name`]: a vendor, family or tier word beside
+    /// a role noun goes, `gemini-researcher` → `[model]-researcher`), and the line is one
+    /// definition: a word that is identity in its description is identity in its name too.
     pub fn rewrite_agent_list<'t>(&self, text: &'t str) -> Cow<'t, str> {
         let mut changed = false;
         let mut out = String::with_capacity(text.len());
@@ -62,8 +64,9 @@ impl Anonymizer {
             let rewritten: Cow<'_, str> = match body.strip_prefix("- ").and_then(|r| r.split_once(": ")) {
                 Some((name, desc)) if !name.contains(' ') || self.lexicon().kind_of(name).is_some() => {
                     let known = matches!(self.lexicon().kind_of(name), Some(WordKind::Agent(_)));
-                    let label = if known { self.agent_label(name) } else { self.rewrite_text(name) };
-                    let d = self.rewrite(desc, Field::Profile);
+                    let line = self.in_definition([(desc, Field::Profile), (name, Field::Name)]);
+                    let label = if known { self.agent_label(name) } else { line.rewrite(name, Field::Name) };
+                    let d = line.rewrite(desc, Field::Profile);
                     if matches!((&label, &d), (Cow::Borrowed(_), Cow::Borrowed(_))) {
                         Cow::Borrowed(body)
                     } else {
@@ -95,7 +98,8 @@ impl Anonymizer {
 
     /// Scrubs a harness JSON frame (OpenCode tool `metadata`, OpenClaw spawn results and hook
     /// payloads, Pi `details`): drops [`HARNESS_MODEL_KEYS`] at any depth, maps agent ids and
-    /// session keys to aliases, and rewrites other strings as free text. Returns the edit count.
+    /// session keys to aliases, and rewrites other strings as free text (a string under a key
+    /// naming identity, `tier` or `engine`, as an identity surface). Returns the edit count.
     pub fn scrub_harness_json(&self, value: &mut Value) -> usize {
         match value {
             Value::Array(items) => items.iter_mut().map(|v| self.scrub_harness_json(v)).sum(),
@@ -119,7 +123,12 @@ impl Anonymizer {
                             edits += 1;
                         }
                         Some(_) => {}
-                        None if v.is_string() => edits += self.rewrite_json_strings(v, Field::Text),
+                        // A value under a key naming identity (`tier`, `engine`) is a surface.
+                        None if v.is_string() => {
+                            let surface = self.lexicon().is_identity_key(k);
+                            edits += self
+                                .rewrite_json_strings(v, if surface { Field::Surface } else { Field::Text })
+                        }
                         None => edits += self.scrub_harness_json(v),
                     }
                 }

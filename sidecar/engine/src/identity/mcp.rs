@@ -100,21 +100,26 @@ impl Anonymizer {
             edits += 1;
         }
         if let Some(Value::Array(tools)) = obj.get_mut("tools") {
-            for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
-                edits += self.scrub_tool(tool, peer_name, aliases);
+            let scoped = self.definitions(tools);
+            for (tool, anon) in tools.iter_mut().zip(&scoped) {
+                if let Some(tool) = tool.as_object_mut() {
+                    edits += anon.scrub_tool(tool, peer_name, aliases);
+                }
             }
-            edits += self.alias_names(tools, aliases, false);
+            edits += self.alias_names(tools, aliases, false, &scoped);
         }
         if let Some(Value::Array(prompts)) = obj.get_mut("prompts") {
-            for prompt in prompts.iter_mut().filter_map(Value::as_object_mut) {
-                edits += self.scrub_listed(prompt, peer_name);
+            let scoped = self.definitions(prompts);
+            for (prompt, anon) in prompts.iter_mut().zip(&scoped) {
+                let Some(prompt) = prompt.as_object_mut() else { continue };
+                edits += anon.scrub_listed(prompt, peer_name);
                 if let Some(Value::Array(args)) = prompt.get_mut("arguments") {
                     for arg in args.iter_mut().filter_map(Value::as_object_mut) {
-                        edits += self.scrub_listed(arg, peer_name);
+                        edits += anon.scrub_listed(arg, peer_name);
                     }
                 }
             }
-            edits += self.alias_names(prompts, aliases, true);
+            edits += self.alias_names(prompts, aliases, true, &scoped);
         }
         for key in ["resources", "resourceTemplates"] {
             if let Some(Value::Array(items)) = obj.get_mut(key) {
@@ -137,6 +142,21 @@ impl Anonymizer {
             }
         }
         edits
+    }
+
+    /// One anonymizer per listed tool or prompt, scoped to its definition (see
+    /// [`Anonymizer::in_definition`]): a word that is identity in one of its fields — name,
+    /// title, description, annotations, schema texts and values, prompt arguments — is identity
+    /// in all of them.
+    fn definitions(&self, items: &[Value]) -> Vec<Anonymizer> {
+        items
+            .iter()
+            .map(|item| {
+                let mut fields: Vec<(&str, Field)> = Vec::new();
+                definition_texts(item, Field::Profile, &mut fields);
+                self.in_definition(fields)
+            })
+            .collect()
     }
 
     fn scrub_tool(&self, tool: &mut Map<String, Value>, peer_name: &str, aliases: &mut McpAliases) -> usize {
@@ -188,6 +208,29 @@ impl Anonymizer {
             }
         }
         edits
+    }
+}
+
+/// The texts of a tool or prompt definition with the strictness they are rewritten with: its own
+/// `name`, `title` and `description` (and those of its annotations and prompt arguments) as a
+/// self-description, every other string of it (schema titles, descriptions and values) as free
+/// text. `_meta` and `icons` are left out (surfaces of their own).
+fn definition_texts<'a>(v: &'a Value, field: Field, out: &mut Vec<(&'a str, Field)>) {
+    match v {
+        Value::String(s) => out.push((s, field)),
+        Value::Array(items) => items.iter().for_each(|i| definition_texts(i, field, out)),
+        Value::Object(map) => {
+            for (k, x) in map {
+                let f = match k.as_str() {
+                    "_meta" | "icons" => continue,
+                    "name" | "title" | "description" if field == Field::Profile => Field::Profile,
+                    "annotations" | "arguments" => field,
+                    _ => Field::Text,
+                };
+                definition_texts(x, f, out);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -189,12 +189,21 @@ impl Anonymizer {
     }
 
     /// Aliases the `name` of every entry of a `tools/list` (`prompts` false) or `prompts/list`
-    /// (`prompts` true) result that carries identity, recording the aliases. Returns the edits.
-    pub(crate) fn alias_names(&self, items: &mut [Value], aliases: &mut McpAliases, prompts: bool) -> usize {
+    /// (`prompts` true) result that carries identity, recording the aliases; `scoped` holds the
+    /// anonymizer of each entry's definition (see [`Anonymizer::in_definition`]), this one where
+    /// it has none. Returns the edits.
+    pub(crate) fn alias_names(
+        &self,
+        items: &mut [Value],
+        aliases: &mut McpAliases,
+        prompts: bool,
+        scoped: &[Anonymizer],
+    ) -> usize {
         let names: Vec<String> =
             items.iter().filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned)).collect();
         let mut edits = 0;
-        for item in items.iter_mut() {
+        for (index, item) in items.iter_mut().enumerate() {
+            let anon = scoped.get(index).unwrap_or(self);
             let Some(real) = item.get("name").and_then(Value::as_str).map(str::to_owned) else { continue };
             let map = if prompts { &mut aliases.prompts } else { &mut aliases.tools };
             let existing = map.iter().find(|(_, r)| **r == real).map(|(a, _)| a.clone());
@@ -202,7 +211,7 @@ impl Anonymizer {
                 Some(a) => a,
                 None => {
                     let taken = |c: &str| names.iter().any(|n| n == c) || map.contains_key(c);
-                    match self.neutral_name(&real, taken) {
+                    match anon.neutral_name(&real, taken) {
                         Some(a) => a,
                         None => continue,
                     }

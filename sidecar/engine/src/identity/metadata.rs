@@ -97,6 +97,29 @@ impl Anonymizer {
         }
     }
 
+    /// Rewrites agent-written structured data (an A2A data part's `data`) like
+    /// [`Anonymizer::rewrite_json_strings`] as `field`, except that a value under a key naming
+    /// identity (a word of the lexicon data's `identity_keys`: `model`, `engine`, `vendor`,
+    /// `tier`, …, in any identifier spelling) is an identity surface at any depth: `{"tier":
+    /// "frontier"}` loses its tier word, `{"answer": "a frontier of research"}` keeps it.
+    pub fn scrub_data(&self, value: &mut Value, field: Field) -> usize {
+        match value {
+            Value::Object(map) => {
+                let before = map.len();
+                map.retain(|k, _| !self.carries_identity(k, field));
+                let dropped = before - map.len();
+                let values = map.iter_mut().map(|(k, v)| {
+                    let inner = if self.lexicon().is_identity_key(k) { Field::Surface } else { field };
+                    self.scrub_data(v, inner)
+                });
+                dropped + values.sum::<usize>()
+            }
+            Value::Array(items) => items.iter_mut().map(|v| self.scrub_data(v, field)).sum(),
+            Value::String(_) => self.rewrite_json_strings(value, field),
+            _ => 0,
+        }
+    }
+
     /// Scrubs any A2A runtime object or JSON-RPC envelope travelling toward the coordinator
     /// (v1.0 and v0.3): every `metadata` as in [`Anonymizer::scrub_metadata`], agent-written
     /// `text`, `name`, `description`, `filename` and error `message` strings as free text, data
@@ -116,7 +139,7 @@ impl Anonymizer {
                         ("text" | "name" | "description" | "filename" | "message", Value::String(_)) => {
                             self.rewrite_json_strings(v, Field::Text)
                         }
-                        ("data", _) => self.rewrite_json_strings(v, Field::Text),
+                        ("data", _) => self.scrub_data(v, Field::Text),
                         ("extensions", Value::Array(_)) => self.drop_identity_uris(v),
                         ("raw" | "bytes" | "url" | "uri", _) => 0,
                         (_, Value::Object(_) | Value::Array(_)) => self.scrub_a2a(v),

@@ -45,8 +45,8 @@ pub use attest::{ATTESTED_IDENTITY_URI, AttestFlag, AttestPolicy, AttestProblem,
 pub use card::{CardError, CardTarget, NEUTRAL_CARD_VERSION, PROXY_BINDING};
 pub use harness::{HARNESS_MODEL_KEYS, SESSION_KEYS, map_session_key_agent};
 pub use lexicon::{
-    ContextNouns, EMBEDDED_LEXICON, LexHit, Lexicon, LexiconBuilder, LexiconData, LexiconDataError,
-    ProviderWords, Strength, WordKind, WordList,
+    ContextNouns, EMBEDDED_LEXICON, HitSource, LexHit, Lexicon, LexiconBuilder, LexiconData,
+    LexiconDataError, ProviderWords, Strength, Variants, WordKind, WordList,
 };
 pub use mcp::{META_CLIENT_INFO, META_SERVER_INFO, neutral_implementation};
 pub use mcp_names::{ArgPath, McpAliases};

@@ -2,8 +2,8 @@
 //! self-identification.
 
 use super::anonymizer::Anonymizer;
-use super::context::in_context;
-use super::lexicon::{LexHit, Lexicon, Strength, WordKind};
+use super::context::{in_context, near, size_run, size_run_before, sizes_between};
+use super::lexicon::{HitSource, LexHit, Lexicon, Strength, WordKind};
 use super::self_id::self_identifications;
 use crate::fold::{Folded, Gap, Word, WordClass, fold};
 use std::borrow::Cow;
@@ -38,6 +38,10 @@ pub enum Field {
     Profile,
     /// An identity surface (names, versions, metadata values, `serverInfo`): every lexicon word goes.
     Surface,
+    /// The name an agent goes by in an agent list (`gemini-researcher`): free text, and a
+    /// vendor, family, model or tier word of a name that also holds a role noun of the data's
+    /// `profile_nouns` names the agent's model.
+    Name,
 }
 
 /// Characters that end a clause: an ordinary word after them is not bound to an identity word
@@ -119,6 +123,29 @@ impl Anonymizer {
         !self.lexicon_edits(key, field).is_empty()
     }
 
+    /// The folded lexicon words that are identity in `text` as a field of strictness `field`
+    /// (what [`Anonymizer::in_definition`] carries to the other fields of a definition): the
+    /// word each kept hit was found as, and the vendor, family and model words inside it
+    /// (`granite` of "Granite 4", `gemini` of "Gemini 2.5 Pro"; not its tier word `pro`).
+    pub fn identity_words(&self, text: &str, field: Field) -> Vec<String> {
+        let folded = fold(text);
+        let words = folded.words();
+        let lexicon = self.lexicon();
+        let hits = lexicon.hits(&folded, &words);
+        let keep = self.decide(text, &folded, &words, &hits, field);
+        let mut out = Vec::new();
+        for (h, _) in hits.iter().zip(keep).filter(|(_, k)| *k) {
+            out.extend(lexicon.entry_key(h.source).map(str::to_owned));
+            for w in &words[h.words.clone()] {
+                let word = &folded.as_str()[w.range.clone()];
+                if lexicon.kind_of(word).is_some_and(|k| *k != WordKind::Tier && k.is_identity_token()) {
+                    out.push(word.to_owned());
+                }
+            }
+        }
+        out
+    }
+
     /// The lexicon's replacements in `text`, as ranges of `text`.
     fn lexicon_edits(&self, text: &str, field: Field) -> Edits<'_> {
         let folded = fold(text);
@@ -128,18 +155,41 @@ impl Anonymizer {
         if hits.is_empty() {
             return Vec::new();
         }
+        let keep = self.decide(text, &folded, &words, &hits, field);
+        (0..hits.len())
+            .filter(|&i| keep[i])
+            .map(|i| {
+                let h = &hits[i];
+                let (first, last) = taken_along(lexicon, &folded, &words, &hits, i);
+                let span = folded.source_span(words[first].range.start..words[last - 1].range.end.max(h.end));
+                (span.start, span.end, self.replacement(h.kind))
+            })
+            .collect()
+    }
+
+    /// Which hits are identity: by themselves, then by context until nothing changes.
+    fn decide(
+        &self,
+        text: &str,
+        folded: &Folded,
+        words: &[Word],
+        hits: &[LexHit<'_>],
+        field: Field,
+    ) -> Vec<bool> {
+        let lexicon = self.lexicon();
         let mut keep: Vec<bool> = hits
             .iter()
             .map(|h| {
                 let span = folded.source_span(h.start..h.end);
                 let disguised = crate::fold::disguised(&text[span]);
-                identity_by_itself(lexicon, &folded, &words, h, field, disguised)
+                let scoped = lexicon.entry_key(h.source).is_some_and(|k| self.in_scope(k));
+                scoped || identity_by_itself(lexicon, folded, words, h, field, disguised)
             })
             .collect();
         loop {
             let mut changed = false;
             for i in 0..hits.len() {
-                if !keep[i] && in_context(lexicon, &folded, &words, &hits, &keep, i) {
+                if !keep[i] && in_context(lexicon, folded, words, hits, &keep, i) {
                     keep[i] = true;
                     changed = true;
                 }
@@ -148,14 +198,7 @@ impl Anonymizer {
                 break;
             }
         }
-        hits.iter()
-            .zip(keep)
-            .filter(|(_, k)| *k)
-            .map(|(h, _)| {
-                let span = folded.source_span(h.start..h.end);
-                (span.start, span.end, self.replacement(h.kind))
-            })
-            .collect()
+        keep
     }
 
     fn replacement(&self, kind: &WordKind) -> Cow<'_, str> {
@@ -182,10 +225,18 @@ fn identity_by_itself(
     field: Field,
     disguised: bool,
 ) -> bool {
+    if !matches!(h.source, HitSource::Entry(_)) {
+        return false;
+    }
     match (field, h.strength) {
         (Field::Surface, _) | (_, Strength::Always) => true,
+        (Field::Name, _)
+            if !matches!(h.kind, WordKind::Agent(_)) && role_in_name(lexicon, folded, words, h) =>
+        {
+            true
+        }
         (Field::Profile, _) if *h.kind == WordKind::Tier && profile_tier(lexicon, folded, words, h) => true,
-        (_, Strength::InContext) => h.version || disguised,
+        (_, Strength::InContext) => h.version || h.script_variant || disguised,
         (_, Strength::Linked) => false,
         (_, Strength::WithVariant) => h.version && (h.variant || h.dated),
     }
@@ -200,9 +251,45 @@ fn profile_tier(lexicon: &Lexicon, folded: &Folded, words: &[Word], h: &LexHit<'
         return false;
     }
     let whole = h.words.start == 0 && h.words.end == words.len();
-    let role = words.get(h.words.end).is_some_and(|w| w.gap == Gap::Joiner)
-        && lexicon.profile_noun_after(folded, words, h.words.end);
+    let at = size_run(lexicon, folded, words, h.words.end);
+    let role =
+        words.get(at).is_some_and(|w| w.gap == Gap::Joiner) && lexicon.profile_noun_after(folded, words, at);
     h.own || whole || role
+}
+
+/// True when a name (`gemini-researcher`, `opus_reviewer`, `llama-coder`) holds a role noun of
+/// the data's `profile_nouns` other than the first word of hit `h` (a variant word of its model
+/// id may be one): the agent goes by its model's name.
+fn role_in_name(lexicon: &Lexicon, folded: &Folded, words: &[Word], h: &LexHit<'_>) -> bool {
+    (0..words.len()).any(|k| k != h.words.start && lexicon.profile_noun_after(folded, words, k))
+}
+
+/// The words a kept hit `i` replaces: its own, and for a tier word or a parameter count that
+/// labels a noun across size words, those size words and the ones right before it ("an
+/// efficient small model" → "an [tier] model", "a small efficient model" → "a [tier] model"),
+/// never reaching into another hit.
+fn taken_along(
+    lexicon: &Lexicon,
+    folded: &Folded,
+    words: &[Word],
+    hits: &[LexHit<'_>],
+    i: usize,
+) -> (usize, usize) {
+    let h = &hits[i];
+    let (first, end) = (h.words.start, h.words.end);
+    if !sizes_between(h) {
+        return (first, end);
+    }
+    let after = size_run(lexicon, folded, words, end);
+    let labels = near(folded, words, after)
+        && (lexicon.noun_after(folded, words, after) || lexicon.profile_noun_after(folded, words, after));
+    if !labels {
+        return (first, end);
+    }
+    let before = size_run_before(lexicon, folded, words, first);
+    let floor = if i > 0 { hits[i - 1].words.end } else { 0 };
+    let ceiling = hits.get(i + 1).map_or(words.len(), |n| n.words.start);
+    (before.max(floor).min(first), after.min(ceiling).max(end))
 }
 
 /// True when a hit is one half of a compound word (`pro-forma`, `mini-batches`).

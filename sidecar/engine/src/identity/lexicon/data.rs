@@ -27,7 +27,7 @@ pub struct LexiconData {
     pub tiers: WordList,
     /// Words that continue a model id after its family or version.
     #[serde(default)]
-    pub variants: WordList,
+    pub variants: Variants,
     /// Context nouns.
     #[serde(default)]
     pub context: ContextNouns,
@@ -43,6 +43,24 @@ pub struct WordList {
     /// The words.
     #[serde(default)]
     pub words: Vec<String>,
+}
+
+/// `[variants]`: words that continue a model id after its family or version.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variants {
+    /// The variant words (Latin script).
+    #[serde(default)]
+    pub words: Vec<String>,
+    /// The same words as written in other scripts after a transliterated family ("ミストラル・ラージ",
+    /// "미스트랄 라지", "Мистраль Лардж"): matched by the same rules.
+    #[serde(default)]
+    pub scripts: Vec<String>,
+    /// What may follow a variant word of a script without spaces in the same run of characters
+    /// (Korean and Japanese particles, Chinese edition suffixes: "라지가", "迷你版"); anywhere
+    /// else such a word counts only before another script, a space, punctuation or the end.
+    #[serde(default)]
+    pub unspaced_after: Vec<String>,
 }
 
 /// `[context]`: nouns that make an ordinary word beside them an identity statement.
@@ -63,6 +81,14 @@ pub struct ContextNouns {
     /// says about itself ("our flagship reviewer", "an efficient helper"); not in other text.
     #[serde(default)]
     pub profile_nouns: Vec<String>,
+    /// Size and kind words that may stand between a tier word and the noun it labels ("an
+    /// efficient small model"): they go with the tier word, as do those right before it.
+    #[serde(default)]
+    pub size_words: Vec<String>,
+    /// Words of a structured-data key whose value names identity (`model`, `engine`, `vendor`,
+    /// `tier`, …): such a value is an identity surface.
+    #[serde(default)]
+    pub identity_keys: Vec<String>,
     /// The same rules for scripts written without spaces between words (Chinese), matched on
     /// the text as it stands rather than on words.
     #[serde(default)]

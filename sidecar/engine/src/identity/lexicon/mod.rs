@@ -6,15 +6,19 @@
 //! word takes the rest of a model id with it (versions, dates, variant words: see `model_id`).
 
 mod data;
+mod hits;
 mod inflect;
 mod model_id;
 mod nouns;
+mod shapes;
 
 pub use data::{
-    ContextNouns, EMBEDDED_LEXICON, LexiconData, LexiconDataError, ProviderWords, UnspacedContext, WordList,
+    ContextNouns, EMBEDDED_LEXICON, LexiconData, LexiconDataError, ProviderWords, UnspacedContext, Variants,
+    WordList,
 };
+pub use hits::{HitSource, LexHit};
 
-use crate::fold::{Folded, PhraseSet, Word, fold_str};
+use crate::fold::{PhraseSet, fold_str};
 use blindfold_schemas::AgentIdentity;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
@@ -81,6 +85,13 @@ pub struct LexiconBuilder {
     /// Folded key → (kind and strength, the spellings it was entered with).
     words: BTreeMap<String, (Info, BTreeSet<String>)>,
     variants: BTreeSet<String>,
+    /// Variant words of other scripts written with spaces (Cyrillic), with their case forms.
+    script_variants: BTreeSet<String>,
+    /// Variant words of scripts without spaces (matched as phrases of their characters).
+    unspaced_variants: BTreeSet<String>,
+    unspaced_after: BTreeSet<String>,
+    size_words: BTreeSet<String>,
+    identity_keys: BTreeSet<String>,
     nouns_after: BTreeSet<String>,
     nouns_before: BTreeSet<String>,
     linkers: BTreeSet<String>,
@@ -118,9 +129,21 @@ impl LexiconBuilder {
         providers: bool,
         allowed: impl IntoIterator<Item = &'a str>,
     ) -> Self {
+        let (unspaced_variants, spaced_variants): (Vec<&String>, Vec<&String>) =
+            data.variants.scripts.iter().partition(|w| w.chars().any(crate::fold::is_unspaced));
+        let mut script_variants = BTreeSet::new();
+        for w in spaced_variants {
+            script_variants
+                .extend(std::iter::once(w.clone()).chain(inflect::forms(w)).filter_map(|f| key(&f)));
+        }
         let mut b = Self {
             words: BTreeMap::new(),
             variants: data.variants.words.iter().filter_map(|w| key(w)).collect(),
+            script_variants,
+            unspaced_variants: unspaced_variants.into_iter().filter_map(|w| key(w)).collect(),
+            unspaced_after: data.variants.unspaced_after.iter().filter_map(|w| key(w)).collect(),
+            size_words: data.context.size_words.iter().filter_map(|w| key(w)).collect(),
+            identity_keys: data.context.identity_keys.iter().filter_map(|w| key(w)).collect(),
             nouns_after: data.context.nouns_after.iter().filter_map(|w| key(w)).collect(),
             nouns_before: data.context.nouns_before.iter().filter_map(|w| key(w)).collect(),
             linkers: data.context.linkers.iter().filter_map(|w| key(w)).collect(),
@@ -291,6 +314,11 @@ impl LexiconBuilder {
             keys,
             infos,
             variants: self.variants.iter().cloned().collect(),
+            script_variants: self.script_variants.iter().cloned().collect(),
+            unspaced_variants: nouns(&self.unspaced_variants),
+            unspaced_after: self.unspaced_after.iter().cloned().collect(),
+            size_words: nouns(&self.size_words),
+            identity_keys: nouns(&self.identity_keys),
             nouns_after: nouns(&self.nouns_after),
             nouns_before: nouns(&self.nouns_before),
             linkers: nouns(&self.linkers),
@@ -309,32 +337,6 @@ impl LexiconBuilder {
     }
 }
 
-/// One lexicon occurrence in a folded text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LexHit<'l> {
-    /// Byte offset of the first byte in the folded text.
-    pub start: usize,
-    /// Byte offset one past the last byte in the folded text.
-    pub end: usize,
-    /// The words covered (indices into the words it was found in).
-    pub words: std::ops::Range<usize>,
-    /// What the word stands for.
-    pub kind: &'l WordKind,
-    /// Where it is identity in free text.
-    pub strength: Strength,
-    /// The hit is a model id with a version (digits) in it.
-    pub version: bool,
-    /// The hit is a model id with a variant word after its family.
-    pub variant: bool,
-    /// The word came from a configured or displayed identity (not only the built-in data).
-    pub own: bool,
-    /// The model id carries a snapshot date (`o1-2024-12-17`, `…@20241022`).
-    pub dated: bool,
-    /// The data's provider the word belongs to, if any (a family and a vendor of the same
-    /// provider side by side are an identity statement: "Grok (xAI)").
-    pub provider: Option<u32>,
-}
-
 /// A compiled identity lexicon (immutable; extend through [`Lexicon::to_builder`]). Cloning
 /// shares it (every trajectory's anonymizer holds one).
 #[derive(Debug, Clone)]
@@ -349,6 +351,11 @@ struct Compiled {
     keys: Vec<String>,
     infos: Vec<Info>,
     variants: HashSet<String>,
+    script_variants: HashSet<String>,
+    unspaced_variants: PhraseSet<()>,
+    unspaced_after: Vec<String>,
+    size_words: PhraseSet<()>,
+    identity_keys: PhraseSet<()>,
     nouns_after: PhraseSet<()>,
     nouns_before: PhraseSet<()>,
     linkers: PhraseSet<()>,
@@ -378,40 +385,6 @@ impl Lexicon {
     /// The builder this lexicon came from, to add words and rebuild.
     pub fn to_builder(&self) -> LexiconBuilder {
         self.inner.builder.clone()
-    }
-
-    /// Every lexicon word in `folded` (whose words are `words`), leftmost-longest, never
-    /// overlapping; a family or model word extended over the rest of its model id.
-    pub fn hits(&self, folded: &Folded, words: &[Word]) -> Vec<LexHit<'_>> {
-        let mut hits = Vec::new();
-        let mut i = 0;
-        while i < words.len() {
-            let Some((end, &index)) = self.inner.phrases.longest_at(folded, words, i) else {
-                i += 1;
-                continue;
-            };
-            let info = &self.inner.infos[index];
-            let mut hit = LexHit {
-                start: words[i].range.start,
-                end: words[end - 1].range.end,
-                words: i..end,
-                kind: &info.kind,
-                strength: info.strength,
-                version: false,
-                variant: false,
-                own: info.own,
-                dated: false,
-                provider: info.provider,
-            };
-            if info.kind.is_model_like() {
-                self.extend_model_id(folded, words, &mut hit);
-            } else if info.kind == WordKind::Provider {
-                self.vendor_model_id(folded, words, &mut hit);
-            }
-            i = hit.words.end;
-            hits.push(hit);
-        }
-        hits
     }
 
     /// True when `text` contains any lexicon word (of any strength).

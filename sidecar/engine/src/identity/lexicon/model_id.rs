@@ -18,15 +18,17 @@
 //! - before the version, up to two words written together or across `-` when a code of three
 //!   digits or more follows the same way (`mistralOcr2503`, `gemini-embedding-001`).
 //!
-//! A vendor word written together with a version (`moonshot-v1-128k`, `baichuan-13b`) is a
-//! model id too. An id whose tail holds a snapshot date (`…-2024-12-17`, `…20241022`, no
+//! A vendor word written together with a version (`moonshot-v1-128k`, `baichuan-13b`), or
+//! followed by a context-window size (`Moonshot 32k`), is a model id too. A variant word of a
+//! script without spaces continues an id across a space or a middle dot (`미스트랄 라지`,
+//! `ミストラル・ラージ`: see `shapes`). An id whose tail holds a snapshot date (`…-2024-12-17`, `…20241022`, no
 //! spaces) is marked as dated: a bare o-series id with a date (`o1-2024-12-17`) counts.
 
 use super::{LexHit, Lexicon, WordKind};
 use crate::fold::{Folded, Gap, Word, WordClass};
 
 /// What a vendor word written together with a version becomes.
-static MODEL: WordKind = WordKind::Model;
+pub(super) static MODEL: WordKind = WordKind::Model;
 
 /// Most words an id takes after its family word.
 const MAX_TAIL_WORDS: usize = 10;
@@ -42,7 +44,9 @@ impl Lexicon {
             let w = &words[j];
             let gap = &text[w.gap_range.clone()];
             let tag = matches!(gap, "@" | ":") && hit.version && self.tag_word(text, w);
-            if !matches!(w.gap, Gap::Split | Gap::Joiner) && !tag {
+            // Japanese and Chinese join the words of a name with a middle dot ("ミストラル・ラージ").
+            let dot = w.class == WordClass::Unspaced && matches!(gap, "\u{30FB}" | "\u{B7}");
+            if !matches!(w.gap, Gap::Split | Gap::Joiner) && !tag && !dot {
                 break;
             }
             let spaced = gap.contains([' ', '\t']);
@@ -63,6 +67,7 @@ impl Lexicon {
                     Some((end, &index)) if self.inner.infos[index].kind.is_model_like() => Some(end),
                     _ if self.is_variant(s) && !(spaced && s.chars().count() == 1) => {
                         hit.variant = true;
+                        hit.script_variant |= self.is_script_variant(s);
                         Some(j + 1)
                     }
                     _ if hyphen && hit.version && free < MAX_FREE_WORDS => {
@@ -76,7 +81,11 @@ impl Lexicon {
                     }
                     _ => None,
                 },
-                WordClass::Unspaced => None,
+                // A variant word in a script without spaces ("미스트랄 라지가", "ミストラル・ラージ").
+                WordClass::Unspaced => self.unspaced_variant(folded, words, j).inspect(|_| {
+                    hit.variant = true;
+                    hit.script_variant = true;
+                }),
             };
             let Some(next) = next else { break };
             taken += next - j;
@@ -99,7 +108,8 @@ impl Lexicon {
         let versioned = next.class == WordClass::Digits
             || (s == "v"
                 && words.get(at + 1).is_some_and(|d| d.class == WordClass::Digits && d.gap == Gap::Split));
-        if !glued || !versioned {
+        let spaced = next.gap == Gap::Joiner && text[next.gap_range.clone()].trim().is_empty();
+        if !((glued && versioned) || (spaced && context_size(text, words, at))) {
             return;
         }
         let mut id = hit.clone();
@@ -127,6 +137,20 @@ fn glued_version(text: &str, words: &[Word], j: usize) -> Option<usize> {
         .find(|&k| words[k].class == WordClass::Digits)
         .filter(|&k| words[k].range.len() >= 3 && words[j..k].iter().all(|w| w.class == WordClass::Letters))
         .map(|k| k + 1)
+}
+
+/// True when the words from `j` are a context-window size written as a model's is: a power of
+/// two from 16 to 1024 with `k` right after it (`32k`, `128K`), as in "Moonshot 32k". Other
+/// numbers with a `k` (`4K` video, a `10K` filing, `20k` users) are not.
+fn context_size(text: &str, words: &[Word], j: usize) -> bool {
+    let (Some(n), Some(unit)) = (words.get(j), words.get(j + 1)) else { return false };
+    let value: Option<u32> = text[n.range.clone()].parse().ok();
+    let ends = words.get(j + 2).is_none_or(|w| w.gap != Gap::Split);
+    n.class == WordClass::Digits
+        && value.is_some_and(|v| (16..=1024).contains(&v) && v.is_power_of_two())
+        && unit.gap == Gap::Split
+        && &text[unit.range.clone()] == "k"
+        && ends
 }
 
 /// True when word `j` is a `p` written between two numbers (`2p5`): a decimal point.

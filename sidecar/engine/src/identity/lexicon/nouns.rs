@@ -32,8 +32,30 @@ impl Lexicon {
         self.inner.profile_nouns.longest_at(folded, words, at).is_some()
     }
 
+    /// The end of the size word (`[context] size_words`) starting at word `at`, if any.
+    pub(crate) fn size_word_at(&self, folded: &Folded, words: &[Word], at: usize) -> Option<usize> {
+        if at >= words.len() {
+            return None;
+        }
+        self.inner.size_words.longest_at(folded, words, at).map(|(end, _)| end)
+    }
+
+    /// True when a key of structured data (`model`, `engineName`, `llm_vendor`) has a word of
+    /// the data's `identity_keys`: its value names identity.
+    pub(crate) fn is_identity_key(&self, key: &str) -> bool {
+        let folded = crate::fold::fold(key);
+        let words = folded.words();
+        (0..words.len()).any(|i| self.inner.identity_keys.longest_at(&folded, &words, i).is_some())
+    }
+
     /// True when `word` (folded) is a model-id variant word.
     pub(crate) fn is_variant(&self, word: &str) -> bool {
-        self.inner.variants.contains(word)
+        self.inner.variants.contains(word) || self.inner.script_variants.contains(word)
+    }
+
+    /// True when `word` (folded) is a variant word of another script written with spaces
+    /// (`[variants] scripts`: "Медиум").
+    pub(crate) fn is_script_variant(&self, word: &str) -> bool {
+        self.inner.script_variants.contains(word)
     }
 }

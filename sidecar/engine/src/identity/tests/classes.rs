@@ -175,3 +175,198 @@ fn tier_words_that_label_the_agent_or_tool_go_in_self_descriptions() {
     assert_eq!(tools[0]["description"], "Our [tier] coder reviews the repository.");
     assert_eq!(tools[1]["description"], "Stock in our flagship store.");
 }
+
+// The classes closed on 2026-12-03.
+
+#[test]
+fn a_short_code_in_parentheses_after_a_model_id_is_its_other_name() {
+    assert_rewrites(
+        &builtin(),
+        &[
+            ("qwen-max (Q3) drafted the outline.", "[model] ([model]) drafted the outline."),
+            ("Routed to Mixtral 8x22B (M8) again.", "Routed to [model] ([model]) again."),
+            ("Claude Sonnet (v2) replied first.", "[model] ([model]) replied first."),
+        ],
+    );
+    // Only right after a model id that is identity; only a short code of letters and digits.
+    assert_unchanged(
+        &builtin(),
+        &[
+            "Room (B2) is booked.",
+            "The Opus (K3) recording.",
+            "A sonnet (S2) in the anthology.",
+            "Vitamin (B12) and folate (F9x2z).",
+        ],
+    );
+    assert_rewrites(
+        &builtin(),
+        &[("GPT-4o (2024) and GPT-4o (late).", "[model] (2024) and [model] (late).")],
+    );
+}
+
+#[test]
+fn a_parameter_count_alone_names_a_model_next_to_an_identity_noun() {
+    assert_rewrites(
+        &builtin(),
+        &[
+            ("We deployed the 70B variant last week.", "We deployed the [model] variant last week."),
+            ("A 8B model answered faster.", "A [model] model answered faster."),
+            ("The 1.5b checkpoint is on disk.", "The [model] checkpoint is on disk."),
+            ("Only the 8x7B weights fit.", "Only the [model] weights fit."),
+            ("Our 350M assistant runs offline.", "Our [model] assistant runs offline."),
+            ("Meta shipped a 405B model.", "[provider] shipped a [model] model."),
+        ],
+    );
+    assert_unchanged(
+        &builtin(),
+        &[
+            "We loaded a 405B-row table into the warehouse.",
+            "The corpus has 70B tokens.",
+            "Revenue grew to 12B dollars in 2025.",
+            "A 70B parameter count is large.",
+            "Set the cache to 512M and restart.",
+            "Flight 70B boards at gate 12.",
+        ],
+    );
+}
+
+#[test]
+fn size_words_between_a_tier_word_and_its_noun_go_with_it() {
+    assert_rewrites(
+        &builtin(),
+        &[
+            ("I run as a frontier large model.", "I run as a [tier] model."),
+            ("Pick the lite compact model for this.", "Pick the [tier] model for this."),
+            ("It is a flagship open-weights model.", "It is a [tier] model."),
+            ("A tiny efficient model wrote it.", "A [tier] model wrote it."),
+            ("The 70B dense variant timed out.", "The [model] variant timed out."),
+            ("Это флагманская большая модель.", "Это [tier] модель."),
+        ],
+    );
+    assert_unchanged(
+        &builtin(),
+        &[
+            "An efficient small team shipped it.",
+            "The frontier large towns grew.",
+            "A small model of the bridge stood in the hall.",
+            "We need efficient, small models of the economy? No: the small model is prose.",
+        ],
+    );
+    let anon = builtin();
+    assert_eq!(
+        anon.rewrite("Our efficient compact helper answers fast.", Field::Profile),
+        "Our [tier] helper answers fast."
+    );
+}
+
+#[test]
+fn variant_words_in_other_scripts_continue_a_transliterated_family() {
+    assert_rewrites(
+        &builtin(),
+        &[
+            ("미스트랄 스몰이 답했습니다.", "[model]이 답했습니다."),
+            ("제미나이 플래시로 요약했다.", "[model]로 요약했다."),
+            ("ミストラル・ミディアムが答えた。", "[model]が答えた。"),
+            ("ジェミニ・フラッシュで要約した。", "[model]で要約した。"),
+            ("Ответил Мистраль Медиум.", "Ответил [model]."),
+            ("Ответ дал Джемини Флэш.", "Ответ дал [model]."),
+            ("文心一言专业版回答了。", "[model]回答了。"),
+        ],
+    );
+    // A variant word counts only where its word ends: "프로그램" (program) holds no "프로".
+    assert_rewrites(
+        &builtin(),
+        &[
+            ("클로드 프로그램을 열었다.", "[model] 프로그램을 열었다."),
+            ("クロード・プロジェクトを開いた。", "[model]・プロジェクトを開いた。"),
+            ("Спросили Клода про баг.", "Спросили [model] про баг."),
+        ],
+    );
+    assert_unchanged(&builtin(), &["스몰 토크를 했다.", "フラッシュを焚いた。", "Медиум предсказал."]);
+}
+
+#[test]
+fn a_word_that_is_identity_in_one_field_of_a_tool_is_identity_in_all_of_it() {
+    let anon = builtin();
+    let mut msg = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [
+        {"name": "summarise", "description": "Summarises a page with Sonar 2 and cites sources.",
+         "inputSchema": {"type": "object", "properties": {
+            "page": {"type": "string", "description": "The page Sonar should read"},
+            "style": {"type": "string", "title": "How Sonar writes", "enum": ["short", "long"]}}}},
+        {"name": "echo_sonar", "description": "Repeats the input.",
+         "inputSchema": {"type": "object", "properties": {
+            "text": {"type": "string", "description": "Depth of the sonar ping to echo"}}}},
+        {"name": "lookup", "title": "Lookup", "description": "Finds a record by id.",
+         "inputSchema": {"type": "object", "properties": {"id": {"type": "string", "description": "Gemma 3 asks for it"}}},
+         "outputSchema": {"type": "object", "properties": {"by": {"type": "string", "description": "Gemma wrote it"}}}}
+    ]}});
+    anon.scrub_mcp(&mut msg, "server", &mut McpAliases::default());
+    let tools = &msg["result"]["tools"];
+    let props = &tools[0]["inputSchema"]["properties"];
+    assert_eq!(tools[0]["description"], "Summarises a page with [model] and cites sources.");
+    assert_eq!(props["page"]["description"], "The page [model] should read");
+    assert_eq!(props["style"]["title"], "How [model] writes");
+    assert_eq!(props["style"]["enum"], json!(["short", "long"]));
+    // Another tool's definition has its own context: "sonar" stays ordinary there.
+    assert_eq!(tools[1]["name"], "echo_sonar");
+    assert_eq!(
+        tools[1]["inputSchema"]["properties"]["text"]["description"],
+        "Depth of the sonar ping to echo"
+    );
+    // Context found in a schema applies to the rest of the definition, output schema included.
+    assert_eq!(tools[2]["outputSchema"]["properties"]["by"]["description"], "[model] wrote it");
+}
+
+#[test]
+fn a_vendor_with_a_context_window_size_is_a_model_id() {
+    assert_rewrites(
+        &builtin(),
+        &[
+            ("Switch the backend to Moonshot 128k.", "Switch the backend to [model]."),
+            ("It ran on Anthropic 200k? No: on Cohere 32K.", "It ran on [provider] 200k? No: on [model]."),
+        ],
+    );
+    assert_unchanged(
+        &builtin(),
+        &["Amazon 10K filings are public.", "A Google 4K video plays.", "Microsoft 20k employees."],
+    );
+}
+
+#[test]
+fn a_value_under_a_key_naming_identity_is_a_surface() {
+    let anon = builtin();
+    let mut part = json!({"parts": [{"kind": "data", "data": {
+        "result": "flaky test fixed", "servingTier": "flagship", "llm_vendor": "Meta",
+        "note": "we pushed the frontier of testing", "runner": {"engineName": "mini", "threads": 4}}}]});
+    anon.scrub_a2a(&mut part);
+    assert_eq!(
+        part["parts"][0]["data"],
+        json!({"result": "flaky test fixed", "servingTier": "[tier]", "llm_vendor": "[provider]",
+               "note": "we pushed the frontier of testing", "runner": {"engineName": "[tier]", "threads": 4}})
+    );
+    let mut frame = json!({"status": "done", "tier": "lite", "summary": "a lite refactor"});
+    anon.scrub_harness_json(&mut frame);
+    assert_eq!(frame, json!({"status": "done", "tier": "[tier]", "summary": "a lite refactor"}));
+}
+
+#[test]
+fn an_agent_list_name_that_carries_a_family_is_identity() {
+    let anon = builtin();
+    // `llama-coder` is a model id (a variant word after the family); `falcon_reviewer` and
+    // `titan-planner` carry a family beside a role noun.
+    let list = "Helpers:\n- llama-coder: writes the patches\n- falcon_reviewer: checks them\n\
+- titan-planner: Titan 2 plans the work\n- command: runs shell commands\n- explore: reads code\n";
+    assert_eq!(
+        anon.rewrite_agent_list(list),
+        "Helpers:\n- [model]: writes the patches\n- [model]_reviewer: checks them\n\
+- [model]-planner: [model] plans the work\n- command: runs shell commands\n- explore: reads code\n"
+    );
+    // The line is one definition: its description gives the name its context.
+    assert_eq!(
+        anon.rewrite_agent_list("- granite: Granite 4 answers questions\n"),
+        "- [model]: [model] answers questions\n"
+    );
+    // A list that names no model stays as written.
+    let plain = "- gemini: born May 21 to June 20\n- sonnet-form: fourteen lines\n";
+    assert!(matches!(anon.rewrite_agent_list(plain), Cow::Borrowed(_)));
+}

@@ -3,8 +3,8 @@ in every field a client can display: serverInfo, instructions, tool names (plain
 identifiers), titles, descriptions, input and output schemas at any depth (descriptions, titles,
 enum, const, default and examples values), `_meta` values, prompts (names, arguments) and
 resources — written plainly, with homoglyphs, combining marks, invisible characters and in other
-scripts. Its tool validates what it receives: a call under a name or with an enum value it never
-offered is an error. Each call is answered with the name and arguments it arrived with, and the
+scripts (a vendor inside a property name too). Its tool validates what it receives: a call under a
+name, with an enum value or with an argument name it never offered is an error. Each call is answered with the name and arguments it arrived with, and the
 model that served it in its structured content (tool content, relayed untouched; the client
 validates it against the output schema it was shown). While answering a call it reports progress
 with the model's name split across two progress messages ("… Claude Op" + "us 4 …") and logs a
@@ -36,6 +36,7 @@ TOOLS = [
                     "default": "gpt-5-mini",
                     "examples": ["claude-opus-4-1-20250805"],
                 },
+                "openai_fallback": {"type": "boolean", "description": "Retry elsewhere after a timeout."},
                 "options": {
                     "type": "object",
                     "properties": {
@@ -101,6 +102,10 @@ async def call_tool(ctx, params):
         raise ValueError(f"unknown tool {params.name!r}")
     if params.name == "ask_claude_opus_4" and args.get("model") not in MODELS:
         raise ValueError(f"unknown model {args.get('model')!r}")
+    schema = next(tool.input_schema for tool in TOOLS if tool.name == params.name)
+    unknown = set(args) - set(schema.get("properties", {}))
+    if unknown:
+        raise ValueError(f"unknown arguments {sorted(unknown)!r}")
     token = (ctx.meta or {}).get("progress_token")
     if token is not None:
         for n, message in enumerate(PROGRESS, start=1):

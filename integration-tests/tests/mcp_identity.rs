@@ -5,7 +5,8 @@
 //! invisible characters and in other scripts. Through `mcp-stdio` with no configuration and
 //! through `/mcp`, the leak oracle (no code shared with the anonymizer) finds none of it in what
 //! the client receives, tool results excepted; the non-identity text is all there; and a call of
-//! the aliased tool with an aliased enum value reaches the server under its real name and value.
+//! the aliased tool with an aliased enum value and an aliased property name (`openai_fallback`,
+//! shown as `provider_fallback`) reaches the server under its real name, value and property.
 
 use blindfold_integration_tests::blindfold_bin;
 use blindfold_integration_tests::free_port;
@@ -37,8 +38,9 @@ const IDENTITY: [&str; 14] = [
 ];
 
 /// Text of the definitions that carries no identity and must reach the client as written.
-const KEPT: [&str; 9] = [
+const KEPT: [&str; 10] = [
     "Answers are cached for an hour.",
+    "Retry elsewhere after a timeout.",
     "What to ask the model.",
     "Sampling temperature, 0 to 1.",
     "Runs one shell command in the sandbox and returns its output; pro tip: keep it short.",
@@ -50,7 +52,8 @@ const KEPT: [&str; 9] = [
 ];
 
 const OPS: &str = r#"[{"list": true}, {"prompts": true}, {"resources": true},
-    {"call": "ask_model", "args": {"question": "hi", "model": "model_2", "options": {"provider": "provider"}}},
+    {"call": "ask_model", "args": {"question": "hi", "model": "model_2", "provider_fallback": true,
+        "options": {"provider": "provider"}}},
     {"prompt": "model_review", "args": {"diff": "+1 line"}},
     {"call": "run_command", "args": {"command": "ls"}}]"#;
 
@@ -82,7 +85,7 @@ fn check(r: &Value, ctx: &str) {
     assert_eq!(
         received,
         json!({"name": "ask_claude_opus_4", "arguments": {"question": "hi",
-        "model": "gpt-5-mini", "options": {"provider": "Anthropic"}}}),
+        "model": "gpt-5-mini", "openai_fallback": true, "options": {"provider": "Anthropic"}}}),
         "{ctx}"
     );
     assert_eq!(r["results"][4]["messages"][0]["content"]["text"], "Review this diff: +1 line", "{ctx}: {r}");

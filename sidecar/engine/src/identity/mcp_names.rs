@@ -30,16 +30,27 @@ struct ValueAlias {
     real: Value,
 }
 
-/// The aliases one MCP connection showed its client (tools, prompts, schema values).
+/// A property name shown in another form in the object at a path of a tool's arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct KeyAlias {
+    /// The path of the object that holds the property (real names).
+    path: Vec<ArgPath>,
+    shown: String,
+    real: String,
+}
+
+/// The aliases one MCP connection showed its client (tools, prompts, schema values and property
+/// names).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct McpAliases {
     tools: BTreeMap<String, String>,
     prompts: BTreeMap<String, String>,
     values: BTreeMap<String, Vec<ValueAlias>>,
+    keys: BTreeMap<String, Vec<KeyAlias>>,
 }
 
 /// What placeholders become inside an identifier.
-fn identifier_of(rewritten: &str) -> String {
+pub(crate) fn identifier_of(rewritten: &str) -> String {
     let mut out = String::with_capacity(rewritten.len());
     for c in rewritten.chars() {
         match c {
@@ -53,7 +64,7 @@ fn identifier_of(rewritten: &str) -> String {
 }
 
 /// `base`, or `base_2`, `base_3`, … — the first not in `taken`.
-fn unique(base: String, taken: impl Fn(&str) -> bool) -> String {
+pub(crate) fn unique(base: String, taken: impl Fn(&str) -> bool) -> String {
     if !taken(&base) {
         return base;
     }
@@ -78,7 +89,7 @@ impl McpAliases {
 
     /// True when no alias was shown.
     pub fn is_empty(&self) -> bool {
-        self.tools.is_empty() && self.prompts.is_empty() && self.values.is_empty()
+        self.tools.is_empty() && self.prompts.is_empty() && self.values.is_empty() && self.keys.is_empty()
     }
 
     /// Every `(alias, real)` tool name pair.
@@ -86,8 +97,8 @@ impl McpAliases {
         self.tools.iter().map(|(a, r)| (a.as_str(), r.as_str()))
     }
 
-    /// Maps a `tools/call`'s `params` back: the real tool name and the real values of aliased
-    /// arguments. True when anything changed.
+    /// Maps a `tools/call`'s `params` back: the real tool name, the real names of aliased
+    /// properties, then the real values of aliased arguments. True when anything changed.
     pub fn map_call(&self, params: &mut Value) -> bool {
         let Some(name) = params.get("name").and_then(Value::as_str).map(str::to_owned) else { return false };
         let real = self.real_tool(&name).to_owned();
@@ -95,10 +106,35 @@ impl McpAliases {
         if changed {
             params["name"] = Value::String(real.clone());
         }
+        if let (Some(keys), Some(args)) = (self.keys.get(&real), params.get_mut("arguments")) {
+            changed |= map_keys(args, &mut Vec::new(), keys);
+        }
         if let (Some(values), Some(args)) = (self.values.get(&real), params.get_mut("arguments")) {
             changed |= map_values(args, &mut Vec::new(), values);
         }
         changed
+    }
+
+    /// The name property `real` of the object at `path` of tool `tool`'s arguments was shown
+    /// under, if it was aliased.
+    pub(crate) fn shown_key(&self, tool: &str, path: &[ArgPath], real: &str) -> Option<&str> {
+        self.keys.get(tool)?.iter().find(|k| k.path == path && k.real == real).map(|k| k.shown.as_str())
+    }
+
+    /// The real name of property `shown` of the object at `path` of tool `tool`'s arguments
+    /// (`shown` itself when it is no alias).
+    pub(crate) fn real_key<'a>(&'a self, tool: &str, path: &[ArgPath], shown: &'a str) -> &'a str {
+        let list = self.keys.get(tool).map(Vec::as_slice).unwrap_or_default();
+        list.iter().find(|k| k.path == path && k.shown == shown).map_or(shown, |k| k.real.as_str())
+    }
+
+    /// Records that property `real` of the object at `path` of tool `tool`'s arguments is
+    /// shown as `shown`.
+    pub(crate) fn key(&mut self, tool: &str, path: Vec<ArgPath>, shown: String, real: String) {
+        let list = self.keys.entry(tool.to_owned()).or_default();
+        if !list.iter().any(|k| k.path == path && k.shown == shown) {
+            list.push(KeyAlias { path, shown, real });
+        }
     }
 
     /// Maps a `prompts/get`'s `params` back to the real prompt name. True when it changed.
@@ -167,6 +203,38 @@ fn map_values(v: &mut Value, at: &mut Vec<ArgPath>, aliases: &[ValueAlias]) -> b
         }
         _ => false,
     }
+}
+
+/// Gives aliased properties their real names in `args`, top down, where a recorded object path
+/// matches (a shown name the object also holds as a real property is left alone).
+fn map_keys(v: &mut Value, at: &mut Vec<ArgPath>, keys: &[KeyAlias]) -> bool {
+    let mut changed = false;
+    match v {
+        Value::Object(map) => {
+            for k in keys.iter().filter(|k| path_matches(&k.path, at)) {
+                if !map.contains_key(&k.real)
+                    && let Some(value) = map.remove(&k.shown)
+                {
+                    map.insert(k.real.clone(), value);
+                    changed = true;
+                }
+            }
+            for (name, item) in map.iter_mut() {
+                at.push(ArgPath::Key(name.clone()));
+                changed |= map_keys(item, at, keys);
+                at.pop();
+            }
+        }
+        Value::Array(items) => {
+            at.push(ArgPath::Item);
+            for item in items.iter_mut() {
+                changed |= map_keys(item, at, keys);
+            }
+            at.pop();
+        }
+        _ => {}
+    }
+    changed
 }
 
 /// True when the concrete path `at` is one the schema path `schema` describes.

@@ -1,12 +1,13 @@
 //! Tool schemas toward the client (`inputSchema`, `outputSchema`, at any depth): `title` and
 //! `description` rewritten as free text; `enum`, `const`, `default` and `examples` values that
-//! carry identity shown as neutral values. In an input schema those values are recorded in the
+//! carry identity shown as neutral values, and in an input schema property names that carry
+//! identity (`openai_model`) shown under neutral names (`provider_model`). In an input schema those values are recorded in the
 //! connection's [`McpAliases`] and mapped back in `tools/call` arguments; an output schema's
 //! `enum`/`const` that names identity is dropped whole instead (the result is tool content and is
 //! relayed as the server sent it, so it must still validate against the schema shown).
 
 use super::anonymizer::Anonymizer;
-use super::mcp_names::{ArgPath, McpAliases, neutral_value};
+use super::mcp_names::{ArgPath, McpAliases, identifier_of, neutral_value, unique};
 use super::text::Field;
 use serde_json::{Map, Value};
 
@@ -59,9 +60,14 @@ impl Walk<'_> {
                 p
             })
         };
+        if let Some(p) = &path {
+            self.property_names(map, p);
+        }
         if let Some(Value::Object(props)) = map.get_mut("properties") {
             for (name, sub) in props.iter_mut() {
-                self.schema(sub, child(&path, ArgPath::Key(name.clone())));
+                // Values below a shown name are recorded at the real one (names map back first).
+                let real = self.aliases.real_key(self.tool, path.as_deref().unwrap_or_default(), name);
+                self.schema(sub, child(&path, ArgPath::Key(real.to_owned())));
             }
         }
         for key in ["patternProperties"] {
@@ -97,6 +103,59 @@ impl Walk<'_> {
                 defs.values_mut().for_each(|sub| self.schema(sub, None));
             }
         }
+    }
+
+    /// In an input schema, shows each property whose name carries identity (`openai_model`)
+    /// under a neutral name (`provider_model`), unique among the node's properties, in
+    /// `properties`, `required` and `dependentRequired`, recorded at `path` for the way back
+    /// (`tools/call` arguments get the real names before anything else is mapped). Output
+    /// schemas keep their names: results are relayed as sent and must validate.
+    fn property_names(&mut self, map: &mut Map<String, Value>, path: &[ArgPath]) {
+        if self.kind != SchemaKind::Input {
+            return;
+        }
+        let Some(Value::Object(props)) = map.get("properties") else { return };
+        let names: Vec<String> = props.keys().cloned().collect();
+        let mut renamed: Vec<(String, String)> = Vec::new();
+        for real in names.iter().filter(|n| self.anon.carries_identity(n, Field::Text)) {
+            let shown = match self.aliases.shown_key(self.tool, path, real) {
+                Some(s) => s.to_owned(),
+                None => {
+                    let base = identifier_of(&self.anon.rewrite(real, Field::Text));
+                    let taken = |c: &str| names.iter().any(|n| n == c) || renamed.iter().any(|(_, s)| s == c);
+                    unique(base, taken)
+                }
+            };
+            self.aliases.key(self.tool, path.to_vec(), shown.clone(), real.clone());
+            renamed.push((real.clone(), shown));
+        }
+        if renamed.is_empty() {
+            return;
+        }
+        let shown_of = |n: &str| renamed.iter().find(|(r, _)| r == n).map(|(_, s)| s.clone());
+        if let Some(Value::Object(props)) = map.get_mut("properties") {
+            let old = std::mem::take(props);
+            props.extend(old.into_iter().map(|(k, v)| (shown_of(&k).unwrap_or(k), v)));
+        }
+        if let Some(Value::Array(required)) = map.get_mut("required") {
+            for r in required.iter_mut() {
+                if let Some(shown) = r.as_str().and_then(shown_of) {
+                    *r = Value::String(shown);
+                }
+            }
+        }
+        if let Some(Value::Object(deps)) = map.get_mut("dependentRequired") {
+            let old = std::mem::take(deps);
+            for (k, mut v) in old {
+                for r in v.as_array_mut().into_iter().flatten() {
+                    if let Some(shown) = r.as_str().and_then(shown_of) {
+                        *r = Value::String(shown);
+                    }
+                }
+                deps.insert(shown_of(&k).unwrap_or(k), v);
+            }
+        }
+        self.edits += renamed.len();
     }
 
     /// `enum`, `const`, `default`, `examples` of one schema node.

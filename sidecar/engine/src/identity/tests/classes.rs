@@ -370,3 +370,52 @@ fn an_agent_list_name_that_carries_a_family_is_identity() {
     let plain = "- gemini: born May 21 to June 20\n- sonnet-form: fourteen lines\n";
     assert!(matches!(anon.rewrite_agent_list(plain), Cow::Borrowed(_)));
 }
+
+#[test]
+fn a_property_name_that_carries_identity_is_aliased_and_mapped_back() {
+    let anon = builtin();
+    let mut aliases = McpAliases::default();
+    let mut msg = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "translate",
+        "description": "Translates a text.",
+        "inputSchema": {"type": "object", "required": ["text", "deepseek_mode"],
+            "dependentRequired": {"deepseek_mode": ["text"]},
+            "properties": {
+                "text": {"type": "string"},
+                "deepseek_mode": {"type": "string", "enum": ["fast", "deepseek-reasoner"]},
+                "provider_mode": {"type": "string"},
+                "options": {"type": "object", "properties": {
+                    "mistral_ai_key_id": {"type": "string"},
+                    "glossary": {"type": "array", "items": {"type": "object",
+                        "properties": {"qwen_term": {"type": "string"}}}}}}}},
+        "outputSchema": {"type": "object", "properties": {"kimi_score": {"type": "number"}}}}]}});
+    anon.scrub_mcp(&mut msg, "server", &mut aliases);
+    let schema = &msg["result"]["tools"][0]["inputSchema"];
+    let names: Vec<&String> = schema["properties"].as_object().expect("properties").keys().collect();
+    // `provider_mode` is taken by a real property: the alias of `deepseek_mode` is unique.
+    assert!(
+        names.contains(&&"model_mode".to_owned()) && names.contains(&&"provider_mode".to_owned()),
+        "{names:?}"
+    );
+    assert_eq!(schema["required"], json!(["text", "model_mode"]));
+    assert_eq!(schema["dependentRequired"], json!({"model_mode": ["text"]}));
+    assert_eq!(schema["properties"]["model_mode"]["enum"], json!(["fast", "model"]));
+    let options = &schema["properties"]["options"]["properties"];
+    assert!(options.get("provider_key_id").is_some(), "{options}");
+    assert!(options["glossary"]["items"]["properties"].get("model_term").is_some(), "{options}");
+    // Output schemas keep their names (results are relayed as sent and must validate).
+    assert!(msg["result"]["tools"][0]["outputSchema"]["properties"].get("kimi_score").is_some());
+    // The call, in the names the client saw, reaches the server in the real ones.
+    let mut params = json!({"name": "translate", "arguments": {"text": "hola", "model_mode": "model",
+        "provider_mode": "x", "options": {"provider_key_id": "k1", "glossary": [{"model_term": "gato"}]}}});
+    assert!(aliases.map_call(&mut params));
+    assert_eq!(
+        params,
+        json!({"name": "translate", "arguments": {"text": "hola", "deepseek_mode": "deepseek-reasoner",
+            "provider_mode": "x", "options": {"mistral_ai_key_id": "k1", "glossary": [{"qwen_term": "gato"}]}}})
+    );
+    // A second listing shows the same names.
+    let mut again = msg.clone();
+    again["result"]["tools"][0]["inputSchema"]["properties"] = json!({"deepseek_mode": {"type": "string"}});
+    anon.scrub_mcp(&mut again, "server", &mut aliases);
+    assert!(again["result"]["tools"][0]["inputSchema"]["properties"].get("model_mode").is_some());
+}

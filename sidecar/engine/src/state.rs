@@ -117,6 +117,15 @@ pub struct MemRecord {
     pub lifecycle: Lifecycle,
 }
 
+/// The tool results of a source's latest reading (see [`State::source_current`]).
+#[derive(Debug, Clone, Default)]
+pub struct CurrentReading {
+    /// Their content hash (`None` for a result without one).
+    pub hash: Option<String>,
+    /// Their artifact ids, oldest first.
+    pub ids: Vec<String>,
+}
+
 /// Evidence text indexed by target key (`path:/x`, `word:prod`, …).
 #[derive(Debug, Clone, Default)]
 pub struct TargetIndex {
@@ -330,6 +339,10 @@ pub struct State {
     pub content: ContentIndex,
     /// Source key (`path:…`, `url:…`, `tool:…`) → the tool-result artifacts observed from it.
     pub source_artifacts: HashMap<String, Vec<String>>,
+    /// Source key → its latest reading: the tool results not yet superseded, all of one content
+    /// hash. A reading with another hash supersedes exactly these, so recording a reading costs
+    /// what it replaces, not how often the source was read before.
+    pub source_current: HashMap<String, CurrentReading>,
     /// Target key → the tool-result artifacts whose content names it.
     pub c2_artifacts: HashMap<String, BTreeSet<String>>,
     /// Source key → the source it copies (a mirror's address → the original's).

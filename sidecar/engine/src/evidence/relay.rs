@@ -62,14 +62,18 @@ pub(crate) fn record_tool_result(
         st.source_alias.insert(source.to_owned(), lineage_source.to_owned());
     }
     let hash = st.graph.get(id).and_then(|a| a.provenance.hash.clone());
+    // Only the latest reading can be replaced: every earlier one with another hash was
+    // superseded when a reading after it came.
     let older: Vec<String> = if specific(source) {
-        st.source_artifacts
-            .get(source)
-            .into_iter()
-            .flatten()
-            .filter(|old| st.graph.get(old).is_some_and(|a| a.provenance.hash != hash))
-            .cloned()
-            .collect()
+        let current = st.source_current.entry(source.to_owned()).or_default();
+        if current.ids.is_empty() || current.hash == hash {
+            current.hash = hash;
+            current.ids.push(id.to_owned());
+            Vec::new()
+        } else {
+            current.hash = hash;
+            std::mem::replace(&mut current.ids, vec![id.to_owned()])
+        }
     } else {
         Vec::new()
     };

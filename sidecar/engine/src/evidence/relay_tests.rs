@@ -129,6 +129,28 @@ fn a_newer_reading_of_the_same_file_replaces_the_older_and_what_was_built_on_it(
 }
 
 #[test]
+fn readings_of_one_file_stand_until_a_reading_with_other_content_follows() {
+    let mut k = Kit::with_agents(&[("a1", "heronix")]);
+    k.step(task("Watch inventory/billing.yaml."));
+    let (old, new) = ("libfoo: 1.2.4\n", "libfoo: 2.0.1\n");
+    for content in [old, old, new, new, old] {
+        k.step(call("coordinator", "read_file", json!({"path": "inventory/billing.yaml"}), None));
+        k.step(result("read_file", content));
+    }
+    let states: Vec<Lifecycle> = k
+        .traj
+        .evidence()
+        .artifacts()
+        .filter(|a| a.producer == "tool:read_file")
+        .map(|a| a.lifecycle_state)
+        .collect();
+    let (s, c) = (Lifecycle::Superseded, Lifecycle::Candidate);
+    assert_eq!(states, [s, s, s, s, c], "each reading stands until one with other content follows");
+    // Every reading, superseded or not, is still an observation of the file.
+    assert_eq!(k.traj.state.source_artifacts.values().map(Vec::len).sum::<usize>(), 5);
+}
+
+#[test]
 fn revoking_a_raw_log_reaches_the_claim_built_three_levels_up() {
     let mut k = Kit::with_agents(&[("a1", "wrenlet"), ("a2", "corvid"), ("a3", "heronix")]);
     k.step(task("Investigate the beaconing alert from the firewall log."));

@@ -21,9 +21,20 @@ pub struct ModelServer {
 impl ModelServer {
     /// Starts the server logging to `log`; waits for its `PORT n` line.
     pub fn start(log: &Path) -> ModelServer {
+        Self::start_with(log, &[])
+    }
+
+    /// Starts the server for OpenClaw sub-agents on well-known models: `gpt-5-mini` and
+    /// `claude-opus-4` answer as the OpenClaw planner and reviewer (`--openclaw`), not Pi's.
+    pub fn start_for_openclaw(log: &Path) -> ModelServer {
+        Self::start_with(log, &["--openclaw"])
+    }
+
+    fn start_with(log: &Path, args: &[&str]) -> ModelServer {
         let mut child = Command::new(python())
             .arg(peer("pi/model_server.py"))
             .arg(log)
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

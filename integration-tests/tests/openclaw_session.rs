@@ -1,9 +1,11 @@
 //! The real OpenClaw (`openclaw@2026.9.6` on Node 24, offline, scripted model) set up exactly as
 //! the docs say: the user's project (`openclaw.json` with its gateway, its provider pointing at
-//! the scripted model, the planner `scout` in `agents.entries` and the reviewer `critic` in a file
-//! of its own through `$include`), `blindfold init openclaw --yes`, `blindfold run --config
-//! blindfold.toml`, then `openclaw gateway run` and `openclaw agent --agent main --message …`.
-//! The plugin and the model-API proxy share one trajectory per session with no id typed by hand:
+//! the scripted model, the planner `scout` on `gpt-5-mini` in `agents.entries` and the reviewer
+//! `critic` on `claude-opus-4` in a file of its own through `$include` — or both in the legacy
+//! `agents.list` roster), `blindfold init openclaw --yes` (no `extra_words`: the built-in lexicon
+//! and the identities init records are all there is), `blindfold run --config blindfold.toml`,
+//! then `openclaw gateway run` and `openclaw agent --agent main --message …`. The plugin and the
+//! model-API proxy share one trajectory per session with no id typed by hand:
 //!
 //! - delegation reaches the sub-agent the coordinator named (the model server sees the planner's
 //!   true model, then the reviewer's), the refuted destructive command is held by
@@ -11,6 +13,11 @@
 //! - after a daemon restart the same session keeps its aliases; a write without a grant is
 //!   refused, `blindfold why` gives the exact grant command, and that command (`--submit`) lets
 //!   the retry in the same session run; `trace summarize` counts the blocks the records show;
+//! - no request the coordinator's model receives holds a sub-agent's model, family, tier or
+//!   vendor word, by the independent leak oracle (`blindfold_leak_oracle`, no code shared with
+//!   the anonymizer), though the planner and the reviewer name themselves in their answers;
+//! - the whole session runs on both forms of sub-agent definition (`agents.entries` with
+//!   `$include`, and the legacy `agents.list`);
 //! - with the plugin disabled in a project whose agents are the legacy `agents.list` roster, the
 //!   proxy refuses every tool call (`unpaired_session`) and `blindfold doctor` names what is missing.
 
@@ -22,6 +29,7 @@ use blindfold_integration_tests::session_checks::{
     trajectories,
 };
 use blindfold_integration_tests::{Daemon, blindfold, free_port, http_get};
+use blindfold_leak_oracle::LeakOracle;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
@@ -32,6 +40,19 @@ const PROMPT: &str =
     "Free disk space in this workspace: get a plan from scout, have critic review it, then act.";
 const NOTES: &str = "cleanup deferred: data kept\n";
 const COORDINATOR: &str = "claw-coord-1";
+/// The planner's and the reviewer's models: well-known ones, whose family and vendor `init`
+/// finds from the model id.
+const SCOUT_MODEL: &str = "gpt-5-mini";
+const CRITIC_MODEL: &str = "claude-opus-4";
+/// The sub-agents' identity as it must not reach the coordinator: (agent, model, family, tier,
+/// vendor), the tier being what the planner calls itself ("a frontier-tier helper").
+const AGENTS: [(&str, &str, &str, &str, &str); 2] = [
+    ("scout", SCOUT_MODEL, "gpt", "frontier", "OpenAI"),
+    ("critic", CRITIC_MODEL, "claude", "frontier", "Anthropic"),
+];
+/// Words of those models' names that are identity too, found by the built-in lexicon alone (the
+/// configuration names no `extra_words`), as in the OpenCode harness test.
+const MODEL_WORDS: [&str; 3] = ["gpt-5", "mini", "opus"];
 
 /// How many OpenClaw projects (each a gateway, a daemon and a model server) run at once: the
 /// test harness runs the tests of this file in parallel, and more than two gateways starting
@@ -89,16 +110,14 @@ impl ClawProject {
             root.disable_cleanup(true);
             eprintln!("kept {}", root.path().display());
         }
-        let server = ModelServer::start(&root.path().join("requests.jsonl"));
+        let server = ModelServer::start_for_openclaw(&root.path().join("requests.jsonl"));
         let dir = root.path().join("project");
         std::fs::create_dir_all(dir.join("data")).expect("data");
         std::fs::create_dir_all(dir.join("agents")).expect("agents");
         std::fs::write(dir.join("data/keep.txt"), "the only copy\n").expect("data file");
         let token = format!("gw-{}", std::process::id());
-        let models: Vec<Value> = [COORDINATOR, "quill-nano-2", "lattice-9b"]
-            .iter()
-            .map(|id| json!({"id": id, "name": id}))
-            .collect();
+        let models: Vec<Value> =
+            [COORDINATOR, SCOUT_MODEL, CRITIC_MODEL].iter().map(|id| json!({"id": id, "name": id})).collect();
         let mut config = json!({
             "gateway": gateway_section(&token),
             "models": {"providers": {"probe": {"baseUrl": format!("http://127.0.0.1:{}/v1", server.port),
@@ -108,7 +127,7 @@ impl ClawProject {
                 "defaults": {"model": {"primary": format!("probe/{COORDINATOR}")}, "workspace": dir},
                 "entries": {
                     "main": {"workspace": dir, "subagents": {"allowAgents": ["*"]}},
-                    "scout": {"model": "probe/quill-nano-2", "workspace": dir.join("scout")},
+                    "scout": {"model": format!("probe/{SCOUT_MODEL}"), "workspace": dir.join("scout")},
                     "critic": {"$include": "./agents/critic.json"}
                 }
             },
@@ -119,12 +138,13 @@ impl ClawProject {
                 "defaults": {"model": {"primary": format!("probe/{COORDINATOR}")}, "workspace": dir},
                 "list": [
                     {"id": "main", "default": true, "workspace": dir, "subagents": {"allowAgents": ["*"]}},
-                    {"id": "scout", "model": "probe/quill-nano-2", "workspace": dir.join("scout")},
-                    {"id": "critic", "model": {"primary": "probe/lattice-9b"}, "workspace": dir.join("critic")}
+                    {"id": "scout", "model": format!("probe/{SCOUT_MODEL}"), "workspace": dir.join("scout")},
+                    {"id": "critic", "model": {"primary": format!("probe/{CRITIC_MODEL}")}, "workspace": dir.join("critic")}
                 ]
             });
         }
-        let critic = json!({"model": {"primary": "probe/lattice-9b"}, "workspace": dir.join("critic")});
+        let critic =
+            json!({"model": {"primary": format!("probe/{CRITIC_MODEL}")}, "workspace": dir.join("critic")});
         std::fs::write(dir.join("agents/critic.json"), critic.to_string()).expect("critic");
         std::fs::write(dir.join("openclaw.json"), serde_json::to_string_pretty(&config).expect("json"))
             .expect("openclaw.json");
@@ -229,6 +249,38 @@ impl ClawProject {
     fn trajectories(&self) -> Vec<String> {
         trajectories(&self.state.join("traces"))
     }
+
+    /// `blindfold.toml` as init wrote it: each sub-agent recorded with its true model and the
+    /// family and vendor its model id shows, and no `extra_words` (what a user gets).
+    fn recorded(&self) -> String {
+        let toml = std::fs::read_to_string(&self.toml).expect("blindfold.toml");
+        for (id, model, family, _, vendor) in AGENTS {
+            let stanza = format!(
+                "id = \"{id}\"\nmodel = \"{model}\"\nfamily = \"{family}\"\ntier = \"\"\nprovider = \"{vendor}\""
+            );
+            assert!(toml.contains(&stanza), "{id} is not recorded as {stanza}: {toml}");
+        }
+        assert!(!toml.contains("extra_words"), "init wrote extra words: {toml}");
+        toml
+    }
+
+    /// The sub-agents' model, family, tier and vendor words (and their agent ids, which the
+    /// coordinator reads as aliases) in the requests the coordinator's model received, by the
+    /// leak oracle: (request number, word, count). The `model` field is left out: it is the
+    /// coordinator's own routing address (`claw-coord-1`).
+    fn coordinator_leaks(&self) -> Vec<(usize, String, usize)> {
+        let words = AGENTS.iter().flat_map(|(a, m, f, t, v)| [*a, *m, *f, *t, *v]).chain(MODEL_WORDS);
+        let oracle = LeakOracle::new(words);
+        let mut out = Vec::new();
+        for (n, mut r) in self.server.requests().into_iter().filter(|r| r["model"] == COORDINATOR).enumerate()
+        {
+            if let Some(map) = r.as_object_mut() {
+                map.remove("model");
+            }
+            out.extend(oracle.report_json(&r).into_iter().map(|(w, c)| (n, w, c)));
+        }
+        out
+    }
 }
 
 /// One `openclaw agent` turn; fails the test unless it ended normally.
@@ -240,15 +292,23 @@ fn turn(gateway: &Gateway, message: &str) -> String {
 
 #[test]
 fn one_openclaw_session_one_trajectory_through_plugin_and_proxy_restart_grant_and_retry() {
+    session(false);
+}
+
+#[test]
+fn the_same_session_with_the_sub_agents_in_the_legacy_agents_list() {
+    session(true);
+}
+
+/// The whole session on a project whose sub-agents are in `agents.entries` (`critic` through
+/// `$include`), or with `legacy_list` in the legacy `agents.list` roster.
+fn session(legacy_list: bool) {
     let started = Instant::now();
-    let p = ClawProject::new(false);
+    let p = ClawProject::new(legacy_list);
     let keys = keygen(&p.root.path().join("keys"));
     p.init();
-    let toml = std::fs::read_to_string(&p.toml).expect("blindfold.toml");
-    assert!(
-        toml.contains("id = \"critic\"\nmodel = \"lattice-9b\""),
-        "the included agent is recorded: {toml}"
-    );
+    // Both agents recorded, the included (or listed) one too.
+    let toml = p.recorded();
     std::fs::write(
         &p.toml,
         format!("{toml}\n[grants]\ntrusted_keys = [{:?}]\n", keys.public.display().to_string()),
@@ -260,7 +320,7 @@ fn one_openclaw_session_one_trajectory_through_plugin_and_proxy_restart_grant_an
     // 1. The coordinator asks the planner, then the reviewer (by the names its prompt shows it),
     //    then runs the refuted command.
     turn(&gateway, PROMPT);
-    assert_eq!(p.sub_models(), ["quill-nano-2", "lattice-9b"], "each delegation reached the agent named");
+    assert_eq!(p.sub_models(), [SCOUT_MODEL, CRITIC_MODEL], "each delegation reached the agent named");
     assert!(!p.exists("destroyed.marker") && p.exists("data/keep.txt"), "the refuted command ran");
     let ids = p.trajectories();
     assert_eq!(ids.len(), 1, "one trajectory for the session: {ids:?}");
@@ -342,23 +402,32 @@ fn one_openclaw_session_one_trajectory_through_plugin_and_proxy_restart_grant_an
         .output()
         .expect("render");
     let svg = String::from_utf8_lossy(&svg.stdout);
-    for (agent, model) in [("scout", "quill-nano-2"), ("critic", "lattice-9b")] {
+    for (agent, model, ..) in AGENTS {
         let line = format!("{} → {model}", before[0][agent].as_str().unwrap_or("?"));
         assert!(svg.contains(&line), "{line} not in the legend: {svg}");
     }
+
+    // 5. Identity: the planner and the reviewer named their model and vendor in their answers,
+    //    which reached the coordinator's model; it read none of those words in any request of
+    //    the three turns.
+    let read: String =
+        p.server.requests().iter().filter(|r| r["model"] == COORDINATOR).map(Value::to_string).collect();
+    for said in ["to free the space", "I refute it"] {
+        assert!(read.contains(said), "the answer saying {said:?} did not reach the coordinator");
+    }
+    let leaked = p.coordinator_leaks();
+    assert_eq!(leaked, [], "the sub-agents' identity reached the coordinator's model (request, word, count)");
     drop(gateway);
     drop(daemon);
-    eprintln!("openclaw session test: {:?}", started.elapsed());
+    let form = if legacy_list { "agents.list" } else { "agents.entries + $include" };
+    eprintln!("openclaw session test ({form}): {:?}", started.elapsed());
 }
 
 #[test]
 fn without_the_plugin_the_proxy_refuses_every_openclaw_tool_call() {
     let p = ClawProject::new(true);
     p.init();
-    let toml = std::fs::read_to_string(&p.toml).expect("blindfold.toml");
-    for agent in ["id = \"scout\"\nmodel = \"quill-nano-2\"", "id = \"critic\"\nmodel = \"lattice-9b\""] {
-        assert!(toml.contains(agent), "the listed agent is recorded: {toml}");
-    }
+    p.recorded();
     let _daemon = p.start_daemon();
     // The plugin is gone from the gateway (its entry disabled), the provider still through the proxy.
     let path = p.dir.join("openclaw.json");
@@ -391,18 +460,14 @@ fn without_the_plugin_the_proxy_refuses_every_openclaw_tool_call() {
 
 const STEP: &str = "touch built.marker";
 
-/// A project set up by init whose agents' true families the user filled in (the scripted models
-/// are of no family init knows; without families no verdict can count, independence being
-/// unknown), with a trusted grant key and `extra` config; its daemon and gateway.
+/// A project set up by init (the agents' true families, which a verdict needs to count, are the
+/// ones init finds from their model ids: `gpt` and `claude`), with a trusted grant key and
+/// `extra` config; its daemon and gateway.
 fn verdict_project(extra: &str) -> (ClawProject, Daemon, Gateway) {
     let p = ClawProject::new(false);
     let keys = keygen(&p.root.path().join("keys"));
     p.init();
-    let toml = std::fs::read_to_string(&p.toml).expect("blindfold.toml");
-    let toml = toml
-        .replace("model = \"lattice-9b\"\nfamily = \"\"", "model = \"lattice-9b\"\nfamily = \"lattice\"")
-        .replace("model = \"quill-nano-2\"\nfamily = \"\"", "model = \"quill-nano-2\"\nfamily = \"quill\"");
-    assert!(toml.contains("family = \"lattice\"") && toml.contains("family = \"quill\""), "{toml}");
+    let toml = p.recorded();
     let trusted =
         format!("{toml}\n[grants]\ntrusted_keys = [{:?}]\n{extra}\n", keys.public.display().to_string());
     std::fs::write(&p.toml, trusted).expect("trust the key");
@@ -504,7 +569,7 @@ fn a_verdict_request_through_openclaw_verifies_the_step_and_its_grant_runs_it() 
     assert!(late.is_empty(), "decided before the answers it follows were observed: {late:?}");
     let requests = p.server.requests();
     let critic: Vec<String> =
-        requests.iter().filter(|r| r["model"] == "lattice-9b").map(Value::to_string).collect();
+        requests.iter().filter(|r| r["model"] == CRITIC_MODEL).map(Value::to_string).collect();
     assert!(
         critic.iter().any(|r| r.contains("[blindfold:verify]") && r.contains("- bf-")),
         "the critic read Blindfold's instruction with a handle: {critic:?}"
@@ -545,7 +610,7 @@ fn a_gateway_started_before_the_daemon_fails_closed_then_works_once_it_is_up() {
     // The daemon starts later: the same gateway's plugin reaches it, without a restart.
     let _daemon = p.start_daemon();
     turn(&gateway, PROMPT);
-    assert_eq!(p.sub_models(), ["quill-nano-2", "lattice-9b"], "each delegation reached the agent named");
+    assert_eq!(p.sub_models(), [SCOUT_MODEL, CRITIC_MODEL], "each delegation reached the agent named");
     assert!(!p.exists("destroyed.marker"), "the refuted command ran");
     let ids = p.trajectories();
     assert_eq!(ids.len(), 1, "{ids:?}");

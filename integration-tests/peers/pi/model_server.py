@@ -33,6 +33,9 @@ OpenClaw (through its `tool_call` bridge, sub-agents as collector runs):
                  asked to "write the notes" (a later turn), it writes notes.txt, then stops
   quill-nano-2   the planner: proposes the destructive command (naming its identity)
   lattice-9b     the reviewer: refutes it (naming its identity)
+  With `--openclaw` (after the log path) `gpt-5-mini` and `claude-opus-4` are the OpenClaw
+  planner and reviewer instead of Pi's (the same answers, each naming its own identity), so an
+  OpenClaw project can run its sub-agents on well-known models; without it they are Pi's.
   The verification scenario through OpenClaw ("build step from X and have Y <verb> it"): spawn
   X, wait, spawn Y with "<Verb> this step before I run it: `<the plan's command>`", wait, then
   `exec` the command; "run the build step" (a later turn) runs it again. X and Y answer as the
@@ -239,21 +242,34 @@ def claw_coordinator(messages):
     return steps[done]() if done < len(steps) else ("text", "Done.", None)
 
 
-def claw_planner(messages):
-    if "records the build" in task_text(messages):
-        return ("text", "I propose `" + BUILD_STEP + "` to record the build.", None)
-    return ("text", "As quill-nano-2 by Quillworks, I propose: `" + CLAW_DESTRUCTIVE + "` to free the space.", None)
+# How each OpenClaw sub-agent's model names itself in its answers.
+CLAW_SELF = {
+    "quill-nano-2": "quill-nano-2 by Quillworks",
+    "lattice-9b": "lattice-9b from Latticeworks",
+    "gpt-5-mini": "GPT-5 mini by OpenAI, a frontier-tier helper",
+    "claude-opus-4": "Claude Opus 4 from Anthropic",
+}
 
 
-def claw_reviewer(messages):
-    if "this step before I run it" in task_text(messages):
-        return reviewer(messages)
-    return (
-        "text",
-        "I am lattice-9b from Latticeworks. Do not run `" + CLAW_DESTRUCTIVE + "`: it deletes the only copy "
-        "of the data. This plan is unsafe and I refute it.",
-        None,
-    )
+def claw_planner(model):
+    def answer(messages):
+        if "records the build" in task_text(messages):
+            return ("text", "I propose `" + BUILD_STEP + "` to record the build.", None)
+        return ("text", f"As {CLAW_SELF[model]}, I propose: `{CLAW_DESTRUCTIVE}` to free the space.", None)
+    return answer
+
+
+def claw_reviewer(model):
+    def answer(messages):
+        if "this step before I run it" in task_text(messages):
+            return reviewer(messages)
+        return (
+            "text",
+            f"I am {CLAW_SELF[model]}. Do not run `{CLAW_DESTRUCTIVE}`: it deletes the only copy "
+            "of the data. This plan is unsafe and I refute it.",
+            None,
+        )
+    return answer
 
 
 SCRIPTS = {
@@ -261,9 +277,12 @@ SCRIPTS = {
     "gpt-5-mini": planner,
     "claude-opus-4": reviewer,
     "claw-coord-1": claw_coordinator,
-    "quill-nano-2": claw_planner,
-    "lattice-9b": claw_reviewer,
+    "quill-nano-2": claw_planner("quill-nano-2"),
+    "lattice-9b": claw_reviewer("lattice-9b"),
 }
+if "--openclaw" in sys.argv[2:]:
+    SCRIPTS["gpt-5-mini"] = claw_planner("gpt-5-mini")
+    SCRIPTS["claude-opus-4"] = claw_reviewer("claude-opus-4")
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -66,14 +66,10 @@ pub(crate) fn record_tool_result(
     // superseded when a reading after it came.
     let older: Vec<String> = if specific(source) {
         let current = st.source_current.entry(source.to_owned()).or_default();
-        if current.ids.is_empty() || current.hash == hash {
-            current.hash = hash;
-            current.ids.push(id.to_owned());
-            Vec::new()
-        } else {
-            current.hash = hash;
-            std::mem::replace(&mut current.ids, vec![id.to_owned()])
-        }
+        let replaced = if current.hash == hash { Vec::new() } else { std::mem::take(&mut current.ids) };
+        current.hash = hash;
+        current.ids.push(id.to_owned());
+        replaced
     } else {
         Vec::new()
     };

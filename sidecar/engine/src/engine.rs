@@ -372,7 +372,7 @@ impl Engine {
                 source_ref: format!("store:{store}"),
                 hash: Some(crate::canonical::sha256_hex(text.as_bytes())),
                 observed_at: ctx.now_ms,
-                derived_from: parents,
+                derived_from: parents.ids,
             },
             independence_group: format!("family:{}", self.config.family(actor)),
             scope: EvidenceScope {

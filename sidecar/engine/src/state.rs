@@ -326,8 +326,8 @@ pub struct State {
     pub agent_observed: HashMap<String, BTreeSet<String>>,
     /// Every answer, and every tool result not bound to a sub-agent's own call, in the order
     /// observed: what the coordinator holds, and may pass on by reference ("from the parsed
-    /// rates"). Only ever appended to.
-    pub coordinator_context: Vec<String>,
+    /// rates"). Only ever appended to; each entry knows how much of it its own ancestry holds.
+    pub coordinator_context: crate::evidence::CoordinatorContext,
     /// Agent → how much of [`State::coordinator_context`] the coordinator held when it last
     /// delegated to it (what an answer of an agent that observed nothing itself derives from).
     pub delegated_context: HashMap<String, usize>,

@@ -2,12 +2,14 @@
 //! transitions, claim relations, independence groups from observed provenance and true family,
 //! and revocation that propagates through derivations to claims and pending decisions.
 
+mod context;
 mod derivation;
 mod graph;
 mod independence;
 pub(crate) mod relay;
 mod store;
 
+pub use context::CoordinatorContext;
 pub use derivation::{ContentIndex, shingles};
 pub use graph::{EvidenceGraph, NewArtifact, Revalidation};
 pub use independence::{Independence, independent};

@@ -166,25 +166,37 @@ pub(crate) fn record_delegated_context(st: &mut State, to: &str) {
     st.delegated_context.insert(to.to_owned(), st.coordinator_context.len());
 }
 
+/// What a response derives from ([`response_parents`]).
+pub(crate) struct Parents {
+    /// The artifacts it derives from directly.
+    pub ids: Vec<String>,
+    /// How much of the coordinator's context its ancestry holds (0: none of it as such).
+    pub context_cover: usize,
+}
+
 /// The artifacts a response of `from` naming `targets` derives from: what was relayed to its
 /// author, the tool results of its own calls, and the tool results that observed what it names.
 /// An author that observed nothing itself can only have answered from what it was handed, so
 /// its answer derives from everything the coordinator held when it delegated to it: a
 /// revocation reaches a claim passed on by reference, and only ever more is marked (this
-/// widens what derives from what, never what counts as independent).
-pub(crate) fn response_parents(st: &State, from: &str, targets: &[Target]) -> Vec<String> {
+/// widens what derives from what, never what counts as independent). That prefix is reached
+/// through the fewest entries whose own ancestry holds the rest
+/// ([`crate::evidence::CoordinatorContext::prefix_parents`]), not copied.
+pub(crate) fn response_parents(st: &State, from: &str, targets: &[Target]) -> Parents {
     let mut out: BTreeSet<String> = st.agent_relayed.get(from).cloned().unwrap_or_default();
+    let mut context_cover = 0;
     match st.agent_observed.get(from).filter(|own| !own.is_empty()) {
         Some(own) => out.extend(own.iter().cloned()),
         None => {
             let held = st.delegated_context.get(from).copied().unwrap_or(0);
-            out.extend(st.coordinator_context[..held].iter().cloned());
+            out.extend(st.coordinator_context.prefix_parents(held).into_iter().cloned());
+            context_cover = held;
         }
     }
     for t in targets.iter().filter(|t| matches!(t, Target::Url(_) | Target::Path(_))) {
         out.extend(st.source_artifacts.get(&t.key()).into_iter().flatten().cloned());
     }
-    out.into_iter().collect()
+    Parents { ids: out.into_iter().collect(), context_cover }
 }
 
 /// `ids` and every artifact they derive from, transitively.

@@ -275,3 +275,33 @@ fn records_a_reader_was_handed_are_its_own_observation() {
     let marked = k.traj.revoke_evidence(&record, "mislabelled sample", "human:operator", k.now_ms);
     assert_eq!(marked.claims, vec!["p1".to_owned()], "{marked:?}");
 }
+
+#[test]
+fn a_claim_passed_on_by_reference_through_a_long_conversation_is_reached_through_few_parents() {
+    // Forty hand-offs by reference, each answer from what the one before said; the last
+    // proposes. Revoking the feed the first answer read reaches the proposal, and no answer
+    // lists the whole conversation as its parents (the lineage is a chain, not a clique).
+    let mut k = Kit::with_agents(&[("a1", "wrenlet"), ("a2", "corvid")]);
+    k.step(task("Post the month-end revaluation."));
+    k.step(delegate("a1", Intent::Scope, "Fetch and parse today's rates.", None));
+    k.step(call("a1", "web_fetch", json!({"url": "https://rates.example/eod.csv"}), None));
+    let feed = k.step(result("web_fetch", "pair,rate\nEURUSD,1.0566\n")).evidence_refs[0].clone();
+    k.step(response("a1", "Parsed: EURUSD 1.0566.", &[], &[]));
+    for turn in 0..40 {
+        k.step(delegate("a2", Intent::Scope, &format!("Refine step {turn} from what you have."), None));
+        k.step(response("a2", &format!("Step {turn} refined."), &[], &[]));
+    }
+    k.step(delegate("a2", Intent::Scope, "Prepare the journal from the refined steps.", None));
+    k.step(response(
+        "a2",
+        "JE-11 is ready.",
+        &[("p1", "post_journal", json!({"entry_id": "JE-11", "lines": "1140 Dr 18412.07"}))],
+        &[],
+    ));
+    let widest = k.traj.evidence().artifacts().map(|a| a.provenance.derived_from.len()).max();
+    assert!(widest.is_some_and(|w| w <= 2), "an answer derives from {widest:?} artifacts");
+    let marked = k.traj.revoke_evidence(&feed, "withdrawn by treasury", "human:operator", k.now_ms);
+    assert_eq!(marked.claims, vec!["p1".to_owned()], "{marked:?}");
+    // The forty refinements and the proposing answer all rest on the feed.
+    assert_eq!(marked.artifacts.len(), 41, "{:?}", marked.artifacts);
+}

@@ -105,14 +105,14 @@ impl Engine {
             producer: from.to_owned(),
             producer_family: Some(indep.family.clone()),
             channel: Channel::C4,
-            provenance: hashed_provenance("agent", from, text_hash, now_ms, derived),
+            provenance: hashed_provenance("agent", from, text_hash, now_ms, derived.ids),
             independence_group: indep.group(),
             scope: EvidenceScope::default(),
         });
         index_response(st, &id, &targets);
         st.content.insert_response(&id, text, from);
         relay::record_answer(st, &id, from);
-        st.coordinator_context.push(id.clone());
+        st.coordinator_context.push_covering(id.clone(), derived.context_cover);
         Recorded { id, replayed, targets, indep }
     }
 

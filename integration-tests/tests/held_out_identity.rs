@@ -178,7 +178,7 @@ const CEILINGS: [(&str, [usize; 4]); 8] = [
     ("mcp_tool", [0, 0, 0, 0]),
     ("a2a_card", [0, 0, 0, 0]),
     ("a2a_parts", [0, 1, 0, 2]),
-    ("model_request", [3, 0, 0, 0]),
+    ("model_request", [0, 0, 0, 0]),
     ("apart: mcp_identifier_key", [0, 0, 0, 0]),
     ("apart: control_lexicon_word", [0, 0, 0, 5]),
     ("apart: control_identity_surface", [0, 0, 0, 2]),

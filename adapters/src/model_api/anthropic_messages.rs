@@ -12,7 +12,9 @@ use std::collections::HashSet;
 /// Scrubs what the model will read: the system prompt, text blocks, delegation `tool_use` inputs,
 /// results of delegation tools (those two also without Blindfold's verification instruction and
 /// handles), and tool descriptions and input schemas. Results of other tools (channel C2) and
-/// signed thinking blocks are left as they are.
+/// signed thinking blocks are left as they are. A `tool_result` answering no `tool_use` of the
+/// request (which the API would refuse as it stands) is not shown to be tool content: it is
+/// scrubbed as a delegation's result is.
 pub fn rewrite_messages_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, MalformedBody> {
     let mut map = parse_object("request", body)?;
     let mut changed = map.get_mut("system").map_or(0, |v| scrub_content(v, s));
@@ -20,14 +22,14 @@ pub fn rewrite_messages_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritt
         let Value::Array(messages) = messages else {
             return Err(MalformedBody::new("request", "`messages` is not an array"));
         };
-        let agent_calls = agent_call_ids(messages);
+        let calls = Calls::of(messages);
         for message in messages.iter_mut() {
             match message.get_mut("content") {
                 Some(content @ Value::String(_)) => changed += scrub_string(content, s),
                 Some(Value::Array(blocks)) => {
                     for block in blocks.iter_mut() {
                         if let Value::Object(block) = block {
-                            changed += scrub_block(block, &agent_calls, s);
+                            changed += scrub_block(block, &calls, s);
                         }
                     }
                 }
@@ -44,16 +46,36 @@ pub fn rewrite_messages_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritt
     Ok(finish(body, &map, changed))
 }
 
-fn agent_call_ids(messages: &[Value]) -> HashSet<String> {
-    let blocks = messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten();
-    blocks
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-        .filter(|b| is_agent_call(b.get("name").and_then(Value::as_str).unwrap_or_default(), b.get("input")))
-        .filter_map(|b| b.get("id").and_then(Value::as_str).map(str::to_owned))
-        .collect()
+/// The `tool_use` blocks of a request's history, by id.
+struct Calls {
+    /// Every call id.
+    all: HashSet<String>,
+    /// Ids of calls to a delegation tool.
+    agent: HashSet<String>,
 }
 
-fn scrub_block(block: &mut Map<String, Value>, agent_calls: &HashSet<String>, s: &dyn Scrubber) -> usize {
+impl Calls {
+    fn of(messages: &[Value]) -> Self {
+        let blocks = messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten();
+        let mut calls = Self { all: HashSet::new(), agent: HashSet::new() };
+        for b in blocks.filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")) {
+            let Some(id) = b.get("id").and_then(Value::as_str) else { continue };
+            if is_agent_call(b.get("name").and_then(Value::as_str).unwrap_or_default(), b.get("input")) {
+                calls.agent.insert(id.to_owned());
+            }
+            calls.all.insert(id.to_owned());
+        }
+        calls
+    }
+
+    /// True when a result answers a delegation, or no call of the request at all (nothing shows
+    /// it is tool content).
+    fn delegation_result(&self, id: &str) -> bool {
+        self.agent.contains(id) || !self.all.contains(id)
+    }
+}
+
+fn scrub_block(block: &mut Map<String, Value>, calls: &Calls, s: &dyn Scrubber) -> usize {
     let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
     match kind {
         "text" => block.get_mut("text").map_or(0, |t| scrub_string(t, s)),
@@ -67,7 +89,7 @@ fn scrub_block(block: &mut Map<String, Value>, agent_calls: &HashSet<String>, s:
         }
         "tool_result" => {
             let id = block.get("tool_use_id").and_then(Value::as_str).unwrap_or_default();
-            if agent_calls.contains(id) {
+            if calls.delegation_result(id) {
                 block.get_mut("content").map_or(0, |c| scrub_content(c, &Delegated(s)))
             } else {
                 0

@@ -11,7 +11,9 @@ use std::collections::HashSet;
 /// Scrubs what the model will read: system/developer/user/assistant text, tool descriptions and
 /// parameter schemas, delegation-call arguments, and the results of delegation tools (agent-written
 /// text; both also lose Blindfold's verification instruction and handles). Results of other tools
-/// (file and world content, channel C2) are left as they are.
+/// (file and world content, channel C2) are left as they are. A result answering no call of the
+/// request (which the API would refuse as it stands) is not shown to be tool content: it is
+/// scrubbed as a delegation's result is.
 pub fn rewrite_chat_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, MalformedBody> {
     let mut map = parse_object("request", body)?;
     let mut changed = 0;
@@ -19,12 +21,12 @@ pub fn rewrite_chat_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, 
         let Value::Array(messages) = messages else {
             return Err(MalformedBody::new("request", "`messages` is not an array"));
         };
-        let agent_calls = agent_call_ids(messages);
+        let calls = Calls::of(messages);
         for message in messages.iter_mut() {
             let Value::Object(m) = message else {
                 return Err(MalformedBody::new("request", "a message is not an object"));
             };
-            changed += scrub_message(m, &agent_calls, s);
+            changed += scrub_message(m, &calls, s);
         }
     }
     for key in ["tools", "functions"] {
@@ -44,31 +46,46 @@ pub fn rewrite_chat_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, 
     Ok(finish(body, &map, changed))
 }
 
-/// Ids of earlier assistant calls to a delegation tool.
-fn agent_call_ids(messages: &[Value]) -> HashSet<String> {
-    let mut ids = HashSet::new();
-    for m in messages {
-        for call in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
-            let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default();
-            let args = call.pointer("/function/arguments").and_then(Value::as_str);
-            if is_agent_call_text(name, args)
-                && let Some(id) = call.get("id").and_then(Value::as_str)
-            {
-                ids.insert(id.to_owned());
-            }
-        }
-    }
-    ids
+/// The assistant calls of a request's history, by id.
+struct Calls {
+    /// Every call id.
+    all: HashSet<String>,
+    /// Ids of calls to a delegation tool.
+    agent: HashSet<String>,
 }
 
-fn scrub_message(m: &mut Map<String, Value>, agent_calls: &HashSet<String>, s: &dyn Scrubber) -> usize {
+impl Calls {
+    fn of(messages: &[Value]) -> Self {
+        let mut calls = Self { all: HashSet::new(), agent: HashSet::new() };
+        for m in messages {
+            for call in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+                let Some(id) = call.get("id").and_then(Value::as_str) else { continue };
+                let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default();
+                let args = call.pointer("/function/arguments").and_then(Value::as_str);
+                if is_agent_call_text(name, args) {
+                    calls.agent.insert(id.to_owned());
+                }
+                calls.all.insert(id.to_owned());
+            }
+        }
+        calls
+    }
+
+    /// True when a result message answers a delegation, or answers no call of the request at
+    /// all (nothing shows it is tool content).
+    fn delegation_result(&self, m: &Map<String, Value>) -> bool {
+        let name = m.get("name").and_then(Value::as_str).unwrap_or_default();
+        match m.get("tool_call_id").and_then(Value::as_str) {
+            Some(id) => self.agent.contains(id) || !self.all.contains(id) || AGENT_TOOLS.contains(&name),
+            None => AGENT_TOOLS.contains(&name),
+        }
+    }
+}
+
+fn scrub_message(m: &mut Map<String, Value>, calls: &Calls, s: &dyn Scrubber) -> usize {
     let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
     let is_result = role == "tool" || role == "function";
-    let delegation_result = is_result && {
-        let id = m.get("tool_call_id").and_then(Value::as_str).unwrap_or_default();
-        let name = m.get("name").and_then(Value::as_str).unwrap_or_default();
-        agent_calls.contains(id) || AGENT_TOOLS.contains(&name)
-    };
+    let delegation_result = is_result && calls.delegation_result(m);
     let mut changed = 0;
     if let Some(content) = m.get_mut("content") {
         if delegation_result {

@@ -25,6 +25,8 @@ mod chat_calls_tests;
 #[cfg(test)]
 mod openclaw_tests;
 #[cfg(test)]
+mod orphan_result_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod verify_strip_tests;

@@ -11,24 +11,20 @@ use std::collections::{HashMap, HashSet};
 /// Scrubs what the model will read: `instructions`, input messages, delegation-call arguments and
 /// results (also without Blindfold's verification instruction and handles), and tool descriptions
 /// and parameter schemas. Other tools' outputs (channel C2) and encrypted reasoning items are left
-/// as they are.
+/// as they are. Without `previous_response_id` or `conversation` (whose stored items may hold the
+/// call), an output answering no call of the request is not shown to be tool content: it is
+/// scrubbed as a delegation's result is.
 pub fn rewrite_responses_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, MalformedBody> {
     let mut map = parse_object("request", body)?;
     let mut changed = map.get_mut("instructions").map_or(0, |v| scrub_string(v, s));
+    let stored =
+        ["previous_response_id", "conversation"].iter().any(|k| map.get(*k).is_some_and(|v| !v.is_null()));
     match map.get_mut("input") {
         Some(v @ Value::String(_)) => changed += scrub_string(v, s),
         Some(Value::Array(items)) => {
-            let agent_calls: HashSet<String> = items
-                .iter()
-                .filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call"))
-                .filter(|i| {
-                    let name = i.get("name").and_then(Value::as_str).unwrap_or_default();
-                    is_agent_call_text(name, i.get("arguments").and_then(Value::as_str))
-                })
-                .filter_map(|i| i.get("call_id").and_then(Value::as_str).map(str::to_owned))
-                .collect();
+            let calls = Calls::of(items, stored);
             for item in items.iter_mut() {
-                changed += scrub_item(item, &agent_calls, s);
+                changed += scrub_item(item, &calls, s);
             }
         }
         Some(Value::Null) | None => {}
@@ -43,7 +39,37 @@ pub fn rewrite_responses_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewrit
     Ok(finish(body, &map, changed))
 }
 
-fn scrub_item(item: &mut Value, agent_calls: &HashSet<String>, s: &dyn Scrubber) -> usize {
+/// The `function_call` items of a request's input, by call id.
+struct Calls {
+    /// Every call id.
+    all: HashSet<String>,
+    /// Ids of calls to a delegation tool.
+    agent: HashSet<String>,
+    /// Whether earlier items are stored upstream (`previous_response_id`, `conversation`).
+    stored: bool,
+}
+
+impl Calls {
+    fn of(items: &[Value], stored: bool) -> Self {
+        let mut calls = Self { all: HashSet::new(), agent: HashSet::new(), stored };
+        for i in items.iter().filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
+            let Some(id) = i.get("call_id").and_then(Value::as_str) else { continue };
+            let name = i.get("name").and_then(Value::as_str).unwrap_or_default();
+            if is_agent_call_text(name, i.get("arguments").and_then(Value::as_str)) {
+                calls.agent.insert(id.to_owned());
+            }
+            calls.all.insert(id.to_owned());
+        }
+        calls
+    }
+
+    /// True when an output answers a delegation, or (nothing stored upstream) no call at all.
+    fn delegation_result(&self, id: &str) -> bool {
+        self.agent.contains(id) || (!self.stored && !self.all.contains(id))
+    }
+}
+
+fn scrub_item(item: &mut Value, calls: &Calls, s: &dyn Scrubber) -> usize {
     let kind = item.get("type").and_then(Value::as_str).unwrap_or("message");
     match kind {
         "message" => item.get_mut("content").map_or(0, |c| scrub_content(c, s)),
@@ -57,7 +83,7 @@ fn scrub_item(item: &mut Value, agent_calls: &HashSet<String>, s: &dyn Scrubber)
         }
         "function_call_output" => {
             let id = item.get("call_id").and_then(Value::as_str).unwrap_or_default();
-            if agent_calls.contains(id) {
+            if calls.delegation_result(id) {
                 item.get_mut("output").map_or(0, |o| scrub_content(o, &Delegated(s)))
             } else {
                 0

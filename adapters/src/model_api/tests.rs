@@ -5,7 +5,7 @@ use blindfold_schemas::{Event, Facts};
 use serde_json::{Value, json};
 
 /// Replaces `opus-4` and `Anthropic`, and the real agent name `opus-reviewer` by its alias.
-struct Words;
+pub(super) struct Words;
 
 impl Scrubber for Words {
     fn scrub(&self, text: &str) -> Option<String> {

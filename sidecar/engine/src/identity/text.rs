@@ -180,10 +180,11 @@ impl Anonymizer {
         let mut keep: Vec<bool> = hits
             .iter()
             .map(|h| {
-                let span = folded.source_span(h.start..h.end);
-                let disguised = crate::fold::disguised(&text[span]);
+                let disguised = crate::fold::disguised(&text[span_of(folded, h)]);
                 let scoped = lexicon.entry_key(h.source).is_some_and(|k| self.in_scope(k));
-                scoped || identity_by_itself(lexicon, folded, words, h, field, disguised)
+                scoped
+                    || identity_by_itself(lexicon, folded, words, h, field, disguised)
+                    || named_role(lexicon, &text[span_of(folded, h)], folded, words, h)
             })
             .collect();
         loop {
@@ -240,6 +241,36 @@ fn identity_by_itself(
         (_, Strength::Linked) => false,
         (_, Strength::WithVariant) => h.version && (h.variant || h.dated),
     }
+}
+
+/// The original text's byte range of hit `h`.
+fn span_of(folded: &Folded, h: &LexHit<'_>) -> std::ops::Range<usize> {
+    folded.source_span(h.start..h.end)
+}
+
+/// True when an ordinary family word (`written` as it stands in the original text) is written
+/// as a name between a determiner of the data's `name_determiners` and a role of its
+/// `name_roles` ("ask the Grok reviewer", "our Gemini helper"): capitalised there, it names
+/// the agent's model in any text. A verb or a common noun in that place is not capitalised ("I
+/// grok the reviewer's point", "the command reviewer"), nor is half of a compound a name.
+fn named_role(lexicon: &Lexicon, written: &str, folded: &Folded, words: &[Word], h: &LexHit<'_>) -> bool {
+    let (first, end) = (h.words.start, h.words.end);
+    h.strength == Strength::InContext
+        && h.kind.is_model_like()
+        && matches!(h.source, HitSource::Entry(_))
+        && written.chars().next().is_some_and(char::is_uppercase)
+        && !compound(folded, words, h)
+        && spaced(folded, words, first)
+        && lexicon.determiner_before(folded, words, first)
+        && spaced(folded, words, end)
+        && lexicon.name_role_after(folded, words, end)
+}
+
+/// True when only spaces stand between word `at` and the word before it.
+fn spaced(folded: &Folded, words: &[Word], at: usize) -> bool {
+    words.get(at).is_some_and(|w| {
+        w.gap == Gap::Joiner && folded.as_str()[w.gap_range.clone()].chars().all(|c| c == ' ')
+    })
 }
 
 /// True when a tier word in what an agent or tool says about itself is its tier: a configured

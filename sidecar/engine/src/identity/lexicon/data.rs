@@ -81,6 +81,14 @@ pub struct ContextNouns {
     /// says about itself ("our flagship reviewer", "an efficient helper"); not in other text.
     #[serde(default)]
     pub profile_nouns: Vec<String>,
+    /// Determiners before a capitalised family word right before a role of `name_roles` ("the
+    /// Grok reviewer"): the word names the agent's model, in any text.
+    #[serde(default)]
+    pub name_determiners: Vec<String>,
+    /// What an agent is ("reviewer", "helper", "agent"), after a capitalised family word and a
+    /// determiner of `name_determiners`.
+    #[serde(default)]
+    pub name_roles: Vec<String>,
     /// Size and kind words that may stand between a tier word and the noun it labels ("an
     /// efficient small model"): they go with the tier word, as do those right before it.
     #[serde(default)]

@@ -96,6 +96,8 @@ pub struct LexiconBuilder {
     nouns_before: BTreeSet<String>,
     linkers: BTreeSet<String>,
     profile_nouns: BTreeSet<String>,
+    name_determiners: BTreeSet<String>,
+    name_roles: BTreeSet<String>,
     unspaced: UnspacedContext,
     /// Words the configuration opted out of (never entered from data or harvesting).
     allowed: BTreeSet<String>,
@@ -148,6 +150,8 @@ impl LexiconBuilder {
             nouns_before: data.context.nouns_before.iter().filter_map(|w| key(w)).collect(),
             linkers: data.context.linkers.iter().filter_map(|w| key(w)).collect(),
             profile_nouns: data.context.profile_nouns.iter().filter_map(|w| key(w)).collect(),
+            name_determiners: data.context.name_determiners.iter().filter_map(|w| key(w)).collect(),
+            name_roles: data.context.name_roles.iter().filter_map(|w| key(w)).collect(),
             unspaced: data.context.unspaced.clone(),
             allowed: allowed.into_iter().filter_map(key).collect(),
             data_version: data.version.clone(),
@@ -323,6 +327,8 @@ impl LexiconBuilder {
             nouns_before: nouns(&self.nouns_before),
             linkers: nouns(&self.linkers),
             profile_nouns: nouns(&self.profile_nouns),
+            name_determiners: nouns(&self.name_determiners),
+            name_roles: nouns(&self.name_roles),
             noun_words: self.nouns_after.iter().cloned().collect(),
             longest: self
                 .words
@@ -360,6 +366,8 @@ struct Compiled {
     nouns_before: PhraseSet<()>,
     linkers: PhraseSet<()>,
     profile_nouns: PhraseSet<()>,
+    name_determiners: PhraseSet<()>,
+    name_roles: PhraseSet<()>,
     noun_words: HashSet<String>,
     longest: usize,
     builder: LexiconBuilder,

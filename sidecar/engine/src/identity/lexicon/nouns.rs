@@ -32,6 +32,18 @@ impl Lexicon {
         self.inner.profile_nouns.longest_at(folded, words, at).is_some()
     }
 
+    /// True when a determiner of `[context] name_determiners` ends right before word `at`.
+    pub(crate) fn determiner_before(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
+        (at.saturating_sub(2)..at).any(|s| {
+            self.inner.name_determiners.longest_at(folded, words, s).is_some_and(|(end, _)| end == at)
+        })
+    }
+
+    /// True when a role of `[context] name_roles` starts at word `at`.
+    pub(crate) fn name_role_after(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
+        self.inner.name_roles.longest_at(folded, words, at).is_some()
+    }
+
     /// The end of the size word (`[context] size_words`) starting at word `at`, if any.
     pub(crate) fn size_word_at(&self, folded: &Folded, words: &[Word], at: usize) -> Option<usize> {
         if at >= words.len() {

@@ -419,3 +419,28 @@ fn a_property_name_that_carries_identity_is_aliased_and_mapped_back() {
     anon.scrub_mcp(&mut again, "server", &mut aliases);
     assert!(again["result"]["tools"][0]["inputSchema"]["properties"].get("model_mode").is_some());
 }
+
+#[test]
+fn a_family_word_capitalised_as_a_name_before_an_agent_role_names_the_model() {
+    assert_rewrites(
+        &builtin(),
+        &[
+            ("Next, hand it to the Gemini planner.", "Next, hand it to the [model] planner."),
+            ("I would trust our Mistral agents here.", "I would trust our [model] agents here."),
+            ("Then each Kimi helper drafts a section.", "Then each [model] helper drafts a section."),
+            ("Route it to a Titan sub-agent.", "Route it to a [model] sub-agent."),
+        ],
+    );
+    // Controls: the same words as a verb or a common noun, without a determiner, before a role
+    // a person may have.
+    assert_unchanged(
+        &builtin(),
+        &[
+            "I grok the reviewer's point about retries.",
+            "Ask the command reviewer before merging.",
+            "Gemini reviewers were born in June.",
+            "The Arctic expert flew in on Monday.",
+            "Transcode the Opus files first.",
+        ],
+    );
+}

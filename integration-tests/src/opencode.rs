@@ -171,6 +171,26 @@ impl Project {
         run_with_limit(cmd, limit)
     }
 
+    /// Runs `opencode` — its TUI, the README's command — in the project on a pseudo-terminal of
+    /// 50 rows and 110 columns (`peers/pty_drive.py`, the screen kept as a terminal keeps it), in
+    /// the same offline environment as [`Project::run`]: for each `(wait, keys)` step, waits until
+    /// `wait` is on the screen, then types `keys`; then waits for OpenCode to exit, killing it
+    /// after `limit`. Returns the exit code, the screens the driver saw (`--- step N ---` when
+    /// step N's `wait` was seen, `--- last ---` before OpenCode left the screen) and its stderr.
+    pub fn tui(&self, steps: &[(&str, &str)], limit: Duration) -> (Option<i32>, String, String) {
+        let steps: Vec<Value> = steps.iter().map(|(w, k)| json!({"wait": w, "send": k})).collect();
+        let script = json!({
+            "argv": [opencode_bin()], "cwd": self.dir(), "rows": 50, "cols": 110, "screen": true,
+            "timeout": limit.as_secs(), "raw": self.root.path().join("tui.raw"), "steps": steps,
+        });
+        let file = self.root.path().join("tui-script.json");
+        std::fs::write(&file, script.to_string()).expect("pty script");
+        let mut cmd = Command::new(python());
+        cmd.arg(crate::transports::peer("pty_drive.py")).arg(&file);
+        self.offline_env(&mut cmd);
+        crate::transports::run_bounded(&mut cmd, limit + Duration::from_secs(30))
+    }
+
     /// Starts `opencode serve` on 127.0.0.1:`port` in the project (killed on drop) and waits
     /// until the project's instance answers `GET /path` (the first request bootstraps it). A
     /// connection accepted while the server starts can stay unanswered for minutes while later

@@ -156,7 +156,7 @@ impl PiWorld {
     }
 
     /// Runs `pi --model probe/coord-1 -e <subagent>` interactively, its TUI on a pseudo-terminal
-    /// (`peers/pi/pty_drive.py`): for each `(wait, keys)` step, waits until `wait` is on the
+    /// (`peers/pty_drive.py`): for each `(wait, keys)` step, waits until `wait` is on the
     /// screen, then types `keys`; then waits for Pi to exit. Returns the exit code, the screen's
     /// text (escape sequences removed, every run of white space one space: the TUI wraps lines)
     /// and the driver's stderr.
@@ -177,7 +177,7 @@ impl PiWorld {
         let file = self.home.join("pty-script.json");
         std::fs::write(&file, script.to_string()).expect("pty script");
         let mut cmd = self.command(Command::new(python()));
-        cmd.arg(peer("pi/pty_drive.py")).arg(&file);
+        cmd.arg(peer("pty_drive.py")).arg(&file);
         let (code, screen, stderr) = run_bounded(&mut cmd, Duration::from_secs(180));
         (code, screen.split_whitespace().collect::<Vec<_>>().join(" "), stderr)
     }

@@ -42,15 +42,20 @@ impl Protected {
             }
         }
         let mut texts = Vec::new();
-        strings(&Value::Object(args.clone()), &mut texts);
-        for text in &texts {
+        for (k, v) in args {
+            texts.push(k.as_str());
+            strings(v, &mut texts);
+        }
+        // Folded once per call, not once per string of the call.
+        let needles: Vec<String> =
+            self.paths.iter().chain(&self.names).map(|n| crate::fold::fold_str(n)).collect();
+        let ports: Vec<String> = self.ports.iter().map(u16::to_string).collect();
+        for text in texts {
             let text = crate::fold::fold_str(text);
-            if self.paths.iter().any(|root| names_path(&text, &crate::fold::fold_str(root)))
-                || self.names.iter().any(|n| names_path(&text, &crate::fold::fold_str(n)))
-            {
+            if needles.iter().any(|n| names_path(&text, n)) {
                 return Some("state, config or keys");
             }
-            if self.ports.iter().any(|port| reaches_port(&text, *port)) {
+            if ports.iter().any(|port| reaches_port(&text, port)) {
                 return Some("listeners");
             }
         }
@@ -78,24 +83,30 @@ fn within(path: &str, root: &str) -> bool {
 
 /// True when `text` names a local host at `port` (`127.0.0.1:7700`, `localhost:7700`, …) or the
 /// port after a `--port`/`-p` flag of a networking tool.
-fn reaches_port(text: &str, port: u16) -> bool {
-    let p = port.to_string();
+fn reaches_port(text: &str, p: &str) -> bool {
+    // Both forms hold the port's digits: a text without them reaches nothing.
+    if !text.contains(p) {
+        return false;
+    }
     LOCAL_HOSTS.iter().any(|h| {
-        let needle = format!("{h}:{p}");
-        text.match_indices(&needle)
-            .any(|(at, _)| text[at + needle.len()..].chars().next().is_none_or(|c| !c.is_ascii_digit()))
+        text.match_indices(h).any(|(at, _)| {
+            text[at + h.len()..]
+                .strip_prefix(':')
+                .and_then(|rest| rest.strip_prefix(p))
+                .is_some_and(|after| after.chars().next().is_none_or(|c| !c.is_ascii_digit()))
+        })
     }) || (text.split_whitespace().any(|w| LOCAL_HOSTS.contains(&w))
         && text.split(|c: char| !c.is_ascii_digit()).any(|n| n == p))
 }
 
-/// Every string in `v` (keys included).
-fn strings(v: &Value, out: &mut Vec<String>) {
+/// Every string in `v` (keys included), borrowed.
+fn strings<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
     match v {
-        Value::String(s) => out.push(s.clone()),
+        Value::String(s) => out.push(s),
         Value::Array(items) => items.iter().for_each(|i| strings(i, out)),
         Value::Object(map) => {
             for (k, v) in map {
-                out.push(k.clone());
+                out.push(k);
                 strings(v, out);
             }
         }
@@ -129,11 +140,15 @@ mod tests {
         assert!(touched(json!({"url": "http://localhost:7700/model/v1/chat/completions"}), &[]).is_some());
         assert!(touched(json!({"command": "nc localhost 7700"}), &[]).is_some());
         assert!(touched(json!({"command": "vi /etc/blindfold.toml"}), &[]).is_some());
+        assert!(touched(json!({"url": "http://[::1]:7700/v1/control"}), &[]).is_some());
+        assert!(touched(json!({"args": [{"to": "0.0.0.0:7700"}]}), &[]).is_some(), "nested values");
+        assert!(touched(json!({"/var/lib/blindfold/adapter.token": "x"}), &[]).is_some(), "keys too");
     }
 
     #[test]
     fn other_paths_and_ports_are_not() {
         assert!(touched(json!({"command": "curl http://127.0.0.1:77001/"}), &[]).is_none());
+        assert!(touched(json!({"command": "curl http://127.0.0.1:8080/?q=7700"}), &[]).is_none());
         assert!(touched(json!({"command": "cat /var/lib/blindfolded/x"}), &[]).is_none());
         assert!(touched(json!({"path": "notes.txt", "content": "port 7700 is Blindfold's"}), &[]).is_none());
         assert!(Protected::default().touched(&[], &Map::new()).is_none());

@@ -3,11 +3,11 @@
 
 use super::anthropic_blocks::block_role;
 use super::calls::{CallGate, CallOutcome, is_agent_call};
+use super::history_calls::HistoryCalls;
 use super::json_text::{Delegated, scrub_all_strings, scrub_content, scrub_schema, scrub_string};
 use super::response_items::ItemRole;
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Map, Value, json};
-use std::collections::HashSet;
 
 /// Scrubs what the model will read: the system prompt, text blocks, delegation `tool_use` inputs,
 /// results of delegation tools (those two also without Blindfold's verification instruction and
@@ -22,7 +22,7 @@ pub fn rewrite_messages_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritt
         let Value::Array(messages) = messages else {
             return Err(MalformedBody::new("request", "`messages` is not an array"));
         };
-        let calls = Calls::of(messages);
+        let calls = history_calls(messages);
         for message in messages.iter_mut() {
             match message.get_mut("content") {
                 Some(content @ Value::String(_)) => changed += scrub_string(content, s),
@@ -46,36 +46,21 @@ pub fn rewrite_messages_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritt
     Ok(finish(body, &map, changed))
 }
 
-/// The `tool_use` blocks of a request's history, by id.
-struct Calls {
-    /// Every call id.
-    all: HashSet<String>,
-    /// Ids of calls to a delegation tool.
-    agent: HashSet<String>,
+/// The `tool_use` blocks of a request's history.
+fn history_calls(messages: &[Value]) -> HistoryCalls {
+    let blocks = messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten();
+    let mut calls = HistoryCalls::new(false);
+    for b in blocks.filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")) {
+        let Some(id) = b.get("id").and_then(Value::as_str) else { continue };
+        calls.record(
+            id,
+            is_agent_call(b.get("name").and_then(Value::as_str).unwrap_or_default(), b.get("input")),
+        );
+    }
+    calls
 }
 
-impl Calls {
-    fn of(messages: &[Value]) -> Self {
-        let blocks = messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten();
-        let mut calls = Self { all: HashSet::new(), agent: HashSet::new() };
-        for b in blocks.filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")) {
-            let Some(id) = b.get("id").and_then(Value::as_str) else { continue };
-            if is_agent_call(b.get("name").and_then(Value::as_str).unwrap_or_default(), b.get("input")) {
-                calls.agent.insert(id.to_owned());
-            }
-            calls.all.insert(id.to_owned());
-        }
-        calls
-    }
-
-    /// True when a result answers a delegation, or no call of the request at all (nothing shows
-    /// it is tool content).
-    fn delegation_result(&self, id: &str) -> bool {
-        self.agent.contains(id) || !self.all.contains(id)
-    }
-}
-
-fn scrub_block(block: &mut Map<String, Value>, calls: &Calls, s: &dyn Scrubber) -> usize {
+fn scrub_block(block: &mut Map<String, Value>, calls: &HistoryCalls, s: &dyn Scrubber) -> usize {
     let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
     match kind {
         "text" => block.get_mut("text").map_or(0, |t| scrub_string(t, s)),
@@ -89,7 +74,7 @@ fn scrub_block(block: &mut Map<String, Value>, calls: &Calls, s: &dyn Scrubber) 
         }
         "tool_result" => {
             let id = block.get("tool_use_id").and_then(Value::as_str).unwrap_or_default();
-            if calls.delegation_result(id) {
+            if calls.scrubbed(id) {
                 block.get_mut("content").map_or(0, |c| scrub_content(c, &Delegated(s)))
             } else {
                 0

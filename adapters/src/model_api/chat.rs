@@ -3,10 +3,10 @@
 
 use super::calls::{AGENT_TOOLS, CallGate, is_agent_call_text};
 use super::chat_calls::{ChatCall, ChatCallOutcome};
+use super::history_calls::HistoryCalls;
 use super::json_text::{Delegated, scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Map, Value};
-use std::collections::HashSet;
 
 /// Scrubs what the model will read: system/developer/user/assistant text, tool descriptions and
 /// parameter schemas, delegation-call arguments, and the results of delegation tools (agent-written
@@ -21,7 +21,7 @@ pub fn rewrite_chat_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, 
         let Value::Array(messages) = messages else {
             return Err(MalformedBody::new("request", "`messages` is not an array"));
         };
-        let calls = Calls::of(messages);
+        let calls = history_calls(messages);
         for message in messages.iter_mut() {
             let Value::Object(m) = message else {
                 return Err(MalformedBody::new("request", "a message is not an object"));
@@ -46,46 +46,34 @@ pub fn rewrite_chat_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, 
     Ok(finish(body, &map, changed))
 }
 
-/// The assistant calls of a request's history, by id.
-struct Calls {
-    /// Every call id.
-    all: HashSet<String>,
-    /// Ids of calls to a delegation tool.
-    agent: HashSet<String>,
-}
-
-impl Calls {
-    fn of(messages: &[Value]) -> Self {
-        let mut calls = Self { all: HashSet::new(), agent: HashSet::new() };
-        for m in messages {
-            for call in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
-                let Some(id) = call.get("id").and_then(Value::as_str) else { continue };
-                let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default();
-                let args = call.pointer("/function/arguments").and_then(Value::as_str);
-                if is_agent_call_text(name, args) {
-                    calls.agent.insert(id.to_owned());
-                }
-                calls.all.insert(id.to_owned());
-            }
-        }
-        calls
-    }
-
-    /// True when a result message answers a delegation, or answers no call of the request at
-    /// all (nothing shows it is tool content).
-    fn delegation_result(&self, m: &Map<String, Value>) -> bool {
-        let name = m.get("name").and_then(Value::as_str).unwrap_or_default();
-        match m.get("tool_call_id").and_then(Value::as_str) {
-            Some(id) => self.agent.contains(id) || !self.all.contains(id) || AGENT_TOOLS.contains(&name),
-            None => AGENT_TOOLS.contains(&name),
+/// The assistant calls of a request's history.
+fn history_calls(messages: &[Value]) -> HistoryCalls {
+    let mut calls = HistoryCalls::new(false);
+    for m in messages {
+        for call in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+            let Some(id) = call.get("id").and_then(Value::as_str) else { continue };
+            let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default();
+            calls.record(
+                id,
+                is_agent_call_text(name, call.pointer("/function/arguments").and_then(Value::as_str)),
+            );
         }
     }
+    calls
 }
 
-fn scrub_message(m: &mut Map<String, Value>, calls: &Calls, s: &dyn Scrubber) -> usize {
+/// True when a result message is scrubbed as a delegation's result: it answers a delegation or
+/// no call of the request (by its `tool_call_id`), or names a delegation tool.
+fn delegation_result(m: &Map<String, Value>, calls: &HistoryCalls) -> bool {
+    let name = m.get("name").and_then(Value::as_str).unwrap_or_default();
+    AGENT_TOOLS.contains(&name)
+        || m.get("tool_call_id").and_then(Value::as_str).is_some_and(|id| calls.scrubbed(id))
+}
+
+fn scrub_message(m: &mut Map<String, Value>, calls: &HistoryCalls, s: &dyn Scrubber) -> usize {
     let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
     let is_result = role == "tool" || role == "function";
-    let delegation_result = is_result && calls.delegation_result(m);
+    let delegation_result = is_result && delegation_result(m, calls);
     let mut changed = 0;
     if let Some(content) = m.get_mut("content") {
         if delegation_result {

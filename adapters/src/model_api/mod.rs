@@ -12,6 +12,7 @@ mod calls;
 mod chat;
 mod chat_calls;
 mod chat_stream;
+mod history_calls;
 mod json_text;
 mod patch;
 mod response_items;

@@ -2,11 +2,12 @@
 //! (non-streamed, or the final response object of a stream).
 
 use super::calls::{CallGate, CallOutcome, is_agent_call_text};
+use super::history_calls::HistoryCalls;
 use super::json_text::{Delegated, scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
 use super::response_items::{FUNCTION_CALL, ItemRole, item_key, item_kind, item_role, passes};
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Value, json};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Scrubs what the model will read: `instructions`, input messages, delegation-call arguments and
 /// results (also without Blindfold's verification instruction and handles), and tool descriptions
@@ -22,7 +23,7 @@ pub fn rewrite_responses_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewrit
     match map.get_mut("input") {
         Some(v @ Value::String(_)) => changed += scrub_string(v, s),
         Some(Value::Array(items)) => {
-            let calls = Calls::of(items, stored);
+            let calls = history_calls(items, stored);
             for item in items.iter_mut() {
                 changed += scrub_item(item, &calls, s);
             }
@@ -39,37 +40,18 @@ pub fn rewrite_responses_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewrit
     Ok(finish(body, &map, changed))
 }
 
-/// The `function_call` items of a request's input, by call id.
-struct Calls {
-    /// Every call id.
-    all: HashSet<String>,
-    /// Ids of calls to a delegation tool.
-    agent: HashSet<String>,
-    /// Whether earlier items are stored upstream (`previous_response_id`, `conversation`).
-    stored: bool,
+/// The `function_call` items of a request's input; `stored` when earlier items are kept upstream.
+fn history_calls(items: &[Value], stored: bool) -> HistoryCalls {
+    let mut calls = HistoryCalls::new(stored);
+    for i in items.iter().filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
+        let Some(id) = i.get("call_id").and_then(Value::as_str) else { continue };
+        let name = i.get("name").and_then(Value::as_str).unwrap_or_default();
+        calls.record(id, is_agent_call_text(name, i.get("arguments").and_then(Value::as_str)));
+    }
+    calls
 }
 
-impl Calls {
-    fn of(items: &[Value], stored: bool) -> Self {
-        let mut calls = Self { all: HashSet::new(), agent: HashSet::new(), stored };
-        for i in items.iter().filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
-            let Some(id) = i.get("call_id").and_then(Value::as_str) else { continue };
-            let name = i.get("name").and_then(Value::as_str).unwrap_or_default();
-            if is_agent_call_text(name, i.get("arguments").and_then(Value::as_str)) {
-                calls.agent.insert(id.to_owned());
-            }
-            calls.all.insert(id.to_owned());
-        }
-        calls
-    }
-
-    /// True when an output answers a delegation, or (nothing stored upstream) no call at all.
-    fn delegation_result(&self, id: &str) -> bool {
-        self.agent.contains(id) || (!self.stored && !self.all.contains(id))
-    }
-}
-
-fn scrub_item(item: &mut Value, calls: &Calls, s: &dyn Scrubber) -> usize {
+fn scrub_item(item: &mut Value, calls: &HistoryCalls, s: &dyn Scrubber) -> usize {
     let kind = item.get("type").and_then(Value::as_str).unwrap_or("message");
     match kind {
         "message" => item.get_mut("content").map_or(0, |c| scrub_content(c, s)),
@@ -83,7 +65,7 @@ fn scrub_item(item: &mut Value, calls: &Calls, s: &dyn Scrubber) -> usize {
         }
         "function_call_output" => {
             let id = item.get("call_id").and_then(Value::as_str).unwrap_or_default();
-            if calls.delegation_result(id) {
+            if calls.scrubbed(id) {
                 item.get_mut("output").map_or(0, |o| scrub_content(o, &Delegated(s)))
             } else {
                 0

@@ -34,11 +34,6 @@ impl CoordinatorContext {
         self.ids.iter().any(|held| held == id)
     }
 
-    /// The entries, oldest first.
-    pub fn ids(&self) -> &[String] {
-        &self.ids
-    }
-
     /// Appends `id`, whose ancestry is not known to contain any of the context.
     pub fn push(&mut self, id: String) {
         self.push_covering(id, 0);

@@ -207,15 +207,22 @@ fn a_memory_record_written_from_revoked_evidence_is_no_longer_delivered() {
     );
 }
 
-/// A feed read by `a1`, answered by it; `a2` is handed "the parsed rates" by reference only and
-/// proposes from them, unless it reads its own copy of the ledger (`own_read`).
-fn by_reference(own_read: bool) -> (Kit, String) {
+/// The month-end task: `a1` fetches today's rates (the feed, whose id is returned) and answers
+/// with them parsed.
+fn rates_parsed() -> (Kit, String) {
     let mut k = Kit::with_agents(&[("a1", "wrenlet"), ("a2", "corvid")]);
     k.step(task("Post the month-end revaluation."));
     k.step(delegate("a1", Intent::Scope, "Fetch and parse today's rates.", None));
     k.step(call("a1", "web_fetch", json!({"url": "https://rates.example/eod.csv"}), None));
     let feed = k.step(result("web_fetch", "pair,rate\nEURUSD,1.0566\n")).evidence_refs[0].clone();
     k.step(response("a1", "Parsed: EURUSD 1.0566.", &[], &[]));
+    (k, feed)
+}
+
+/// A feed read by `a1`, answered by it; `a2` is handed "the parsed rates" by reference only and
+/// proposes from them, unless it reads its own copy of the ledger (`own_read`).
+fn by_reference(own_read: bool) -> (Kit, String) {
+    let (mut k, feed) = rates_parsed();
     k.step(delegate("a2", Intent::Scope, "Prepare the journal from the parsed rates.", None));
     if own_read {
         k.step(call("a2", "read_file", json!({"path": "ledger/balances.csv"}), None));
@@ -281,12 +288,7 @@ fn a_claim_passed_on_by_reference_through_a_long_conversation_is_reached_through
     // Forty hand-offs by reference, each answer from what the one before said; the last
     // proposes. Revoking the feed the first answer read reaches the proposal, and no answer
     // lists the whole conversation as its parents (the lineage is a chain, not a clique).
-    let mut k = Kit::with_agents(&[("a1", "wrenlet"), ("a2", "corvid")]);
-    k.step(task("Post the month-end revaluation."));
-    k.step(delegate("a1", Intent::Scope, "Fetch and parse today's rates.", None));
-    k.step(call("a1", "web_fetch", json!({"url": "https://rates.example/eod.csv"}), None));
-    let feed = k.step(result("web_fetch", "pair,rate\nEURUSD,1.0566\n")).evidence_refs[0].clone();
-    k.step(response("a1", "Parsed: EURUSD 1.0566.", &[], &[]));
+    let (mut k, feed) = rates_parsed();
     for turn in 0..40 {
         k.step(delegate("a2", Intent::Scope, &format!("Refine step {turn} from what you have."), None));
         k.step(response("a2", &format!("Step {turn} refined."), &[], &[]));

@@ -180,11 +180,12 @@ impl Anonymizer {
         let mut keep: Vec<bool> = hits
             .iter()
             .map(|h| {
-                let disguised = crate::fold::disguised(&text[span_of(folded, h)]);
+                let written = &text[folded.source_span(h.start..h.end)];
+                let disguised = crate::fold::disguised(written);
                 let scoped = lexicon.entry_key(h.source).is_some_and(|k| self.in_scope(k));
                 scoped
                     || identity_by_itself(lexicon, folded, words, h, field, disguised)
-                    || named_role(lexicon, &text[span_of(folded, h)], folded, words, h)
+                    || named_role(lexicon, written, folded, words, h)
             })
             .collect();
         loop {
@@ -241,11 +242,6 @@ fn identity_by_itself(
         (_, Strength::Linked) => false,
         (_, Strength::WithVariant) => h.version && (h.variant || h.dated),
     }
-}
-
-/// The original text's byte range of hit `h`.
-fn span_of(folded: &Folded, h: &LexHit<'_>) -> std::ops::Range<usize> {
-    folded.source_span(h.start..h.end)
 }
 
 /// True when an ordinary family word (`written` as it stands in the original text) is written

@@ -238,10 +238,32 @@ fn identity_by_itself(
             true
         }
         (Field::Profile, _) if *h.kind == WordKind::Tier && profile_tier(lexicon, folded, words, h) => true,
-        (_, Strength::InContext) => h.version || h.script_variant || disguised,
+        (_, Strength::InContext) => {
+            h.version || h.script_variant || disguised || identifier_model_id(folded, words, h)
+        }
         (_, Strength::Linked) => false,
         (_, Strength::WithVariant) => h.version && (h.variant || h.dated),
     }
+}
+
+/// True when an ordinary family word begins a model id written as one identifier of variant
+/// words without a version (`grok_x_search`, `gemini-flash`, `CommandR`, `nova_pro`): the words
+/// joined by `_`, `-`, `.` or a camelCase hump, never a space, and the id ending where the
+/// identifier ends. A family word followed by a word that names no variant (`grok_pattern`,
+/// `command_line`, `opus-encoder`) or written with spaces ("the command search") stays.
+fn identifier_model_id(folded: &Folded, words: &[Word], h: &LexHit<'_>) -> bool {
+    let text = folded.as_str();
+    let glued = |w: &Word| match w.gap {
+        Gap::Split => true,
+        Gap::Joiner => !text[w.gap_range.clone()].contains([' ', '\t']),
+        Gap::Start | Gap::Break => false,
+    };
+    h.variant
+        && !h.version
+        && h.kind.is_model_like()
+        && matches!(h.source, HitSource::Entry(_))
+        && words[h.words.start + 1..h.words.end].iter().all(glued)
+        && words.get(h.words.end).is_none_or(|w| !glued(w))
 }
 
 /// True when an ordinary family word (`written` as it stands in the original text) is written

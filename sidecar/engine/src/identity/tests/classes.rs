@@ -444,3 +444,30 @@ fn a_family_word_capitalised_as_a_name_before_an_agent_role_names_the_model() {
         ],
     );
 }
+
+#[test]
+fn a_family_word_written_as_one_identifier_with_variant_words_is_a_model_id() {
+    assert_rewrites(
+        &builtin(),
+        &[
+            ("Feed pulled via grok_x_search.", "Feed pulled via [model]."),
+            ("Call gemini-flash for the summary.", "Call [model] for the summary."),
+            ("The CommandR tool ranked them.", "The [model] tool ranked them."),
+            ("Then nova_pro drafted the reply.", "Then [model] drafted the reply."),
+            ("Routed to orca.mini today.", "Routed to [model] today."),
+        ],
+    );
+    // Controls: a word after the family that names no variant, the family alone or last in an
+    // identifier, and the same words with spaces between them.
+    assert_unchanged(
+        &builtin(),
+        &[
+            "Set grok_pattern to the access-log format.",
+            "Pass it on the command_line.",
+            "Call run_command with the script.",
+            "Build the opus-encoder first.",
+            "Open the command search with Ctrl-R.",
+            "I grok the search results now.",
+        ],
+    );
+}

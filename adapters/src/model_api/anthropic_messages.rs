@@ -3,11 +3,12 @@
 
 use super::anthropic_blocks::block_role;
 use super::calls::{CallGate, CallOutcome, is_agent_call};
-use super::history_calls::HistoryCalls;
+use super::history_calls::{HistoryCalls, declared_agent_tools};
 use super::json_text::{Delegated, scrub_all_strings, scrub_content, scrub_schema, scrub_string};
 use super::response_items::ItemRole;
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Map, Value, json};
+use std::collections::HashSet;
 
 /// Scrubs what the model will read: the system prompt, text blocks, delegation `tool_use` inputs,
 /// results of delegation tools (those two also without Blindfold's verification instruction and
@@ -18,11 +19,12 @@ use serde_json::{Map, Value, json};
 pub fn rewrite_messages_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, MalformedBody> {
     let mut map = parse_object("request", body)?;
     let mut changed = map.get_mut("system").map_or(0, |v| scrub_content(v, s));
+    let declared = declared_agent_tools(map.get("tools"));
     if let Some(messages) = map.get_mut("messages") {
         let Value::Array(messages) = messages else {
             return Err(MalformedBody::new("request", "`messages` is not an array"));
         };
-        let calls = history_calls(messages);
+        let calls = history_calls(messages, declared);
         for message in messages.iter_mut() {
             match message.get_mut("content") {
                 Some(content @ Value::String(_)) => changed += scrub_string(content, s),
@@ -47,15 +49,13 @@ pub fn rewrite_messages_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritt
 }
 
 /// The `tool_use` blocks of a request's history.
-fn history_calls(messages: &[Value]) -> HistoryCalls {
+fn history_calls(messages: &[Value], declared: HashSet<String>) -> HistoryCalls {
     let blocks = messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten();
-    let mut calls = HistoryCalls::new(false);
+    let mut calls = HistoryCalls::declared(false, declared);
     for b in blocks.filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")) {
         let Some(id) = b.get("id").and_then(Value::as_str) else { continue };
-        calls.record(
-            id,
-            is_agent_call(b.get("name").and_then(Value::as_str).unwrap_or_default(), b.get("input")),
-        );
+        let name = b.get("name").and_then(Value::as_str).unwrap_or_default();
+        calls.record(id, name, is_agent_call(name, b.get("input")));
     }
     calls
 }
@@ -66,7 +66,7 @@ fn scrub_block(block: &mut Map<String, Value>, calls: &HistoryCalls, s: &dyn Scr
         "text" => block.get_mut("text").map_or(0, |t| scrub_string(t, s)),
         "tool_use" => {
             let name = block.get("name").and_then(Value::as_str).unwrap_or_default();
-            if is_agent_call(name, block.get("input")) {
+            if calls.delegates(name, is_agent_call(name, block.get("input"))) {
                 block.get_mut("input").map_or(0, |i| scrub_all_strings(i, &Delegated(s)))
             } else {
                 0

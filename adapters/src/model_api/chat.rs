@@ -3,10 +3,11 @@
 
 use super::calls::{AGENT_TOOLS, CallGate, is_agent_call_text};
 use super::chat_calls::{ChatCall, ChatCallOutcome};
-use super::history_calls::HistoryCalls;
+use super::history_calls::{HistoryCalls, declared_agent_tools};
 use super::json_text::{Delegated, scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 
 /// Scrubs what the model will read: system/developer/user/assistant text, tool descriptions and
 /// parameter schemas, delegation-call arguments, and the results of delegation tools (agent-written
@@ -17,11 +18,12 @@ use serde_json::{Map, Value};
 pub fn rewrite_chat_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, MalformedBody> {
     let mut map = parse_object("request", body)?;
     let mut changed = 0;
+    let declared = declared_agent_tools(map.get("tools").or_else(|| map.get("functions")));
     if let Some(messages) = map.get_mut("messages") {
         let Value::Array(messages) = messages else {
             return Err(MalformedBody::new("request", "`messages` is not an array"));
         };
-        let calls = history_calls(messages);
+        let calls = history_calls(messages, declared);
         for message in messages.iter_mut() {
             let Value::Object(m) = message else {
                 return Err(MalformedBody::new("request", "a message is not an object"));
@@ -47,16 +49,15 @@ pub fn rewrite_chat_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewritten, 
 }
 
 /// The assistant calls of a request's history.
-fn history_calls(messages: &[Value]) -> HistoryCalls {
-    let mut calls = HistoryCalls::new(false);
+fn history_calls(messages: &[Value], declared: HashSet<String>) -> HistoryCalls {
+    let mut calls = HistoryCalls::declared(false, declared);
     for m in messages {
         for call in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
             let Some(id) = call.get("id").and_then(Value::as_str) else { continue };
             let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default();
-            calls.record(
-                id,
-                is_agent_call_text(name, call.pointer("/function/arguments").and_then(Value::as_str)),
-            );
+            let harness =
+                is_agent_call_text(name, call.pointer("/function/arguments").and_then(Value::as_str));
+            calls.record(id, name, harness);
         }
     }
     calls
@@ -66,14 +67,14 @@ fn history_calls(messages: &[Value]) -> HistoryCalls {
 /// no call of the request (by its `tool_call_id`), or names a delegation tool.
 fn delegation_result(m: &Map<String, Value>, calls: &HistoryCalls) -> bool {
     let name = m.get("name").and_then(Value::as_str).unwrap_or_default();
-    AGENT_TOOLS.contains(&name)
+    calls.delegates(name, AGENT_TOOLS.contains(&name))
         || m.get("tool_call_id").and_then(Value::as_str).is_some_and(|id| calls.scrubbed(id))
 }
 
-fn scrub_message(m: &mut Map<String, Value>, calls: &HistoryCalls, s: &dyn Scrubber) -> usize {
+fn scrub_message(m: &mut Map<String, Value>, history: &HistoryCalls, s: &dyn Scrubber) -> usize {
     let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
     let is_result = role == "tool" || role == "function";
-    let delegation_result = is_result && delegation_result(m, calls);
+    let delegation_result = is_result && delegation_result(m, history);
     let mut changed = 0;
     if let Some(content) = m.get_mut("content") {
         if delegation_result {
@@ -85,9 +86,11 @@ fn scrub_message(m: &mut Map<String, Value>, calls: &HistoryCalls, s: &dyn Scrub
     if let Some(Value::Array(calls)) = m.get_mut("tool_calls") {
         for call in calls.iter_mut() {
             let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default().to_owned();
-            let agent =
+            let harness =
                 is_agent_call_text(&name, call.pointer("/function/arguments").and_then(Value::as_str));
-            if agent && let Some(Value::String(args)) = call.pointer_mut("/function/arguments") {
+            if history.delegates(&name, harness)
+                && let Some(Value::String(args)) = call.pointer_mut("/function/arguments")
+            {
                 changed += scrub_arguments_text(args, &Delegated(s));
             }
         }

@@ -1,8 +1,17 @@
 //! The calls a model-API request's history holds, by id, for all three request shapes: which
 //! results answer a delegation, and which answer no call of the request at all (not shown to be
-//! tool content, so scrubbed as a delegation's result is).
+//! tool content, so scrubbed as a delegation's result is). A delegation tool is one of the
+//! harnesses' (`AGENT_TOOLS`) or one the request itself declares with a parameter that names an
+//! agent (`agent`, `agentId`, `subagent_type`, `assistant_id`: see [`declared_agent_tools`]).
 
+use serde_json::Value;
 use std::collections::HashSet;
+
+/// Words of a parameter name that make it name an agent.
+const AGENT_WORDS: [&str; 6] = ["agent", "agents", "subagent", "subagents", "assistant", "assistants"];
+
+/// Words of a parameter name that make it name something else (`user_agent`).
+const NOT_AGENT_WORDS: [&str; 1] = ["user"];
 
 /// The call ids of a request's history.
 #[derive(Debug, Default)]
@@ -14,17 +23,27 @@ pub(super) struct HistoryCalls {
     /// Earlier items are stored upstream (a Responses `previous_response_id` or `conversation`):
     /// a call missing here may be one of them.
     stored: bool,
+    /// Tools the request declares with a parameter naming an agent.
+    declared: HashSet<String>,
 }
 
 impl HistoryCalls {
-    /// An empty set; `stored` when earlier items of the conversation are kept upstream.
-    pub(super) fn new(stored: bool) -> Self {
-        Self { stored, ..Self::default() }
+    /// An empty set; `stored` when earlier items of the conversation are kept upstream;
+    /// `declared` the request's own delegation tools ([`declared_agent_tools`]).
+    pub(super) fn declared(stored: bool, declared: HashSet<String>) -> Self {
+        Self { stored, declared, ..Self::default() }
     }
 
-    /// Records call `id`, a delegation when `agent`.
-    pub(super) fn record(&mut self, id: &str, agent: bool) {
-        if agent {
+    /// True when a call to `name` is a delegation: `harness` (one of the harnesses' delegation
+    /// tools), or a tool the request declares with a parameter naming an agent.
+    pub(super) fn delegates(&self, name: &str, harness: bool) -> bool {
+        harness || self.declared.contains(name)
+    }
+
+    /// Records call `id` to tool `name`, a delegation when `harness` or declared as one (see
+    /// [`HistoryCalls::delegates`]).
+    pub(super) fn record(&mut self, id: &str, name: &str, harness: bool) {
+        if self.delegates(name, harness) {
             self.agent.insert(id.to_owned());
         }
         self.all.insert(id.to_owned());
@@ -34,5 +53,75 @@ impl HistoryCalls {
     /// delegation, or (nothing stored upstream) no call of the request at all.
     pub(super) fn scrubbed(&self, id: &str) -> bool {
         self.agent.contains(id) || (!self.stored && !self.all.contains(id))
+    }
+}
+
+/// The names of the tools in `tools` (chat `{type, function: {name, parameters}}`, Responses
+/// `{name, parameters}`, Anthropic `{name, input_schema}`) whose top-level parameters include one
+/// that names an agent: a word of its name (split at `_`, `-` and camelCase humps) is one of
+/// [`AGENT_WORDS`] and none is one of [`NOT_AGENT_WORDS`]. Such a tool hands its task to an agent,
+/// whatever it is called, so what it returns is an agent's text.
+pub(super) fn declared_agent_tools(tools: Option<&Value>) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for tool in tools.and_then(Value::as_array).into_iter().flatten() {
+        let def = tool.get("function").unwrap_or(tool);
+        let Some(name) = def.get("name").and_then(Value::as_str) else { continue };
+        let schema = def.get("parameters").or_else(|| def.get("input_schema"));
+        let props = schema.and_then(|s| s.get("properties")).and_then(Value::as_object);
+        if props.is_some_and(|p| p.keys().any(|k| names_agent(k))) {
+            out.insert(name.to_owned());
+        }
+    }
+    out
+}
+
+/// True when parameter name `key` names an agent (see [`declared_agent_tools`]).
+fn names_agent(key: &str) -> bool {
+    let words = identifier_words(key);
+    words.iter().any(|w| AGENT_WORDS.contains(&w.as_str()))
+        && !words.iter().any(|w| NOT_AGENT_WORDS.contains(&w.as_str()))
+}
+
+/// The lower-case words of an identifier: split at characters other than letters and digits and
+/// before an upper-case letter that follows a lower-case one (`subagentType` → subagent, type).
+fn identifier_words(key: &str) -> Vec<String> {
+    let mut words = vec![String::new()];
+    let mut prev_lower = false;
+    for c in key.chars() {
+        if !c.is_alphanumeric() {
+            words.push(String::new());
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            words.push(String::new());
+        }
+        prev_lower = c.is_lowercase();
+        words.last_mut().map(|w| w.extend(c.to_lowercase()));
+    }
+    words.retain(|w| !w.is_empty());
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::declared_agent_tools;
+    use serde_json::json;
+
+    #[test]
+    fn a_tool_whose_parameters_name_an_agent_is_a_delegation_tool_in_every_shape() {
+        let tools = json!([
+            {"type": "function", "function": {"name": "delegate", "parameters": {"properties": {"agent": {}, "task": {}}}}},
+            {"name": "handoff", "input_schema": {"properties": {"targetAgentId": {}}}},
+            {"type": "function", "name": "ask_helper", "parameters": {"properties": {"subagent_type": {}}}},
+            {"name": "consult", "input_schema": {"properties": {"assistant-id": {}}}},
+            {"type": "function", "function": {"name": "fetch", "parameters": {"properties": {"url": {}, "user_agent": {}}}}},
+            {"name": "bash", "input_schema": {"properties": {"command": {}, "agentless": {}}}},
+            {"name": "no_schema"}
+        ]);
+        let mut got: Vec<String> = declared_agent_tools(Some(&tools)).into_iter().collect();
+        got.sort();
+        assert_eq!(got, ["ask_helper", "consult", "delegate", "handoff"]);
+        assert!(declared_agent_tools(None).is_empty());
     }
 }

@@ -24,6 +24,8 @@ mod anthropic_blocks_tests;
 #[cfg(test)]
 mod chat_calls_tests;
 #[cfg(test)]
+mod declared_agent_tests;
+#[cfg(test)]
 mod openclaw_tests;
 #[cfg(test)]
 mod orphan_result_tests;

@@ -2,12 +2,13 @@
 //! (non-streamed, or the final response object of a stream).
 
 use super::calls::{CallGate, CallOutcome, is_agent_call_text};
-use super::history_calls::HistoryCalls;
+use super::history_calls::{HistoryCalls, declared_agent_tools};
 use super::json_text::{Delegated, scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
 use super::response_items::{FUNCTION_CALL, ItemRole, item_key, item_kind, item_role, passes};
 use super::{MalformedBody, Rewritten, Scrubber, finish, parse_object};
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::collections::HashSet;
 
 /// Scrubs what the model will read: `instructions`, input messages, delegation-call arguments and
 /// results (also without Blindfold's verification instruction and handles), and tool descriptions
@@ -20,10 +21,11 @@ pub fn rewrite_responses_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewrit
     let mut changed = map.get_mut("instructions").map_or(0, |v| scrub_string(v, s));
     let stored =
         ["previous_response_id", "conversation"].iter().any(|k| map.get(*k).is_some_and(|v| !v.is_null()));
+    let declared = declared_agent_tools(map.get("tools"));
     match map.get_mut("input") {
         Some(v @ Value::String(_)) => changed += scrub_string(v, s),
         Some(Value::Array(items)) => {
-            let calls = history_calls(items, stored);
+            let calls = history_calls(items, stored, declared);
             for item in items.iter_mut() {
                 changed += scrub_item(item, &calls, s);
             }
@@ -41,12 +43,12 @@ pub fn rewrite_responses_request(body: &[u8], s: &dyn Scrubber) -> Result<Rewrit
 }
 
 /// The `function_call` items of a request's input; `stored` when earlier items are kept upstream.
-fn history_calls(items: &[Value], stored: bool) -> HistoryCalls {
-    let mut calls = HistoryCalls::new(stored);
+fn history_calls(items: &[Value], stored: bool, declared: HashSet<String>) -> HistoryCalls {
+    let mut calls = HistoryCalls::declared(stored, declared);
     for i in items.iter().filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
         let Some(id) = i.get("call_id").and_then(Value::as_str) else { continue };
         let name = i.get("name").and_then(Value::as_str).unwrap_or_default();
-        calls.record(id, is_agent_call_text(name, i.get("arguments").and_then(Value::as_str)));
+        calls.record(id, name, is_agent_call_text(name, i.get("arguments").and_then(Value::as_str)));
     }
     calls
 }
@@ -57,7 +59,8 @@ fn scrub_item(item: &mut Value, calls: &HistoryCalls, s: &dyn Scrubber) -> usize
         "message" => item.get_mut("content").map_or(0, |c| scrub_content(c, s)),
         "function_call" => {
             let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
-            let agent = is_agent_call_text(name, item.get("arguments").and_then(Value::as_str));
+            let agent = calls
+                .delegates(name, is_agent_call_text(name, item.get("arguments").and_then(Value::as_str)));
             match item.get_mut("arguments") {
                 Some(Value::String(args)) if agent => scrub_arguments_text(args, &Delegated(s)),
                 _ => 0,

@@ -6,11 +6,15 @@
 //! belong after an emoji flag, never after a letter). Nobody types an ordinary word that
 //! way by accident, so a detector may treat a disguised word as deliberate.
 //!
-//! Accents (`Méta`, `Ǵrok`) are not a disguise: they are how other languages write their
-//! words. Neither is full width (CJK typography), nor a soft hyphen (a hyphenation hint).
+//! Combining marks no letter of the word takes (`G͓r̷o̵k͜`: a mark that composes with no Latin
+//! letter it follows, as "zalgo" text stacks them) are a disguise too. Accents (`Méta`, `Ǵrok`,
+//! written precomposed or as a letter and a mark that compose) are not: they are how other
+//! languages write their words. Neither is full width (CJK typography), nor a soft hyphen (a hyphenation hint).
 
 use super::chars::{is_default_ignorable, small_capital};
 use super::words::is_unspaced;
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
 use unicode_script::{Script, UnicodeScript};
 
 /// True when `word` (a span of original text) is written in a disguised way (see the module
@@ -36,7 +40,25 @@ pub fn disguised(word: &str) -> bool {
     });
     let styled =
         chars.iter().any(|&c| small_capital(c).is_some() || ('\u{1D400}'..='\u{1D7FF}').contains(&c));
-    hidden || tagged || (latin && foreign) || styled
+    hidden || tagged || (latin && foreign) || styled || stray_marks(&chars)
+}
+
+/// True when the combining marks after a Latin letter do not all compose with it (NFC leaves a
+/// mark standing): marks that are no accent of any precomposed Latin letter.
+fn stray_marks(chars: &[char]) -> bool {
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let marks = chars[i + 1..].iter().take_while(|&&m| is_combining_mark(m)).count();
+        if marks > 0 && c.is_alphabetic() && c.script() == Script::Latin {
+            let cluster: String = chars[i..=i + marks].iter().collect();
+            if cluster.nfc().any(is_combining_mark) {
+                return true;
+            }
+        }
+        i += marks + 1;
+    }
+    false
 }
 
 #[cfg(test)]
@@ -51,6 +73,8 @@ mod tests {
         assert!(disguised("\u{1D0D}\u{026A}s\u{1D1B}\u{0280}\u{1D00}\u{029F}"));
         assert!(disguised("\u{1D40C}eta"));
         assert!(disguised("Opus\u{E0020}\u{E0034}"), "an invisible version after it");
+        assert!(disguised("G\u{353}r\u{337}o\u{335}k\u{35C}\u{489}"), "marks no letter takes");
+        assert!(disguised("Gem\u{334}ini"), "one overlay mark");
     }
 
     #[test]
@@ -59,6 +83,9 @@ mod tests {
             "Gemini",
             "Méta",
             "Ǵrok",
+            "G\u{301}rok",
+            "Me\u{301}ta",
+            "Vie\u{302}\u{323}t",
             "Клод",
             "Ｇｅｍｉｎｉ",
             "com\u{AD}mand",

@@ -35,11 +35,20 @@ impl Anonymizer {
     /// an agent-list line): a lexicon word that is identity in one of `fields` (each a text and
     /// its strictness) is identity in all of them — "What to ask Gemini" in a property
     /// description when the tool's description names "Gemini 2.5 Pro". Words found are added to
-    /// those already in scope.
+    /// those already in scope. A vendor word and a family or model word of the same provider of
+    /// the data anywhere in the definition name each other, as they do side by side in a clause
+    /// ("Uses xAI search" in a skill named "Grok trend scan"): both are in scope.
     pub fn in_definition<'a>(&self, fields: impl IntoIterator<Item = (&'a str, Field)>) -> Anonymizer {
         let mut scope = (*self.scope).clone();
+        let mut providers = Vec::new();
         for (text, field) in fields {
             scope.extend(self.identity_words(text, field));
+            providers.extend(self.provider_words(text));
+        }
+        for (provider, vendor, key) in &providers {
+            if providers.iter().any(|(p, v, _)| p == provider && v != vendor) {
+                scope.insert(key.clone());
+            }
         }
         if scope.len() == self.scope.len() {
             return self.clone();

@@ -78,10 +78,12 @@ impl Anonymizer {
         let src = card.as_object().ok_or(CardError::NotAnObject)?;
         let alias =
             self.aliases().alias_of(agent).ok_or_else(|| CardError::UnknownAgent(agent.to_owned()))?;
+        let this = self.in_definition(card_fields(src));
+        let this = &this;
         let mut out = Map::new();
         out.insert("name".into(), json!(alias));
         let description = src.get("description").and_then(Value::as_str).unwrap_or_default();
-        out.insert("description".into(), json!(self.rewrite(description, Field::Profile)));
+        out.insert("description".into(), json!(this.rewrite(description, Field::Profile)));
         out.insert("version".into(), json!(NEUTRAL_CARD_VERSION));
         self.interfaces(src, &mut out, target.interface_url);
         if let (Some(rest), Some(Value::Array(list))) = (target.rest_url, out.get_mut("supportedInterfaces"))
@@ -104,7 +106,7 @@ impl Anonymizer {
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .map(|s| self.rewrite_skill(s))
+            .map(|s| this.rewrite_skill(s))
             .collect();
         out.insert("skills".into(), Value::Array(skills));
         let mut card = Value::Object(out);
@@ -184,6 +186,30 @@ impl Anonymizer {
         }
         Value::Object(out)
     }
+}
+
+/// The text fields of a card as one definition (see [`Anonymizer::in_definition`]): its name and
+/// each skill's id as free text, its description and each skill's name, description, tags and
+/// examples as self-description. A word that is identity in one of them is identity in all; an
+/// ordinary word of a name or an id ("haiku" of `haiku_writer`) spreads nothing by itself.
+fn card_fields(src: &Map<String, Value>) -> Vec<(&str, Field)> {
+    fn text(v: Option<&Value>) -> Option<&str> {
+        v.and_then(Value::as_str)
+    }
+    let mut fields: Vec<(&str, Field)> = Vec::new();
+    fields.extend(text(src.get("name")).map(|t| (t, Field::Text)));
+    fields.extend(text(src.get("description")).map(|t| (t, Field::Profile)));
+    for skill in src.get("skills").and_then(Value::as_array).into_iter().flatten() {
+        fields.extend(text(skill.get("id")).map(|t| (t, Field::Text)));
+        for key in ["name", "description"] {
+            fields.extend(text(skill.get(key)).map(|t| (t, Field::Profile)));
+        }
+        for key in ["tags", "examples"] {
+            let list = skill.get(key).and_then(Value::as_array).into_iter().flatten();
+            fields.extend(list.filter_map(Value::as_str).map(|t| (t, Field::Profile)));
+        }
+    }
+    fields
 }
 
 /// The card's boolean capability flags Blindfold keeps, with `pushNotifications: false` whatever

@@ -70,6 +70,14 @@ pub(super) fn in_context(
         return true;
     }
     let kept = |j: usize| keep[j] && hits[j].kind.is_identity_token();
+    // Alone in parentheses right after an identity noun or a kept identity word, it names what
+    // that word names ("our reasoning tier (Ultra)", "the model (Gemini)", "Claude (Opus)").
+    if parenthesised(text, words, h)
+        && ((first > 0 && lexicon.noun_after(folded, words, first - 1))
+            || (i > 0 && kept(i - 1) && hits[i - 1].words.end == first))
+    {
+        return true;
+    }
     let next_to = |j: usize| kept(j) && (hits[j].words.end == first || hits[j].words.start == end);
     if (i > 0 && next_to(i - 1) && near(folded, words, first))
         || (i + 1 < hits.len() && next_to(i + 1) && near(folded, words, end))
@@ -91,6 +99,14 @@ pub(super) fn in_context(
                     && o.kind.is_model_like()
                     && !sentence_break(text, o.end.min(h.end), o.start.max(h.start))
             }))
+}
+
+/// True when hit `h` is all a parenthesis holds, right after the word before it: `(` (and
+/// spaces) before it, `)` after it.
+fn parenthesised(text: &str, words: &[Word], h: &LexHit<'_>) -> bool {
+    let Some(w) = words.get(h.words.start) else { return false };
+    let opens = text[w.gap_range.clone()].trim() == "(";
+    opens && h.words.start > 0 && text[h.end..].trim_start().starts_with(')')
 }
 
 /// True when size words may stand between hit `h` and the noun it labels: tier words and
@@ -148,6 +164,63 @@ fn same_provider(lexicon: &Lexicon, folded: &Folded, words: &[Word], hits: &[Lex
             && !sentence_break(text, a.end, b.start)
             && !text[a.end..b.start].contains(CLAUSE_ENDS)
     })
+}
+
+/// True when hit `i`, an ordinary family word `capitalised` as a name, stands in one clause with
+/// a vendor word of the same provider that is identity wherever it appears ("Gemini here, from
+/// Google DeepMind", "the Opus run that Anthropic billed"): that vendor names the provider, so
+/// its family word written as a name names the model. A vendor that is an ordinary word itself
+/// ("A llama at the Meta campus") is no such vendor, and the word in lower case is prose ("Claude
+/// (Anthropic) marked up your sonnet").
+pub(super) fn vendor_in_clause(
+    folded: &Folded,
+    hits: &[LexHit<'_>],
+    keep: &[bool],
+    i: usize,
+    capitalised: bool,
+) -> bool {
+    let h = &hits[i];
+    let text = folded.as_str();
+    capitalised
+        && h.strength == Strength::InContext
+        && h.kind.is_model_like()
+        && h.provider.is_some()
+        && hits.iter().enumerate().any(|(j, o)| {
+            let (from, to) = if j < i { (o.end, h.start) } else { (h.end, o.start) };
+            j != i
+                && keep[j]
+                && *o.kind == WordKind::Provider
+                && o.strength == Strength::Always
+                && o.provider == h.provider
+                && !sentence_break(text, from, to)
+                && !text[from..to.max(from)].contains(CLAUSE_ENDS)
+        })
+}
+
+/// True when hit `i`, an ordinary family word `capitalised` as a name, stands shortly before a
+/// kept family or model word with only linker words between ("Gemini and Claude disagree",
+/// "Mistral or GPT-4o"): the mirror of a kept word shortly before an ordinary one, for a word
+/// written as a name. In lower case it is prose ("a haiku by Claude").
+pub(super) fn linked_before_kept(
+    lexicon: &Lexicon,
+    folded: &Folded,
+    words: &[Word],
+    hits: &[LexHit<'_>],
+    keep: &[bool],
+    i: usize,
+    capitalised: bool,
+) -> bool {
+    let h = &hits[i];
+    capitalised
+        && h.strength == Strength::InContext
+        && h.kind.is_model_like()
+        && matches!(h.source, HitSource::Entry(_))
+        && (i + 1..hits.len().min(i + 3)).any(|j| {
+            keep[j]
+                && hits[j].kind.is_model_like()
+                && hits[j].words.start > h.words.end
+                && linked(lexicon, folded, words, h.words.end, hits[j].words.start)
+        })
 }
 
 /// True when `text[from..to]` ends a sentence: `.`, `!` or `?` before a space or the end, or one

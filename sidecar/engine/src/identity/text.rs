@@ -2,7 +2,9 @@
 //! self-identification.
 
 use super::anonymizer::Anonymizer;
-use super::context::{in_context, near, size_run, size_run_before, sizes_between};
+use super::context::{
+    in_context, linked_before_kept, near, size_run, size_run_before, sizes_between, vendor_in_clause,
+};
 use super::lexicon::{HitSource, LexHit, Lexicon, Strength, WordKind};
 use super::self_id::self_identifications;
 use crate::fold::{Folded, Gap, Word, WordClass, fold};
@@ -146,6 +148,23 @@ impl Anonymizer {
         out
     }
 
+    /// The vendor, family and model words of the data's providers in `text`, identity or not:
+    /// each word's provider, whether it is a vendor word, and its folded entry key (what
+    /// [`Anonymizer::in_definition`] pairs across the fields of one definition).
+    pub(crate) fn provider_words(&self, text: &str) -> Vec<(u32, bool, String)> {
+        let folded = fold(text);
+        let words = folded.words();
+        let lexicon = self.lexicon();
+        let hits = lexicon.hits(&folded, &words);
+        hits.iter()
+            .filter(|h| *h.kind == WordKind::Provider || h.kind.is_model_like())
+            .filter_map(|h| {
+                let key = lexicon.entry_key(h.source)?;
+                Some((h.provider?, *h.kind == WordKind::Provider, key.to_owned()))
+            })
+            .collect()
+    }
+
     /// The lexicon's replacements in `text`, as ranges of `text`.
     fn lexicon_edits(&self, text: &str, field: Field) -> Edits<'_> {
         let folded = fold(text);
@@ -188,10 +207,18 @@ impl Anonymizer {
                     || named_role(lexicon, written, folded, words, h)
             })
             .collect();
+        let capitalised: Vec<bool> = hits
+            .iter()
+            .map(|h| text[folded.source_span(h.start..h.end)].chars().next().is_some_and(char::is_uppercase))
+            .collect();
         loop {
             let mut changed = false;
             for i in 0..hits.len() {
-                if !keep[i] && in_context(lexicon, folded, words, hits, &keep, i) {
+                if !keep[i]
+                    && (in_context(lexicon, folded, words, hits, &keep, i)
+                        || vendor_in_clause(folded, hits, &keep, i, capitalised[i])
+                        || linked_before_kept(lexicon, folded, words, hits, &keep, i, capitalised[i]))
+                {
                     keep[i] = true;
                     changed = true;
                 }

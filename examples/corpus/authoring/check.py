@@ -82,7 +82,11 @@ def check_verify():
 LOOKALIKES = str.maketrans({
     "\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0441": "c", "\u0456": "i", "\u0440": "p",
     "\u03c1": "p", "\ua7af": "q", "\uab90": "g", "\uab7a": "a", "\u0251": "a", "\u0261": "g",
-    "\u1d18": "p", "\u1d1b": "t"})
+    "\u1d18": "p", "\u1d1b": "t",
+    # fresh.jsonl: Greek iota, omicron, alpha; Armenian oh; Cherokee A (lower case); Lisu ga, ca;
+    # dotless i; Cyrillic dze.
+    "\u03b9": "i", "\u03bf": "o", "\u03b1": "a", "\u0585": "o", "\uab70": "d", "\ua4d6": "g",
+    "\ua4da": "c", "\u0131": "i", "\u0455": "s"})
 
 
 def fold(text):
@@ -130,7 +134,13 @@ def token_present(token, text):
 
 def check_probes():
     table = collections.Counter()
-    path = ROOT / "identity-probes" / "probes.jsonl"
+    for name in ("probes.jsonl", "fresh.jsonl"):
+        table.update(check_probe_file(ROOT / "identity-probes" / name))
+    return table
+
+
+def check_probe_file(path):
+    table = collections.Counter()
     if not path.exists():
         return table
     rows = load(path)

@@ -175,7 +175,7 @@ fn bucket(surface: &str, kind: &str) -> String {
 /// The most each surface may show (probes with a leak, keep spans lost, gone spans kept, controls
 /// changed), as measured; `mcp_identifier_key` apart.
 const FRESH_MEASURED: [(&str, [usize; 4]); 8] = [
-    ("text", [2, 1, 0, 2]),
+    ("text", [1, 0, 0, 2]),
     ("mcp_tool", [0, 0, 0, 1]),
     ("a2a_card", [0, 0, 0, 0]),
     ("a2a_parts", [0, 0, 0, 0]),

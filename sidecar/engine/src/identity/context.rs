@@ -227,17 +227,11 @@ pub(super) fn linked_before_kept(
 /// of the other clause ends (`;`, a line break, `。`, …). A decimal point (`3.3`) ends nothing.
 fn sentence_break(text: &str, from: usize, to: usize) -> bool {
     let Some(between) = text.get(from..to.max(from)) else { return true };
-    let mut chars = between.chars().peekable();
-    while let Some(c) = chars.next() {
-        let ends = match c {
-            '.' | '!' | '?' => chars.peek().is_none_or(|n| n.is_whitespace()),
-            _ => CLAUSE_ENDS.contains(&c),
-        };
-        if ends {
-            return true;
-        }
-    }
-    false
+    between.char_indices().any(|(at, c)| match c {
+        // What follows the stop in the text, not in the span: "anthropic.claude" goes on.
+        '.' | '!' | '?' => text[from + at + c.len_utf8()..].chars().next().is_none_or(char::is_whitespace),
+        _ => CLAUSE_ENDS.contains(&c),
+    })
 }
 
 /// True when word `to` is in the short noun phrase a possessive `'s` at word `s` opens
@@ -256,10 +250,16 @@ fn possessed(folded: &Folded, words: &[Word], s: usize, to: usize) -> bool {
 }
 
 /// True when only linker words (at most two) and no clause end lie between word `from` (the
-/// first after an identity word) and word `to` (the first of an ordinary word).
+/// first after an identity word) and word `to` (the first of an ordinary word). A colon before a
+/// space ends the clause too: what follows it is a new statement ("Command R+ by Cohere: on the
+/// command line, run…").
 fn linked(lexicon: &Lexicon, folded: &Folded, words: &[Word], from: usize, to: usize) -> bool {
     let text = folded.as_str();
-    if to < from || words[from..=to].iter().any(|w| text[w.gap_range.clone()].contains(CLAUSE_ENDS)) {
+    let ends = |w: &Word| {
+        let gap = &text[w.gap_range.clone()];
+        gap.contains(CLAUSE_ENDS) || gap.contains(": ")
+    };
+    if to < from || words[from..=to].iter().any(ends) {
         return false;
     }
     let mut at = from;

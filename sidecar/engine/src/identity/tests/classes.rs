@@ -573,3 +573,28 @@ fn an_ordinary_word_alone_in_parentheses_after_an_identity_noun_names_it() {
         &["We wrote a poem (haiku) for the card.", "Pick a tier (pro rata pricing applies)."],
     );
 }
+#[test]
+fn a_stop_inside_a_dotted_model_id_ends_no_sentence() {
+    // A host's id joins vendor and model with a dot (`anthropic.claude-…`): the vendor before it
+    // is in the same sentence as the model.
+    assert_rewrites(
+        &builtin(),
+        &[(
+            "[bedrock] anthropic.claude-3-haiku-20240307-v1:0 returned 3 titles.",
+            "[[provider]] [provider].[model] returned 3 titles.",
+        )],
+    );
+    // Control: a stop before a space still ends it.
+    assert_unchanged(&builtin(), &["The bedrock is granite. We drilled for a week."]);
+}
+
+#[test]
+fn a_colon_before_a_space_ends_what_linker_words_reach() {
+    assert_rewrites(
+        &builtin(),
+        &[(
+            "Command R+ by Cohere: on the command line, run make check first.",
+            "[model]+ by [provider]: on the command line, run make check first.",
+        )],
+    );
+}

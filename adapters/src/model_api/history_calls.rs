@@ -97,7 +97,9 @@ fn identifier_words(key: &str) -> Vec<String> {
             words.push(String::new());
         }
         prev_lower = c.is_lowercase();
-        words.last_mut().map(|w| w.extend(c.to_lowercase()));
+        if let Some(w) = words.last_mut() {
+            w.extend(c.to_lowercase());
+        }
     }
     words.retain(|w| !w.is_empty());
     words

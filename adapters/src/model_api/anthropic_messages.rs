@@ -55,7 +55,7 @@ fn history_calls(messages: &[Value], declared: HashSet<String>) -> HistoryCalls 
     for b in blocks.filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")) {
         let Some(id) = b.get("id").and_then(Value::as_str) else { continue };
         let name = b.get("name").and_then(Value::as_str).unwrap_or_default();
-        calls.record(id, name, is_agent_call(name, b.get("input")));
+        calls.record(id, name, b.get("input"), is_agent_call(name, b.get("input")));
     }
     calls
 }
@@ -66,7 +66,7 @@ fn scrub_block(block: &mut Map<String, Value>, calls: &HistoryCalls, s: &dyn Scr
         "text" => block.get_mut("text").map_or(0, |t| scrub_string(t, s)),
         "tool_use" => {
             let name = block.get("name").and_then(Value::as_str).unwrap_or_default();
-            if calls.delegates(name, is_agent_call(name, block.get("input"))) {
+            if calls.delegates(name, block.get("input"), is_agent_call(name, block.get("input"))) {
                 block.get_mut("input").map_or(0, |i| scrub_all_strings(i, &Delegated(s)))
             } else {
                 0

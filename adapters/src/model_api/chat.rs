@@ -55,9 +55,9 @@ fn history_calls(messages: &[Value], declared: HashSet<String>) -> HistoryCalls 
         for call in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
             let Some(id) = call.get("id").and_then(Value::as_str) else { continue };
             let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default();
-            let harness =
-                is_agent_call_text(name, call.pointer("/function/arguments").and_then(Value::as_str));
-            calls.record(id, name, harness);
+            let text = call.pointer("/function/arguments").and_then(Value::as_str);
+            let args = text.and_then(|t| serde_json::from_str::<Value>(t).ok());
+            calls.record(id, name, args.as_ref(), is_agent_call_text(name, text));
         }
     }
     calls
@@ -67,7 +67,7 @@ fn history_calls(messages: &[Value], declared: HashSet<String>) -> HistoryCalls 
 /// no call of the request (by its `tool_call_id`), or names a delegation tool.
 fn delegation_result(m: &Map<String, Value>, calls: &HistoryCalls) -> bool {
     let name = m.get("name").and_then(Value::as_str).unwrap_or_default();
-    calls.delegates(name, AGENT_TOOLS.contains(&name))
+    calls.delegates(name, None, AGENT_TOOLS.contains(&name))
         || m.get("tool_call_id").and_then(Value::as_str).is_some_and(|id| calls.scrubbed(id))
 }
 
@@ -86,9 +86,10 @@ fn scrub_message(m: &mut Map<String, Value>, history: &HistoryCalls, s: &dyn Scr
     if let Some(Value::Array(calls)) = m.get_mut("tool_calls") {
         for call in calls.iter_mut() {
             let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default().to_owned();
-            let harness =
-                is_agent_call_text(&name, call.pointer("/function/arguments").and_then(Value::as_str));
-            if history.delegates(&name, harness)
+            let text = call.pointer("/function/arguments").and_then(Value::as_str);
+            let args = text.and_then(|t| serde_json::from_str::<Value>(t).ok());
+            let harness = is_agent_call_text(&name, text);
+            if history.delegates(&name, args.as_ref(), harness)
                 && let Some(Value::String(args)) = call.pointer_mut("/function/arguments")
             {
                 changed += scrub_arguments_text(args, &Delegated(s));

@@ -16,7 +16,7 @@ fn a_chat_result_of_a_declared_delegation_tool_is_scrubbed() {
     let chat = |tool: &str, param: &str| {
         let body = json!({"model": "m", "tools": [function(tool, param)], "messages": [
             {"role": "assistant", "content": null, "tool_calls": [
-                {"id": "call_1", "type": "function", "function": {"name": tool, "arguments": "{\"agent\":\"agent-b\"}"}}]},
+                {"id": "call_1", "type": "function", "function": {"name": tool, "arguments": format!("{{\"{param}\":\"x\"}}")}}]},
             {"role": "tool", "tool_call_id": "call_1", "content": "opus-4 reviewed it."}]});
         let out = rewrite_chat_request(body.to_string().as_bytes(), &Words).expect("rewrite");
         serde_json::from_slice::<Value>(&out.body).expect("json")["messages"][1]["content"].clone()
@@ -57,4 +57,31 @@ fn a_responses_output_of_a_declared_delegation_tool_is_scrubbed() {
     };
     assert_eq!(responses("assistant_id"), "[model] is done");
     assert_eq!(responses("city"), "opus-4 is done");
+}
+
+#[test]
+fn a_call_whose_name_or_arguments_name_an_agent_is_a_delegation_without_a_declaration() {
+    let chat = |tool: &str, args: &str| {
+        let body = json!({"model": "m", "messages": [
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": tool, "arguments": args}}]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "opus-4 reviewed it."}]});
+        let out = rewrite_chat_request(body.to_string().as_bytes(), &Words).expect("rewrite");
+        serde_json::from_slice::<Value>(&out.body).expect("json")["messages"][1]["content"].clone()
+    };
+    assert_eq!(chat("run_agent", r#"{"goal":"test"}"#), "[model] reviewed it.");
+    assert_eq!(chat("spawnHelper", r#"{"task":"x"}"#), "[model] reviewed it.");
+    assert_eq!(chat("dispatch", r#"{"job":"x","worker":"w3"}"#), "[model] reviewed it.");
+    // Controls: neither the name nor the arguments name an agent.
+    assert_eq!(chat("dispatch", r#"{"job":"x","queue":"q"}"#), "opus-4 reviewed it.");
+    assert_eq!(chat("http_get", r#"{"url":"x","user_agent":"curl"}"#), "opus-4 reviewed it.");
+    let responses = |args: &str| {
+        let body = json!({"model": "m", "input": [
+            {"type": "function_call", "call_id": "fc_1", "name": "ask", "arguments": args},
+            {"type": "function_call_output", "call_id": "fc_1", "output": "opus-4 is done"}]});
+        let out = rewrite_responses_request(body.to_string().as_bytes(), &Words).expect("rewrite");
+        serde_json::from_slice::<Value>(&out.body).expect("json")["input"][1]["output"].clone()
+    };
+    assert_eq!(responses(r#"{"agent":"a7"}"#), "[model] is done");
+    assert_eq!(responses(r#"{"city":"Oslo"}"#), "opus-4 is done");
 }

@@ -1,14 +1,29 @@
 //! The calls a model-API request's history holds, by id, for all three request shapes: which
 //! results answer a delegation, and which answer no call of the request at all (not shown to be
-//! tool content, so scrubbed as a delegation's result is). A delegation tool is one of the
-//! harnesses' (`AGENT_TOOLS`) or one the request itself declares with a parameter that names an
-//! agent (`agent`, `agentId`, `subagent_type`, `assistant_id`: see [`declared_agent_tools`]).
+//! tool content, so scrubbed as a delegation's result is). A delegation is a call to one of the
+//! harnesses' tools (`AGENT_TOOLS`), to a tool whose name or parameters name an agent (`run_agent`,
+//! `spawn_helper`, `delegate`; a parameter `agent`, `agentId`, `subagent_type`, `worker`), as
+//! the request declares it (see [`declared_agent_tools`]) or as the call's own arguments show.
 
 use serde_json::Value;
 use std::collections::HashSet;
 
-/// Words of a parameter name that make it name an agent.
-const AGENT_WORDS: [&str; 6] = ["agent", "agents", "subagent", "subagents", "assistant", "assistants"];
+/// Words of a tool or parameter name that make it name an agent (or hand work to one).
+const AGENT_WORDS: [&str; 13] = [
+    "agent",
+    "agents",
+    "subagent",
+    "subagents",
+    "assistant",
+    "assistants",
+    "helper",
+    "helpers",
+    "worker",
+    "workers",
+    "delegate",
+    "delegatee",
+    "handoff",
+];
 
 /// Words of a parameter name that make it name something else (`user_agent`).
 const NOT_AGENT_WORDS: [&str; 1] = ["user"];
@@ -34,19 +49,30 @@ impl HistoryCalls {
         Self { stored, declared, ..Self::default() }
     }
 
-    /// True when a call to `name` is a delegation: `harness` (one of the harnesses' delegation
-    /// tools), or a tool the request declares with a parameter naming an agent.
-    pub(super) fn delegates(&self, name: &str, harness: bool) -> bool {
-        harness || self.declared.contains(name)
+    /// True when a call to `name` with `args` (its arguments, when known) is a delegation:
+    /// `harness` (one of the harnesses' delegation tools), a tool the request declares with a
+    /// parameter naming an agent, a tool whose name names one (`run_agent`, `spawn_helper`), or
+    /// a call whose own arguments hold a key naming one (`{"agent": "tester", …}`).
+    pub(super) fn delegates(&self, name: &str, args: Option<&Value>, harness: bool) -> bool {
+        let keys = args.and_then(Value::as_object).into_iter().flat_map(|a| a.keys());
+        harness
+            || self.declared.contains(name)
+            || names_agent(name)
+            || keys.into_iter().any(|k| names_agent(k))
     }
 
-    /// Records call `id` to tool `name`, a delegation when `harness` or declared as one (see
-    /// [`HistoryCalls::delegates`]).
-    pub(super) fn record(&mut self, id: &str, name: &str, harness: bool) {
-        if self.delegates(name, harness) {
+    /// Records call `id` to tool `name` with `args`, a delegation when [`HistoryCalls::delegates`]
+    /// says so.
+    pub(super) fn record(&mut self, id: &str, name: &str, args: Option<&Value>, harness: bool) {
+        if self.delegates(name, args, harness) {
             self.agent.insert(id.to_owned());
         }
         self.all.insert(id.to_owned());
+    }
+
+    /// True when call `id` was recorded as a delegation.
+    pub(super) fn is_delegation(&self, id: &str) -> bool {
+        self.agent.contains(id)
     }
 
     /// True when the result answering call `id` is scrubbed as a delegation's: it answers a

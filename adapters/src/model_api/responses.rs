@@ -48,7 +48,9 @@ fn history_calls(items: &[Value], stored: bool, declared: HashSet<String>) -> Hi
     for i in items.iter().filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
         let Some(id) = i.get("call_id").and_then(Value::as_str) else { continue };
         let name = i.get("name").and_then(Value::as_str).unwrap_or_default();
-        calls.record(id, name, is_agent_call_text(name, i.get("arguments").and_then(Value::as_str)));
+        let text = i.get("arguments").and_then(Value::as_str);
+        let args = text.and_then(|t| serde_json::from_str::<Value>(t).ok());
+        calls.record(id, name, args.as_ref(), is_agent_call_text(name, text));
     }
     calls
 }
@@ -58,9 +60,8 @@ fn scrub_item(item: &mut Value, calls: &HistoryCalls, s: &dyn Scrubber) -> usize
     match kind {
         "message" => item.get_mut("content").map_or(0, |c| scrub_content(c, s)),
         "function_call" => {
-            let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
-            let agent = calls
-                .delegates(name, is_agent_call_text(name, item.get("arguments").and_then(Value::as_str)));
+            let id = item.get("call_id").and_then(Value::as_str).unwrap_or_default();
+            let agent = calls.is_delegation(id);
             match item.get_mut("arguments") {
                 Some(Value::String(args)) if agent => scrub_arguments_text(args, &Delegated(s)),
                 _ => 0,

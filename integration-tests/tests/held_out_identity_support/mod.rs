@@ -13,7 +13,9 @@
 //!   scrubber.
 #![allow(dead_code)]
 
-use blindfold_adapters::model_api::{rewrite_chat_request, rewrite_messages_request};
+use blindfold_adapters::model_api::{
+    rewrite_chat_request, rewrite_messages_request, rewrite_responses_request,
+};
 use blindfold_daemon::transports::a2a::stream_text::ArtifactStreams;
 use blindfold_daemon::transports::mcp::identity::rewrite_server_message;
 use blindfold_daemon::transports::model_proxy::identity::scrubber_of;
@@ -186,6 +188,7 @@ fn model_request(lexicon: &Lexicon, payload: &Value) -> Relayed {
     let rewritten = match payload["path"].as_str() {
         Some("/v1/chat/completions") => rewrite_chat_request(body.as_bytes(), scrubber.as_ref()),
         Some("/v1/messages") => rewrite_messages_request(body.as_bytes(), scrubber.as_ref()),
+        Some("/v1/responses") => rewrite_responses_request(body.as_bytes(), scrubber.as_ref()),
         other => panic!("model_request path {other:?}"),
     };
     match rewritten {

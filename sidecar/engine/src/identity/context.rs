@@ -223,6 +223,63 @@ pub(super) fn linked_before_kept(
         })
 }
 
+/// True when hit `i`, an ordinary family word `capitalised` as a name, shares a sentence with
+/// a model name that is identity wherever it stands ("Ho chiesto a Claude e a Grok", "Anthropic's
+/// Claude wrote the outline and Aya translated it"). A capital at the start of a sentence says
+/// nothing, unless a possessive follows ("Gemini's review flagged two races; Claude's pass
+/// agreed"). Only a full stop, a line break or the end bounds the sentence. An ordinary word that
+/// reads as a model only by a number ("The Titan II rocket launched the Gemini missions") is no
+/// such name, nor are two ordinary names side by side ("Titan and Gemini").
+pub(super) fn named_beside_model(
+    lexicon: &Lexicon,
+    folded: &Folded,
+    hits: &[LexHit<'_>],
+    keep: &[bool],
+    capitalised: &[bool],
+    i: usize,
+) -> bool {
+    let text = folded.as_str();
+    let named = |k: usize| {
+        let o = &hits[k];
+        capitalised[k]
+            && o.strength == Strength::InContext
+            && o.kind.is_model_like()
+            && matches!(o.source, HitSource::Entry(_))
+    };
+    let h = &hits[i];
+    if !named(i) || (sentence_initial(text, h.start) && !possessive_after(text, h.end)) {
+        return false;
+    }
+    let key = lexicon.entry_key(h.source);
+    hits.iter().enumerate().any(|(j, o)| {
+        let (from, to) = if j < i { (o.end, h.start) } else { (h.end, o.start) };
+        let anchor = keep[j] && o.strength == Strength::Always && o.kind.is_model_like();
+        j != i && anchor && lexicon.entry_key(o.source) != key && !full_stop(text, from, to)
+    })
+}
+
+/// True when the text before byte `at` ends a sentence (or is empty): a full stop, a line break,
+/// a list or table mark before it.
+fn sentence_initial(text: &str, at: usize) -> bool {
+    let before = text[..at].trim_end_matches([' ', '\t', '*', '-', '|', '#', '>', '"', '\'', '(', '[']);
+    before.is_empty() || before.ends_with(['.', '!', '?', '\n', ':', '。', '！', '？'])
+}
+
+/// True when a possessive `'s` follows byte `at`.
+fn possessive_after(text: &str, at: usize) -> bool {
+    text[at..].starts_with("'s") || text[at..].starts_with("\u{2019}s")
+}
+
+/// True when `text[from..to]` holds a sentence end: `.`, `!` or `?` before a space or the end, a
+/// line break, `。`, `！` or `？`.
+fn full_stop(text: &str, from: usize, to: usize) -> bool {
+    let Some(between) = text.get(from..to.max(from)) else { return true };
+    between.char_indices().any(|(at, c)| match c {
+        '.' | '!' | '?' => text[from + at + c.len_utf8()..].chars().next().is_none_or(char::is_whitespace),
+        _ => matches!(c, '\n' | '。' | '！' | '？'),
+    })
+}
+
 /// True when `text[from..to]` ends a sentence: `.`, `!` or `?` before a space or the end, or one
 /// of the other clause ends (`;`, a line break, `。`, …). A decimal point (`3.3`) ends nothing.
 fn sentence_break(text: &str, from: usize, to: usize) -> bool {

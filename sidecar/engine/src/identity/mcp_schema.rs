@@ -176,8 +176,14 @@ impl Walk<'_> {
         } else {
             let mut shown: Vec<String> = Vec::new();
             if let Some(Value::Array(values)) = map.get_mut("enum") {
+                // One enum lists one kind of thing: when a value of it names identity, its other
+                // lexicon words name identity too (`["claude", "gpt", "gemini"]`).
+                let texts: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+                let listed = texts.iter().any(|t| self.anon.carries_identity(t, Field::Text));
+                let list =
+                    listed.then(|| self.anon.in_definition(texts.iter().map(|t| (*t, Field::Surface))));
                 for v in values.iter_mut() {
-                    self.value(v, path, &mut shown);
+                    self.value_with(list.as_ref(), v, path, &mut shown);
                 }
             }
             if let Some(v) = map.get_mut("const") {
@@ -193,6 +199,17 @@ impl Walk<'_> {
 
     /// Shows one constrained string value in neutral form, recorded for the way back.
     fn value(&mut self, v: &mut Value, path: Option<&Vec<ArgPath>>, shown: &mut Vec<String>) {
+        self.value_with(None, v, path, shown);
+    }
+
+    /// [`Self::value`], judged by `list` (the anonymizer of the value's enum) when given.
+    fn value_with(
+        &mut self,
+        list: Option<&Anonymizer>,
+        v: &mut Value,
+        path: Option<&Vec<ArgPath>>,
+        shown: &mut Vec<String>,
+    ) {
         let Some(real) = v.as_str().map(str::to_owned) else { return };
         if let Some(existing) = self.aliases.shown_value(self.tool, path, &real) {
             *v = Value::String(existing.to_owned());
@@ -202,7 +219,7 @@ impl Walk<'_> {
         let aliases = &*self.aliases;
         let taken =
             |c: &str| shown.iter().any(|s| s == c) || c == real || aliases.has_shown(self.tool, path, c);
-        let Some(neutral) = neutral_value(self.anon, &real, taken) else {
+        let Some(neutral) = neutral_value(list.unwrap_or(self.anon), &real, taken) else {
             shown.push(real);
             return;
         };
@@ -219,7 +236,19 @@ impl Walk<'_> {
     fn loose(&mut self, v: &mut Value, path: Option<&Vec<ArgPath>>) {
         match v {
             Value::String(_) => self.value(v, path, &mut Vec::new()),
-            Value::Array(items) => items.iter_mut().for_each(|i| self.loose(i, None)),
+            Value::Array(items) => {
+                // A list of values is one kind of thing, as an enum is.
+                let texts: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+                let listed = texts.iter().any(|t| self.anon.carries_identity(t, Field::Text));
+                let list =
+                    listed.then(|| self.anon.in_definition(texts.iter().map(|t| (*t, Field::Surface))));
+                for i in items.iter_mut() {
+                    match i {
+                        Value::String(_) => self.value_with(list.as_ref(), i, None, &mut Vec::new()),
+                        _ => self.loose(i, None),
+                    }
+                }
+            }
             Value::Object(map) => map.values_mut().for_each(|i| self.loose(i, None)),
             _ => {}
         }

@@ -3,7 +3,8 @@
 
 use super::anonymizer::Anonymizer;
 use super::context::{
-    in_context, linked_before_kept, near, size_run, size_run_before, sizes_between, vendor_in_clause,
+    in_context, linked_before_kept, named_beside_model, near, size_run, size_run_before, sizes_between,
+    vendor_in_clause,
 };
 use super::lexicon::{HitSource, LexHit, Lexicon, Strength, WordKind};
 use super::self_id::self_identifications;
@@ -217,7 +218,8 @@ impl Anonymizer {
                 if !keep[i]
                     && (in_context(lexicon, folded, words, hits, &keep, i)
                         || vendor_in_clause(folded, hits, &keep, i, capitalised[i])
-                        || linked_before_kept(lexicon, folded, words, hits, &keep, i, capitalised[i]))
+                        || linked_before_kept(lexicon, folded, words, hits, &keep, i, capitalised[i])
+                        || named_beside_model(lexicon, folded, hits, &keep, &capitalised, i))
                 {
                     keep[i] = true;
                     changed = true;

@@ -6,7 +6,7 @@
 //! stops inside dotted ids and colons.
 
 use crate::identity::{AliasMap, Anonymizer, Lexicon};
-use serde_json::json;
+use serde_json::{Value, json};
 use std::borrow::Cow;
 
 /// The built-in lexicon alone (the default configuration).
@@ -182,4 +182,66 @@ fn a_colon_before_a_space_ends_what_linker_words_reach() {
             "[model]+ by [provider]: on the command line, run make check first.",
         )],
     );
+}
+
+#[test]
+fn a_family_word_written_as_a_name_in_a_sentence_with_another_model_name_is_one() {
+    assert_rewrites(
+        &builtin(),
+        &[
+            (
+                "Ho chiesto a Claude e a Grok: usa un indice.",
+                "Ho chiesto a [model] e a [model]: usa un indice.",
+            ),
+            (
+                "Anthropic's Claude wrote it and Aya translated it.",
+                "[provider]'s [model] wrote it and [model] translated it.",
+            ),
+            (
+                "Gemini's review flagged two races; Claude's pass agreed.",
+                "[model]'s review flagged two races; [model]'s pass agreed.",
+            ),
+        ],
+    );
+    // Controls: another sentence, a lower-case word, a capital that only starts the sentence.
+    assert_rewrites(
+        &builtin(),
+        &[
+            ("Claude wrote it. Opus is the codec we use.", "[model] wrote it. Opus is the codec we use."),
+            ("Claude wrote a haiku and a sonnet.", "[model] wrote a haiku and a sonnet."),
+            ("Haiku form is strict; Claude keeps to it.", "Haiku form is strict; [model] keeps to it."),
+        ],
+    );
+    assert_unchanged(
+        &builtin(),
+        &[
+            "Gemini and Taurus are signs; the Mistral blows in spring.",
+            "The Titan rocket launched the Gemini missions.",
+            "The Titan II rocket launched all ten crewed Gemini missions.",
+        ],
+    );
+}
+
+#[test]
+fn an_enum_that_lists_a_model_lists_models_in_all_its_values() {
+    let anon = builtin();
+    let mut aliases = crate::identity::McpAliases::default();
+    let mut msg = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "panel_review",
+        "description": "Collects opinions from several reviewers.",
+        "inputSchema": {"type": "object", "properties": {
+            "reviewers": {"type": "array", "default": ["claude", "gemini"],
+                "items": {"type": "string", "enum": ["claude", "gpt", "gemini"]}},
+            "style": {"type": "string", "enum": ["short", "gemini"]}}}}]}});
+    anon.scrub_mcp(&mut msg, "server", &mut aliases);
+    let props = &msg["result"]["tools"][0]["inputSchema"]["properties"];
+    let shown = props["reviewers"]["items"]["enum"].to_string();
+    assert!(!shown.contains("gemini") && !shown.contains("claude") && !shown.contains("gpt"), "{shown}");
+    assert!(!props["reviewers"]["default"].to_string().contains("gemini"), "{props}");
+    // Control: an enum whose values name no model keeps its ordinary words.
+    assert_eq!(props["style"]["enum"], json!(["short", "gemini"]));
+    // The call, with the values the client saw, reaches the server with the real ones.
+    let shown_values: Vec<Value> = props["reviewers"]["items"]["enum"].as_array().expect("enum").clone();
+    let mut params = json!({"name": "panel_review", "arguments": {"reviewers": [shown_values[2].clone()]}});
+    assert!(aliases.map_call(&mut params));
+    assert_eq!(params["arguments"]["reviewers"], json!(["gemini"]));
 }

@@ -270,8 +270,9 @@ fn possessive_after(text: &str, at: usize) -> bool {
     text[at..].starts_with("'s") || text[at..].starts_with("\u{2019}s")
 }
 
-/// True when `text[from..to]` holds a sentence end: `.`, `!` or `?` before a space or the end, a
-/// line break, `。`, `！` or `？`.
+/// True when `text[from..to]` holds a sentence end: `.`, `!` or `?` before a space or the end of
+/// the text (what follows the stop in the text, not in the span: a decimal point `3.3` or a dotted
+/// id `anthropic.claude` goes on), a line break, `。`, `！` or `？`.
 fn full_stop(text: &str, from: usize, to: usize) -> bool {
     let Some(between) = text.get(from..to.max(from)) else { return true };
     between.char_indices().any(|(at, c)| match c {
@@ -280,15 +281,11 @@ fn full_stop(text: &str, from: usize, to: usize) -> bool {
     })
 }
 
-/// True when `text[from..to]` ends a sentence: `.`, `!` or `?` before a space or the end, or one
-/// of the other clause ends (`;`, a line break, `。`, …). A decimal point (`3.3`) ends nothing.
+/// True when `text[from..to]` ends a sentence: a [`full_stop`], or one of the other clause ends
+/// (`;`, `|`, `；`).
 fn sentence_break(text: &str, from: usize, to: usize) -> bool {
-    let Some(between) = text.get(from..to.max(from)) else { return true };
-    between.char_indices().any(|(at, c)| match c {
-        // What follows the stop in the text, not in the span: "anthropic.claude" goes on.
-        '.' | '!' | '?' => text[from + at + c.len_utf8()..].chars().next().is_none_or(char::is_whitespace),
-        _ => CLAUSE_ENDS.contains(&c),
-    })
+    let other_end = |c: char| CLAUSE_ENDS.contains(&c) && !matches!(c, '.' | '!' | '?');
+    full_stop(text, from, to) || text.get(from..to.max(from)).is_none_or(|b| b.contains(other_end))
 }
 
 /// True when word `to` is in the short noun phrase a possessive `'s` at word `s` opens

@@ -101,7 +101,7 @@ pub(super) fn declared_agent_tools(tools: Option<&Value>) -> HashSet<String> {
     out
 }
 
-/// True when parameter name `key` names an agent (see [`declared_agent_tools`]).
+/// True when a tool or parameter name `key` names an agent (see [`declared_agent_tools`]).
 fn names_agent(key: &str) -> bool {
     let words = identifier_words(key);
     words.iter().any(|w| AGENT_WORDS.contains(&w.as_str()))

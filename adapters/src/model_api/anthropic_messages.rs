@@ -55,7 +55,8 @@ fn history_calls(messages: &[Value], declared: HashSet<String>) -> HistoryCalls 
     for b in blocks.filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")) {
         let Some(id) = b.get("id").and_then(Value::as_str) else { continue };
         let name = b.get("name").and_then(Value::as_str).unwrap_or_default();
-        calls.record(id, name, b.get("input"), is_agent_call(name, b.get("input")));
+        let delegation = calls.delegates(name, b.get("input"), is_agent_call(name, b.get("input")));
+        calls.record(id, delegation);
     }
     calls
 }

@@ -1,7 +1,7 @@
 //! OpenAI `POST /v1/chat/completions`: scrubbing the request, gating the tool calls of a
 //! non-streamed response.
 
-use super::calls::{AGENT_TOOLS, CallGate, is_agent_call_text};
+use super::calls::{AGENT_TOOLS, CallGate};
 use super::chat_calls::{ChatCall, ChatCallOutcome};
 use super::history_calls::{HistoryCalls, declared_agent_tools};
 use super::json_text::{Delegated, scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
@@ -55,9 +55,9 @@ fn history_calls(messages: &[Value], declared: HashSet<String>) -> HistoryCalls 
         for call in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
             let Some(id) = call.get("id").and_then(Value::as_str) else { continue };
             let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default();
-            let text = call.pointer("/function/arguments").and_then(Value::as_str);
-            let args = text.and_then(|t| serde_json::from_str::<Value>(t).ok());
-            calls.record(id, name, args.as_ref(), is_agent_call_text(name, text));
+            let delegation =
+                calls.delegates_text(name, call.pointer("/function/arguments").and_then(Value::as_str));
+            calls.record(id, delegation);
         }
     }
     calls
@@ -85,13 +85,15 @@ fn scrub_message(m: &mut Map<String, Value>, history: &HistoryCalls, s: &dyn Scr
     }
     if let Some(Value::Array(calls)) = m.get_mut("tool_calls") {
         for call in calls.iter_mut() {
-            let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default().to_owned();
-            let text = call.pointer("/function/arguments").and_then(Value::as_str);
-            let args = text.and_then(|t| serde_json::from_str::<Value>(t).ok());
-            let harness = is_agent_call_text(&name, text);
-            if history.delegates(&name, args.as_ref(), harness)
-                && let Some(Value::String(args)) = call.pointer_mut("/function/arguments")
-            {
+            let delegation = match call.get("id").and_then(Value::as_str) {
+                Some(id) => history.is_delegation(id),
+                // A call without an id is not in the history's record: judged here.
+                None => history.delegates_text(
+                    call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default(),
+                    call.pointer("/function/arguments").and_then(Value::as_str),
+                ),
+            };
+            if delegation && let Some(Value::String(args)) = call.pointer_mut("/function/arguments") {
                 changed += scrub_arguments_text(args, &Delegated(s));
             }
         }

@@ -61,13 +61,18 @@ impl HistoryCalls {
             || keys.into_iter().any(|k| names_agent(k))
     }
 
-    /// Records call `id` to tool `name` with `args`, a delegation when [`HistoryCalls::delegates`]
-    /// says so.
-    pub(super) fn record(&mut self, id: &str, name: &str, args: Option<&Value>, harness: bool) {
-        if self.delegates(name, args, harness) {
+    /// Records call `id`, a delegation when `delegation` (see [`HistoryCalls::delegates`]).
+    pub(super) fn record(&mut self, id: &str, delegation: bool) {
+        if delegation {
             self.agent.insert(id.to_owned());
         }
         self.all.insert(id.to_owned());
+    }
+
+    /// [`HistoryCalls::delegates`] for arguments carried as JSON text (chat and Responses calls).
+    pub(super) fn delegates_text(&self, name: &str, text: Option<&str>) -> bool {
+        let args = text.and_then(|t| serde_json::from_str::<Value>(t).ok());
+        self.delegates(name, args.as_ref(), super::calls::is_agent_call_text(name, text))
     }
 
     /// True when call `id` was recorded as a delegation.
@@ -101,34 +106,12 @@ pub(super) fn declared_agent_tools(tools: Option<&Value>) -> HashSet<String> {
     out
 }
 
-/// True when a tool or parameter name `key` names an agent (see [`declared_agent_tools`]).
+/// True when a tool or parameter name `key` names an agent (see [`declared_agent_tools`]): its
+/// words, split as the engine splits identifiers (`_`, `-`, camelCase humps, letters and digits).
 fn names_agent(key: &str) -> bool {
-    let words = identifier_words(key);
-    words.iter().any(|w| AGENT_WORDS.contains(&w.as_str()))
-        && !words.iter().any(|w| NOT_AGENT_WORDS.contains(&w.as_str()))
-}
-
-/// The lower-case words of an identifier: split at characters other than letters and digits and
-/// before an upper-case letter that follows a lower-case one (`subagentType` → subagent, type).
-fn identifier_words(key: &str) -> Vec<String> {
-    let mut words = vec![String::new()];
-    let mut prev_lower = false;
-    for c in key.chars() {
-        if !c.is_alphanumeric() {
-            words.push(String::new());
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower {
-            words.push(String::new());
-        }
-        prev_lower = c.is_lowercase();
-        if let Some(w) = words.last_mut() {
-            w.extend(c.to_lowercase());
-        }
-    }
-    words.retain(|w| !w.is_empty());
-    words
+    let folded = blindfold_engine::fold::fold(key);
+    let words: Vec<&str> = folded.words().iter().map(|w| &folded.as_str()[w.range.clone()]).collect();
+    words.iter().any(|w| AGENT_WORDS.contains(w)) && !words.iter().any(|w| NOT_AGENT_WORDS.contains(w))
 }
 
 #[cfg(test)]

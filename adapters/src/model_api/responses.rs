@@ -1,7 +1,7 @@
 //! OpenAI `POST /v1/responses`: scrubbing the request, gating the call output items of a response
 //! (non-streamed, or the final response object of a stream).
 
-use super::calls::{CallGate, CallOutcome, is_agent_call_text};
+use super::calls::{CallGate, CallOutcome};
 use super::history_calls::{HistoryCalls, declared_agent_tools};
 use super::json_text::{Delegated, scrub_arguments_text, scrub_content, scrub_schema, scrub_string};
 use super::response_items::{FUNCTION_CALL, ItemRole, item_key, item_kind, item_role, passes};
@@ -48,9 +48,8 @@ fn history_calls(items: &[Value], stored: bool, declared: HashSet<String>) -> Hi
     for i in items.iter().filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
         let Some(id) = i.get("call_id").and_then(Value::as_str) else { continue };
         let name = i.get("name").and_then(Value::as_str).unwrap_or_default();
-        let text = i.get("arguments").and_then(Value::as_str);
-        let args = text.and_then(|t| serde_json::from_str::<Value>(t).ok());
-        calls.record(id, name, args.as_ref(), is_agent_call_text(name, text));
+        let delegation = calls.delegates_text(name, i.get("arguments").and_then(Value::as_str));
+        calls.record(id, delegation);
     }
     calls
 }
@@ -60,8 +59,14 @@ fn scrub_item(item: &mut Value, calls: &HistoryCalls, s: &dyn Scrubber) -> usize
     match kind {
         "message" => item.get_mut("content").map_or(0, |c| scrub_content(c, s)),
         "function_call" => {
-            let id = item.get("call_id").and_then(Value::as_str).unwrap_or_default();
-            let agent = calls.is_delegation(id);
+            let agent = match item.get("call_id").and_then(Value::as_str) {
+                Some(id) => calls.is_delegation(id),
+                // A call without an id is not in the history's record: judged here.
+                None => calls.delegates_text(
+                    item.get("name").and_then(Value::as_str).unwrap_or_default(),
+                    item.get("arguments").and_then(Value::as_str),
+                ),
+            };
             match item.get_mut("arguments") {
                 Some(Value::String(args)) if agent => scrub_arguments_text(args, &Delegated(s)),
                 _ => 0,

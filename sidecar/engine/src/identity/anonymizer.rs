@@ -42,8 +42,9 @@ impl Anonymizer {
         let mut scope = (*self.scope).clone();
         let mut providers = Vec::new();
         for (text, field) in fields {
-            scope.extend(self.identity_words(text, field));
-            providers.extend(self.provider_words(text));
+            let (identity, named) = self.definition_words(text, field);
+            scope.extend(identity);
+            providers.extend(named);
         }
         for (provider, vendor, key) in &providers {
             if providers.iter().any(|(p, v, _)| p == provider && v != vendor) {

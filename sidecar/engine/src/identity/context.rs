@@ -166,6 +166,15 @@ fn same_provider(lexicon: &Lexicon, folded: &Folded, words: &[Word], hits: &[Lex
     })
 }
 
+/// True when hit `h` is an ordinary family word of the data (`family_in_context`) written
+/// `capitalised`, as a name is.
+fn written_as_name(h: &LexHit<'_>, capitalised: bool) -> bool {
+    capitalised
+        && h.strength == Strength::InContext
+        && h.kind.is_model_like()
+        && matches!(h.source, HitSource::Entry(_))
+}
+
 /// True when hit `i`, an ordinary family word `capitalised` as a name, stands in one clause with
 /// a vendor word of the same provider that is identity wherever it appears ("Gemini here, from
 /// Google DeepMind", "the Opus run that Anthropic billed"): that vendor names the provider, so
@@ -181,18 +190,17 @@ pub(super) fn vendor_in_clause(
 ) -> bool {
     let h = &hits[i];
     let text = folded.as_str();
-    capitalised
-        && h.strength == Strength::InContext
-        && h.kind.is_model_like()
+    written_as_name(h, capitalised)
         && h.provider.is_some()
         && hits.iter().enumerate().any(|(j, o)| {
             let (from, to) = if j < i { (o.end, h.start) } else { (h.end, o.start) };
+            // No clause end at all between them (stricter than a sentence break: a stop inside
+            // a dotted id counts too).
             j != i
                 && keep[j]
                 && *o.kind == WordKind::Provider
                 && o.strength == Strength::Always
                 && o.provider == h.provider
-                && !sentence_break(text, from, to)
                 && !text[from..to.max(from)].contains(CLAUSE_ENDS)
         })
 }
@@ -211,10 +219,7 @@ pub(super) fn linked_before_kept(
     capitalised: bool,
 ) -> bool {
     let h = &hits[i];
-    capitalised
-        && h.strength == Strength::InContext
-        && h.kind.is_model_like()
-        && matches!(h.source, HitSource::Entry(_))
+    written_as_name(h, capitalised)
         && (i + 1..hits.len().min(i + 3)).any(|j| {
             keep[j]
                 && hits[j].kind.is_model_like()
@@ -235,19 +240,13 @@ pub(super) fn named_beside_model(
     folded: &Folded,
     hits: &[LexHit<'_>],
     keep: &[bool],
-    capitalised: &[bool],
     i: usize,
+    capitalised: bool,
 ) -> bool {
     let text = folded.as_str();
-    let named = |k: usize| {
-        let o = &hits[k];
-        capitalised[k]
-            && o.strength == Strength::InContext
-            && o.kind.is_model_like()
-            && matches!(o.source, HitSource::Entry(_))
-    };
     let h = &hits[i];
-    if !named(i) || (sentence_initial(text, h.start) && !possessive_after(text, h.end)) {
+    if !written_as_name(h, capitalised) || (sentence_initial(text, h.start) && !possessive_after(text, h.end))
+    {
         return false;
     }
     let key = lexicon.entry_key(h.source);

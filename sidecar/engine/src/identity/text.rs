@@ -131,39 +131,42 @@ impl Anonymizer {
     /// word each kept hit was found as, and the vendor, family and model words inside it
     /// (`granite` of "Granite 4", `gemini` of "Gemini 2.5 Pro"; not its tier word `pro`).
     pub fn identity_words(&self, text: &str, field: Field) -> Vec<String> {
-        let folded = fold(text);
-        let words = folded.words();
-        let lexicon = self.lexicon();
-        let hits = lexicon.hits(&folded, &words);
-        let keep = self.decide(text, &folded, &words, &hits, field);
-        let mut out = Vec::new();
-        for (h, _) in hits.iter().zip(keep).filter(|(_, k)| *k) {
-            out.extend(lexicon.entry_key(h.source).map(str::to_owned));
-            for w in &words[h.words.clone()] {
-                let word = &folded.as_str()[w.range.clone()];
-                if lexicon.kind_of(word).is_some_and(|k| *k != WordKind::Tier && k.is_identity_token()) {
-                    out.push(word.to_owned());
-                }
-            }
-        }
-        out
+        self.definition_words(text, field).0
     }
 
-    /// The vendor, family and model words of the data's providers in `text`, identity or not:
-    /// each word's provider, whether it is a vendor word, and its folded entry key (what
-    /// [`Anonymizer::in_definition`] pairs across the fields of one definition).
-    pub(crate) fn provider_words(&self, text: &str) -> Vec<(u32, bool, String)> {
+    /// [`Anonymizer::identity_words`], and besides the vendor, family and model words of the
+    /// data's providers in `text`, identity or not: each word's provider, whether it is a vendor
+    /// word, and its folded entry key (what [`Anonymizer::in_definition`] pairs across the fields
+    /// of one definition). One fold and one search of the lexicon for both.
+    pub(crate) fn definition_words(
+        &self,
+        text: &str,
+        field: Field,
+    ) -> (Vec<String>, Vec<(u32, bool, String)>) {
         let folded = fold(text);
         let words = folded.words();
         let lexicon = self.lexicon();
         let hits = lexicon.hits(&folded, &words);
-        hits.iter()
+        let providers = hits
+            .iter()
             .filter(|h| *h.kind == WordKind::Provider || h.kind.is_model_like())
             .filter_map(|h| {
                 let key = lexicon.entry_key(h.source)?;
                 Some((h.provider?, *h.kind == WordKind::Provider, key.to_owned()))
             })
-            .collect()
+            .collect();
+        let keep = self.decide(text, &folded, &words, &hits, field);
+        let mut identity = Vec::new();
+        for (h, _) in hits.iter().zip(keep).filter(|(_, k)| *k) {
+            identity.extend(lexicon.entry_key(h.source).map(str::to_owned));
+            for w in &words[h.words.clone()] {
+                let word = &folded.as_str()[w.range.clone()];
+                if lexicon.kind_of(word).is_some_and(|k| *k != WordKind::Tier && k.is_identity_token()) {
+                    identity.push(word.to_owned());
+                }
+            }
+        }
+        (identity, providers)
     }
 
     /// The lexicon's replacements in `text`, as ranges of `text`.
@@ -219,7 +222,7 @@ impl Anonymizer {
                     && (in_context(lexicon, folded, words, hits, &keep, i)
                         || vendor_in_clause(folded, hits, &keep, i, capitalised[i])
                         || linked_before_kept(lexicon, folded, words, hits, &keep, i, capitalised[i])
-                        || named_beside_model(lexicon, folded, hits, &keep, &capitalised, i))
+                        || named_beside_model(lexicon, folded, hits, &keep, i, capitalised[i]))
                 {
                     keep[i] = true;
                     changed = true;

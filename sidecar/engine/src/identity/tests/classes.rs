@@ -8,17 +8,17 @@ use serde_json::json;
 use std::borrow::Cow;
 
 /// The built-in lexicon alone (the default configuration).
-fn builtin() -> Anonymizer {
+pub(super) fn builtin() -> Anonymizer {
     Anonymizer::new(Lexicon::default(), AliasMap::new(3, std::iter::empty::<&str>()))
 }
 
-fn assert_rewrites(anon: &Anonymizer, cases: &[(&str, &str)]) {
+pub(super) fn assert_rewrites(anon: &Anonymizer, cases: &[(&str, &str)]) {
     for (text, want) in cases {
         assert_eq!(anon.rewrite_text(text), *want, "{text:?}");
     }
 }
 
-fn assert_unchanged(anon: &Anonymizer, texts: &[&str]) {
+pub(super) fn assert_unchanged(anon: &Anonymizer, texts: &[&str]) {
     for text in texts {
         assert!(
             matches!(anon.rewrite_text(text), Cow::Borrowed(_)),

@@ -5,30 +5,8 @@
 //! words written as names beside their vendor or a kept model name, words alone in parentheses,
 //! stops inside dotted ids and colons.
 
-use crate::identity::{AliasMap, Anonymizer, Lexicon};
+use super::classes::{assert_rewrites, assert_unchanged, builtin};
 use serde_json::{Value, json};
-use std::borrow::Cow;
-
-/// The built-in lexicon alone (the default configuration).
-fn builtin() -> Anonymizer {
-    Anonymizer::new(Lexicon::default(), AliasMap::new(3, std::iter::empty::<&str>()))
-}
-
-fn assert_rewrites(anon: &Anonymizer, cases: &[(&str, &str)]) {
-    for (text, want) in cases {
-        assert_eq!(anon.rewrite_text(text), *want, "{text:?}");
-    }
-}
-
-fn assert_unchanged(anon: &Anonymizer, texts: &[&str]) {
-    for text in texts {
-        assert!(
-            matches!(anon.rewrite_text(text), Cow::Borrowed(_)),
-            "{text:?} -> {:?}",
-            anon.rewrite_text(text)
-        );
-    }
-}
 
 #[test]
 fn a_family_word_written_as_one_identifier_with_variant_words_is_a_model_id() {

@@ -9,11 +9,8 @@
 mod model_proxy_support;
 
 use blindfold_leak_oracle::LeakOracle;
-use model_proxy_support::{ModelProxy, ScriptedModel};
-use serde_json::{Value, json};
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::time::Duration;
+use model_proxy_support::{ModelProxy, ScriptedModel, post_json};
+use serde_json::json;
 
 /// A coordinator's roster of sub-agents, one provider per line, each in several spellings.
 const ROSTER: &str = "Sub-agents you may delegate to:
@@ -87,21 +84,6 @@ const ORDINARY: &str = "Run make check on the command line first. The lawyers wo
     train with mini-batches of 32. Llamas graze on the Altiplano while the mistral wind blows. \
     Write a sonnet about rain, then a haiku. I grok the intent: encode the audio with the Opus codec.";
 
-fn post(port: u16, body: &Value) -> String {
-    let body = body.to_string();
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
-    write!(
-        s,
-        "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("write");
-    let mut out = String::new();
-    s.read_to_string(&mut out).expect("read");
-    out
-}
-
 #[test]
 fn with_no_configuration_the_model_reads_no_provider_and_every_ordinary_word() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -109,7 +91,7 @@ fn with_no_configuration_the_model_reads_no_provider_and_every_ordinary_word() {
     let proxy = ModelProxy::start(dir.path(), model.port, &[], &[]);
     let body = json!({"model": "m", "messages": [
         {"role": "system", "content": ROSTER}, {"role": "user", "content": ORDINARY}]});
-    let answer = post(proxy.port, &body);
+    let answer = post_json(proxy.port, "/v1/chat/completions", &body);
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     let log = model.requests();
     let received = log.iter().find_map(|r| r.get("body")).expect("the model got the request");

@@ -9,28 +9,10 @@
 mod model_proxy_support;
 
 use blindfold_leak_oracle::LeakOracle;
-use model_proxy_support::{ModelProxy, ScriptedModel, run_client};
+use model_proxy_support::{ModelProxy, ScriptedModel, post_json, run_client};
 use serde_json::{Value, json};
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::time::Duration;
 
 const ANSWER: &str = "I am Claude Opus 4 by Anthropic; the review found two issues.";
-
-fn post(port: u16, path: &str, body: &Value) -> String {
-    let body = body.to_string();
-    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
-    write!(
-        s,
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nx-api-key: k\r\nanthropic-version: 2023-06-01\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("write");
-    let mut out = String::new();
-    s.read_to_string(&mut out).expect("read");
-    out
-}
 
 #[test]
 fn a_split_answer_is_relayed_as_sent_and_scrubbed_whole_when_the_coordinator_reads_it() {
@@ -58,7 +40,7 @@ fn a_split_answer_is_relayed_as_sent_and_scrubbed_whole_when_the_coordinator_rea
             "input": {"subagent_type": "reviewer", "prompt": "review"}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": ANSWER}]}]});
     for (path, body) in [("/v1/chat/completions", &chat), ("/v1/messages", &messages)] {
-        let answer = post(proxy.port, path, body);
+        let answer = post_json(proxy.port, path, body);
         assert!(answer.starts_with("HTTP/1.1 200"), "{path}: {answer}");
     }
     let log = model.requests();

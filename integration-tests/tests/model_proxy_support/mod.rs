@@ -133,3 +133,21 @@ pub fn run_client(dir: &Path, base: &str, cases: &Value) -> Vec<Value> {
         .map(|l| serde_json::from_str(l).expect("result"))
         .collect()
 }
+
+/// Posts `body` to `path` of the proxy at `port` (one connection, closed after the answer, with
+/// the headers both the OpenAI and the Anthropic API accept) and returns the whole raw answer.
+pub fn post_json(port: u16, path: &str, body: &Value) -> String {
+    use std::io::{Read, Write};
+    let body = body.to_string();
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nx-api-key: k\r\nanthropic-version: 2023-06-01\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("write");
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("read");
+    out
+}

@@ -85,3 +85,22 @@ fn a_call_whose_name_or_arguments_name_an_agent_is_a_delegation_without_a_declar
     assert_eq!(responses(r#"{"agent":"a7"}"#), "[model] is done");
     assert_eq!(responses(r#"{"city":"Oslo"}"#), "opus-4 is done");
 }
+
+#[test]
+fn a_result_of_a_call_whose_argument_is_an_agents_handle_is_scrubbed() {
+    // No tool declared: only the call's own arguments say where the work went.
+    let chat = |args: &str| {
+        let body = json!({"model": "m", "messages": [
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "ask", "arguments": args}}]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "opus-4 reviewed it."}]});
+        let out = rewrite_chat_request(body.to_string().as_bytes(), &Words).expect("rewrite");
+        serde_json::from_slice::<Value>(&out.body).expect("json")["messages"][1]["content"].clone()
+    };
+    assert_eq!(chat(r#"{"who": "agent-r", "question": "review"}"#), "[model] reviewed it.");
+    assert_eq!(chat(r#"{"to": "reviewer_agent"}"#), "[model] reviewed it.");
+    // Controls: a script, a path and a sentence that mention agents are no handle.
+    assert_eq!(chat(r#"{"command": "./run_agent.sh"}"#), "opus-4 reviewed it.");
+    assert_eq!(chat(r#"{"path": "src/agents"}"#), "opus-4 reviewed it.");
+    assert_eq!(chat(r#"{"question": "ask the agent"}"#), "opus-4 reviewed it.");
+}

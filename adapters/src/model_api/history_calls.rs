@@ -3,7 +3,8 @@
 //! tool content, so scrubbed as a delegation's result is). A delegation is a call to one of the
 //! harnesses' tools (`AGENT_TOOLS`), to a tool whose name or parameters name an agent (`run_agent`,
 //! `spawn_helper`, `delegate`; a parameter `agent`, `agentId`, `subagent_type`, `worker`), as
-//! the request declares it (see [`declared_agent_tools`]) or as the call's own arguments show.
+//! the request declares it (see [`declared_agent_tools`]) or as the call's own arguments show (a key naming one, or an agent's handle as a value:
+//! `{"who": "agent-r"}`).
 
 use serde_json::Value;
 use std::collections::HashSet;
@@ -51,14 +52,18 @@ impl HistoryCalls {
 
     /// True when a call to `name` with `args` (its arguments, when known) is a delegation:
     /// `harness` (one of the harnesses' delegation tools), a tool the request declares with a
-    /// parameter naming an agent, a tool whose name names one (`run_agent`, `spawn_helper`), or
-    /// a call whose own arguments hold a key naming one (`{"agent": "tester", …}`).
+    /// parameter naming an agent, a tool whose name names one (`run_agent`, `spawn_helper`), a
+    /// call whose own arguments hold a key naming one (`{"agent": "tester", …}`) or a value that
+    /// is an agent's handle (`{"who": "agent-r", …}`: see [`agent_handle`]).
     pub(super) fn delegates(&self, name: &str, args: Option<&Value>, harness: bool) -> bool {
-        let keys = args.and_then(Value::as_object).into_iter().flat_map(|a| a.keys());
+        let args = args.and_then(Value::as_object);
+        let keys = args.into_iter().flat_map(|a| a.keys());
+        let values = args.into_iter().flat_map(|a| a.values()).filter_map(Value::as_str);
         harness
             || self.declared.contains(name)
             || names_agent(name)
             || keys.into_iter().any(|k| names_agent(k))
+            || values.into_iter().any(agent_handle)
     }
 
     /// Records call `id`, a delegation when `delegation` (see [`HistoryCalls::delegates`]).
@@ -114,9 +119,31 @@ fn names_agent(key: &str) -> bool {
     words.iter().any(|w| AGENT_WORDS.contains(w)) && !words.iter().any(|w| NOT_AGENT_WORDS.contains(w))
 }
 
+/// Longest argument value read as an agent's handle.
+const MAX_HANDLE_CHARS: usize = 40;
+
+/// True when an argument `value` is an agent's handle: one identifier (letters, digits, `-`,
+/// `_`; no space, path or dot) whose words name an agent (`agent-r`, `reviewer_agent`,
+/// `subagent2`). A command, a path or a sentence that mentions agents is none (`run_agent.sh`,
+/// `ask the agent`).
+fn agent_handle(value: &str) -> bool {
+    let identifier = |c: char| c.is_alphanumeric() || matches!(c, '-' | '_');
+    value.chars().count() <= MAX_HANDLE_CHARS && value.chars().all(identifier) && names_agent(value)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::declared_agent_tools;
+    use super::{agent_handle, declared_agent_tools};
+
+    #[test]
+    fn an_identifier_naming_an_agent_is_a_handle_and_a_command_is_not() {
+        for handle in ["agent-r", "reviewer_agent", "subagent2", "helperB"] {
+            assert!(agent_handle(handle), "{handle}");
+        }
+        for other in ["run_agent.sh", "ask the agent", "src/agents", "user_agent", "tester", ""] {
+            assert!(!agent_handle(other), "{other}");
+        }
+    }
     use serde_json::json;
 
     #[test]

@@ -38,6 +38,11 @@ pub(super) fn in_context(
     if h.source == HitSource::Code {
         return i > 0 && keep[i - 1];
     }
+    // A family that counts only with a version (`o` of `o3`) is a word of the sentence
+    // without one ("Claude o tym", "Mixtral o Llama").
+    if h.strength == Strength::WithVariant && !h.version {
+        return false;
+    }
     if same_provider(lexicon, folded, words, hits, i) {
         return true;
     }

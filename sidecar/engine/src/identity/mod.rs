@@ -37,6 +37,7 @@ mod notifications;
 mod self_id;
 mod sign;
 mod split;
+mod table;
 mod text;
 
 pub use alias::{AliasMap, AliasRecord, DiscoverySession, alias_at};

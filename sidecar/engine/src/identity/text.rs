@@ -200,6 +200,10 @@ impl Anonymizer {
         field: Field,
     ) -> Vec<bool> {
         let lexicon = self.lexicon();
+        let capitalised: Vec<bool> = hits
+            .iter()
+            .map(|h| text[folded.source_span(h.start..h.end)].chars().next().is_some_and(char::is_uppercase))
+            .collect();
         let mut keep: Vec<bool> = hits
             .iter()
             .map(|h| {
@@ -209,11 +213,8 @@ impl Anonymizer {
                 scoped
                     || identity_by_itself(lexicon, folded, words, h, field, disguised)
                     || named_role(lexicon, written, folded, words, h)
+                    || super::table::in_identity_column(lexicon, folded.as_str(), h.start)
             })
-            .collect();
-        let capitalised: Vec<bool> = hits
-            .iter()
-            .map(|h| text[folded.source_span(h.start..h.end)].chars().next().is_some_and(char::is_uppercase))
             .collect();
         loop {
             let mut changed = false;

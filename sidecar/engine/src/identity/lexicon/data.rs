@@ -31,9 +31,31 @@ pub struct LexiconData {
     /// Context nouns.
     #[serde(default)]
     pub context: ContextNouns,
+    /// Case endings of languages that inflect names written in Latin script.
+    #[serde(default)]
+    pub inflection: Inflection,
     /// The providers' words.
     #[serde(default, rename = "provider")]
     pub providers: Vec<ProviderWords>,
+}
+
+/// `[inflection]`: the case endings a name written in Latin script takes in languages that
+/// inflect it without an apostrophe or hyphen ("od Anthropica", "Anthropicin", "OpenAIs
+/// Modell", "DeepSeeknek"). Only words that are identity wherever they stand, at least five
+/// letters long and all letters, get these forms.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Inflection {
+    /// Endings after a final consonant.
+    #[serde(default)]
+    pub after_consonant: Vec<String>,
+    /// Endings after a final vowel.
+    #[serde(default)]
+    pub after_vowel: Vec<String>,
+    /// Endings vendor names take too, after any letter (the German genitive `s`: a plural of a
+    /// family or model word is as likely an ordinary word's).
+    #[serde(default)]
+    pub vendor_only: Vec<String>,
 }
 
 /// `[tiers]`, `[variants]`: a list of words.

@@ -7,8 +7,14 @@
 //! - `-ий`/`-ый` (adjective-like names): -ого, -ому, -им, -ом (Кандинский → Кандинского);
 //! - `-й`: -я, -ю, -ем, -е.
 //!
+//! [`latin_forms`] does the same for names written in Latin script, with the endings of the
+//! data's `[inflection]` table (Polish, Czech, Slovak, Croatian, Lithuanian, Finnish, Hungarian,
+//! the German genitive).
+//!
 //! Words ending in another vowel (Джемини, Кими: loanwords that do not decline), words shorter
 //! than four letters, phrases and words mixing scripts get no forms.
+
+use super::data::Inflection;
 
 /// The case forms of `spelling` (without `spelling` itself); empty when it does not decline.
 pub(super) fn forms(spelling: &str) -> Vec<String> {
@@ -37,9 +43,35 @@ pub(super) fn forms(spelling: &str) -> Vec<String> {
     }
 }
 
+/// The inflected forms of `spelling`, a Latin-script name, by the endings of `table`: none for a
+/// word shorter than five letters or holding anything but letters; `vendor` adds the
+/// vendor-only endings.
+pub(super) fn latin_forms(spelling: &str, table: &Inflection, vendor: bool) -> Vec<String> {
+    let letters = spelling.chars().count() >= 5 && spelling.chars().all(|c| c.is_ascii_alphabetic());
+    let Some(last) = spelling.chars().last().filter(|_| letters) else { return Vec::new() };
+    let vowel = matches!(last.to_ascii_lowercase(), 'a' | 'e' | 'i' | 'o' | 'u' | 'y');
+    let endings = if vowel { &table.after_vowel } else { &table.after_consonant };
+    let extra = if vendor { table.vendor_only.as_slice() } else { &[] };
+    endings.iter().chain(extra).map(|e| format!("{spelling}{e}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::forms;
+    use super::{Inflection, forms, latin_forms};
+
+    #[test]
+    fn latin_names_take_the_tables_endings_by_their_last_letter() {
+        let table = Inflection {
+            after_consonant: vec!["a".into(), "iem".into()],
+            after_vowel: vec!["n".into()],
+            vendor_only: vec!["s".into()],
+        };
+        assert_eq!(latin_forms("Anthropic", &table, true), ["Anthropica", "Anthropiciem", "Anthropics"]);
+        assert_eq!(latin_forms("Claude", &table, false), ["Clauden"]);
+        assert!(latin_forms("Grok", &table, false).is_empty(), "too short");
+        assert!(latin_forms("Mistral AI", &table, true).is_empty(), "a phrase");
+        assert!(latin_forms("ChatGLM3", &table, false).is_empty(), "not all letters");
+    }
 
     #[test]
     fn nouns_decline_by_their_ending() {

@@ -13,8 +13,8 @@ mod nouns;
 mod shapes;
 
 pub use data::{
-    ContextNouns, EMBEDDED_LEXICON, LexiconData, LexiconDataError, ProviderWords, UnspacedContext, Variants,
-    WordList,
+    ContextNouns, EMBEDDED_LEXICON, Inflection, LexiconData, LexiconDataError, ProviderWords,
+    UnspacedContext, Variants, WordList,
 };
 pub use hits::{HitSource, LexHit};
 
@@ -99,6 +99,7 @@ pub struct LexiconBuilder {
     name_determiners: BTreeSet<String>,
     name_roles: BTreeSet<String>,
     unspaced: UnspacedContext,
+    inflection: Inflection,
     /// Words the configuration opted out of (never entered from data or harvesting).
     allowed: BTreeSet<String>,
     data_version: String,
@@ -153,6 +154,7 @@ impl LexiconBuilder {
             name_determiners: data.context.name_determiners.iter().filter_map(|w| key(w)).collect(),
             name_roles: data.context.name_roles.iter().filter_map(|w| key(w)).collect(),
             unspaced: data.context.unspaced.clone(),
+            inflection: data.inflection.clone(),
             allowed: allowed.into_iter().filter_map(key).collect(),
             data_version: data.version.clone(),
         };
@@ -223,6 +225,10 @@ impl LexiconBuilder {
     fn insert(&mut self, word: &str, kind: WordKind, strength: Strength, own: bool) -> &mut Self {
         let Some(k) = key(word) else { return self };
         let spelling = word.trim().to_owned();
+        // Only names that are identity wherever they stand take Latin case endings.
+        let vendor = kind == WordKind::Provider;
+        let named = strength == Strength::Always
+            && matches!(kind, WordKind::Provider | WordKind::Family | WordKind::Model);
         let slot = self.words.entry(k).or_insert_with(|| {
             (
                 Info { kind: WordKind::Tier, strength: Strength::WithVariant, own, provider: None },
@@ -235,6 +241,9 @@ impl LexiconBuilder {
         }
         slot.0.strength = slot.0.strength.min(strength);
         slot.1.extend(inflect::forms(&spelling));
+        if named {
+            slot.1.extend(inflect::latin_forms(&spelling, &self.inflection, vendor));
+        }
         slot.1.insert(spelling);
         self
     }

@@ -18,6 +18,10 @@
 //! - before the version, up to two words written together or across `-` when a code of three
 //!   digits or more follows the same way (`mistralOcr2503`, `gemini-embedding-001`).
 //!
+//! - a case ending after an apostrophe (Turkish, Polish, English `'s`) right after the family
+//!   word, when a variant word follows it (`Gemini'nin Flash`, `Gemini's Flash`): the ending is
+//!   the family's, the variant still its id's.
+//!
 //! A vendor word written together with a version (`moonshot-v1-128k`, `baichuan-13b`), or
 //! followed by a context-window size (`Moonshot 32k`), is a model id too. A variant word of a
 //! script without spaces continues an id across a space or a middle dot (`미스트랄 라지`,
@@ -37,9 +41,14 @@ const MAX_FREE_WORDS: usize = 3;
 
 impl Lexicon {
     /// Extends a family/model hit over the rest of its model id.
-    pub(super) fn extend_model_id(&self, folded: &Folded, words: &[Word], hit: &mut LexHit<'_>) {
+    pub(super) fn extend_model_id<'l>(&'l self, folded: &Folded, words: &[Word], hit: &mut LexHit<'l>) {
         let text = folded.as_str();
         let (mut j, mut taken, mut free) = (hit.words.end, 0, 0);
+        if let Some(after) = self.case_ending(text, words, j) {
+            self.as_entry_with(text, words, hit, after);
+            j = after;
+        }
+        let first = j;
         while j < words.len() && taken < MAX_TAIL_WORDS {
             let w = &words[j];
             let gap = &text[w.gap_range.clone()];
@@ -50,6 +59,11 @@ impl Lexicon {
                 break;
             }
             let spaced = gap.contains([' ', '\t']);
+            // A one-letter family (`o`) takes nothing across a space: "O Claude e o DeepSeek"
+            // (Portuguese "the") holds two names, not one id.
+            if spaced && j == hit.words.end && text[hit.start..hit.end].chars().count() == 1 {
+                break;
+            }
             let hyphen = !spaced && gap.contains(['-', '.']);
             let prev = &words[j - 1];
             let s = &text[w.range.clone()];
@@ -64,7 +78,14 @@ impl Lexicon {
                 }
                 WordClass::Letters if decimal_p(text, words, j) => Some(j + 1),
                 WordClass::Letters => match self.inner.phrases.longest_at(folded, words, j) {
-                    Some((end, &index)) if self.inner.infos[index].kind.is_model_like() => Some(end),
+                    // One letter across a space is a word of the sentence ("Claude o tym": Polish
+                    // "about"; "Mistral o Llama": Spanish "or"), not the `o` family.
+                    Some((end, &index))
+                        if self.inner.infos[index].kind.is_model_like()
+                            && !(spaced && end == j + 1 && s.chars().count() == 1) =>
+                    {
+                        Some(end)
+                    }
                     _ if self.is_variant(s) && !(spaced && s.chars().count() == 1) => {
                         hit.variant = true;
                         hit.script_variant |= self.is_script_variant(s);
@@ -91,9 +112,43 @@ impl Lexicon {
             taken += next - j;
             j = next;
         }
+        if j == first {
+            j = hit.words.end;
+        }
         hit.words.end = j;
         hit.end = words[j - 1].range.end;
         hit.dated = dated(text, &words[hit.words.clone()]);
+    }
+
+    /// The word after a case ending that starts at word `at`: an apostrophe, at most four
+    /// letters, then a space and a variant word (`'nin Flash`, `'s Pro`). `None` when no such
+    /// ending stands there (`Claude's review` keeps its `'s`).
+    fn case_ending(&self, text: &str, words: &[Word], at: usize) -> Option<usize> {
+        let ending = words.get(at)?;
+        let next = words.get(at + 1)?;
+        let apostrophe = matches!(&text[ending.gap_range.clone()], "'" | "\u{2019}");
+        let short = ending.class == WordClass::Letters && text[ending.range.clone()].chars().count() <= 4;
+        let spaced = next.gap == Gap::Joiner && text[next.gap_range.clone()] == *" ";
+        (apostrophe && short && spaced && self.is_variant(&text[next.range.clone()])).then_some(at + 1)
+    }
+
+    /// Makes a one-word `hit` the entry it forms with the variant word `variant` after its case
+    /// ending, when the data lists the two as one ("Gemini'nin Flash" is "Gemini Flash").
+    fn as_entry_with<'l>(&'l self, text: &str, words: &[Word], hit: &mut LexHit<'l>, variant: usize) {
+        if hit.words.len() != 1 {
+            return;
+        }
+        let phrase = format!(
+            "{} {}",
+            &text[words[hit.words.start].range.clone()],
+            &text[words[variant].range.clone()]
+        );
+        let Ok(index) = self.inner.keys.binary_search(&phrase) else { return };
+        let info = &self.inner.infos[index];
+        hit.kind = &info.kind;
+        hit.strength = info.strength;
+        hit.provider = info.provider;
+        hit.source = super::HitSource::Entry(index);
     }
 
     /// Extends a vendor hit written together with a version (`moonshot-v1-128k`, `baichuan-13b`:

@@ -78,4 +78,5 @@ fn hidden_characters_do_not_smuggle_identity() {
     assert!(matches!(anon.rewrite_text("caf\u{e9} \u{2014} fine"), std::borrow::Cow::Borrowed(_)));
 }
 mod classes;
+mod classes_inflected;
 mod classes_named;

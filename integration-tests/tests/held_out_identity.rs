@@ -215,7 +215,7 @@ fn fresh_identity_probes() {
 /// the corpus format, after the fixes `fresh.jsonl` led to): its first measurement (21 probes with
 /// a leak) is a held-out figure; these are the figures after the fixes it led to.
 const THIRD_CEILINGS: [(&str, [usize; 4]); 8] = [
-    ("text", [5, 1, 0, 4]),
+    ("text", [4, 1, 0, 4]),
     ("mcp_tool", [0, 0, 0, 0]),
     ("a2a_card", [2, 1, 0, 0]),
     ("a2a_parts", [0, 0, 0, 0]),

@@ -299,15 +299,16 @@ fn identifier_model_id(folded: &Folded, words: &[Word], h: &LexHit<'_>) -> bool 
         && words.get(h.words.end).is_none_or(|w| !glued(w))
 }
 
-/// True when an ordinary family word (`written` as it stands in the original text) is written
-/// as a name between a determiner of the data's `name_determiners` and a role of its
-/// `name_roles` ("ask the Grok reviewer", "our Gemini helper"): capitalised there, it names
-/// the agent's model in any text. A verb or a common noun in that place is not capitalised ("I
-/// grok the reviewer's point", "the command reviewer"), nor is half of a compound a name.
+/// True when an ordinary family or tier word (`written` as it stands in the original text) is
+/// written as a name between a determiner of the data's `name_determiners` and a role of its
+/// `name_roles` ("ask the Grok reviewer", "our Gemini helper", "not the Pro one", "the Flash
+/// one"): capitalised there, it names the agent's model or tier in any text. A verb, a common
+/// noun or an adjective in that place is not capitalised ("I grok the reviewer's point", "the
+/// command reviewer", "the mini one"), nor is half of a compound a name.
 fn named_role(lexicon: &Lexicon, written: &str, folded: &Folded, words: &[Word], h: &LexHit<'_>) -> bool {
     let (first, end) = (h.words.start, h.words.end);
     h.strength == Strength::InContext
-        && h.kind.is_model_like()
+        && (h.kind.is_model_like() || *h.kind == WordKind::Tier)
         && matches!(h.source, HitSource::Entry(_))
         && written.chars().next().is_some_and(char::is_uppercase)
         && !compound(folded, words, h)

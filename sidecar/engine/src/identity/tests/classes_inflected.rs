@@ -96,3 +96,26 @@ fn a_one_letter_word_after_a_model_name_is_a_word_of_the_sentence() {
     );
     assert_rewrites(&builtin(), &[("Then claude-o3 ran.", "Then [model] ran.")]);
 }
+
+#[test]
+fn a_tier_word_capitalised_between_a_determiner_and_a_role_is_the_agents_tier() {
+    assert_rewrites(
+        &builtin(),
+        &[
+            ("Note: not the Pro one, escalate if large.", "Note: not the [tier] one, escalate if large."),
+            (
+                "The hard cases went fine; the Flash one managed the easy ones.",
+                "The hard cases went fine; the [tier] one managed the easy ones.",
+            ),
+            ("Ask our Ultra reviewer.", "Ask our [tier] reviewer."),
+        ],
+    );
+    assert_unchanged(
+        &builtin(),
+        &[
+            "Take the mini one, it fits the bag.",
+            "Pro tip: the pro reviewer is busy.",
+            "Flash one more time.",
+        ],
+    );
+}

@@ -81,12 +81,20 @@ struct Origin {
     tool_result: bool,
 }
 
+/// One artifact under a shingle: its number and its source, kept together so that bounding a
+/// list per source reads the list alone.
+#[derive(Debug, Clone, Copy)]
+struct Posting {
+    artifact: u32,
+    source: u32,
+}
+
 /// The content of the artifacts of one trajectory, by shingle.
 #[derive(Debug, Clone, Default)]
 pub struct ContentIndex {
-    /// Shingle → the numbers of the artifacts whose content holds it, oldest first (bounded per
-    /// source: [`POSTINGS_PER_SOURCE`]).
-    by_shingle: HashMap<u64, Vec<u32>>,
+    /// Shingle → the artifacts whose content holds it, oldest first, each as its number and its
+    /// interned source (bounded per source: [`POSTINGS_PER_SOURCE`]).
+    by_shingle: HashMap<u64, Vec<Posting>>,
     /// Artifact number → where it comes from and how it is indexed.
     origins: HashMap<u32, Origin>,
     /// Source key → its interned number.
@@ -119,10 +127,8 @@ impl ContentIndex {
         self.origins.insert(n, Origin { size: own.len(), sampled, source, tool_result });
         for s in own {
             let list = self.by_shingle.entry(s).or_default();
-            let same =
-                list.iter().filter(|m| self.origins.get(m).is_some_and(|o| o.source == source)).count();
-            if same < POSTINGS_PER_SOURCE {
-                list.push(n);
+            if list.iter().filter(|p| p.source == source).count() < POSTINGS_PER_SOURCE {
+                list.push(Posting { artifact: n, source });
             }
         }
     }
@@ -131,8 +137,8 @@ impl ContentIndex {
     fn shared(&self, own: &HashSet<u64>) -> HashMap<u32, usize> {
         let mut out: HashMap<u32, usize> = HashMap::new();
         for s in own.iter().filter(|s| !self.trusted.contains(s)) {
-            for n in self.by_shingle.get(s).into_iter().flatten() {
-                *out.entry(*n).or_default() += 1;
+            for p in self.by_shingle.get(s).into_iter().flatten() {
+                *out.entry(p.artifact).or_default() += 1;
             }
         }
         out

@@ -104,3 +104,20 @@ fn a_result_of_a_call_whose_argument_is_an_agents_handle_is_scrubbed() {
     assert_eq!(chat(r#"{"path": "src/agents"}"#), "opus-4 reviewed it.");
     assert_eq!(chat(r#"{"question": "ask the agent"}"#), "opus-4 reviewed it.");
 }
+
+#[test]
+fn a_result_of_a_tool_named_for_an_agents_role_is_scrubbed() {
+    let responses = |tool: &str| {
+        let body = json!({"model": "m", "input": [
+            {"type": "function_call", "call_id": "fc_1", "name": tool, "arguments": "{\"query\": \"Q3 churn\"}"},
+            {"type": "function_call_output", "call_id": "fc_1", "output": "opus-4 says churn is 2.1%"}]});
+        let out = rewrite_responses_request(body.to_string().as_bytes(), &Words).expect("rewrite");
+        serde_json::from_slice::<Value>(&out.body).expect("json")["input"][1]["output"].clone()
+    };
+    assert_eq!(responses("run_analyst"), "[model] says churn is 2.1%");
+    assert_eq!(responses("askReviewer"), "[model] says churn is 2.1%");
+    // Controls: tools named for what they do to files or data.
+    assert_eq!(responses("run_tests"), "opus-4 says churn is 2.1%");
+    assert_eq!(responses("file_writer"), "opus-4 says churn is 2.1%");
+    assert_eq!(responses("code_review"), "opus-4 says churn is 2.1%");
+}

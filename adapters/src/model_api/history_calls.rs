@@ -2,15 +2,18 @@
 //! results answer a delegation, and which answer no call of the request at all (not shown to be
 //! tool content, so scrubbed as a delegation's result is). A delegation is a call to one of the
 //! harnesses' tools (`AGENT_TOOLS`), to a tool whose name or parameters name an agent (`run_agent`,
-//! `spawn_helper`, `delegate`; a parameter `agent`, `agentId`, `subagent_type`, `worker`), as
+//! `spawn_helper`, `delegate`, `run_analyst`; a parameter `agent`, `agentId`, `subagent_type`, `worker`), as
 //! the request declares it (see [`declared_agent_tools`]) or as the call's own arguments show (a key naming one, or an agent's handle as a value:
 //! `{"who": "agent-r"}`).
 
 use serde_json::Value;
 use std::collections::HashSet;
 
-/// Words of a tool or parameter name that make it name an agent (or hand work to one).
-const AGENT_WORDS: [&str; 13] = [
+/// Words of a tool or parameter name that make it name an agent (or hand work to one): the
+/// agent nouns, and the roles an agent is given (`run_analyst`, `ask_reviewer`,
+/// `call_researcher`) — what a person or a program is not called in a tool's name. A role that
+/// is also what a tool does to files (`writer`, `translator`, `formatter`) is not one.
+const AGENT_WORDS: [&str; 33] = [
     "agent",
     "agents",
     "subagent",
@@ -24,6 +27,26 @@ const AGENT_WORDS: [&str; 13] = [
     "delegate",
     "delegatee",
     "handoff",
+    "analyst",
+    "analysts",
+    "reviewer",
+    "reviewers",
+    "researcher",
+    "researchers",
+    "planner",
+    "planners",
+    "coder",
+    "coders",
+    "critic",
+    "critics",
+    "judge",
+    "grader",
+    "summarizer",
+    "summariser",
+    "solver",
+    "reasoner",
+    "specialist",
+    "expert",
 ];
 
 /// Words of a parameter name that make it name something else (`user_agent`).
@@ -137,7 +160,7 @@ mod tests {
 
     #[test]
     fn an_identifier_naming_an_agent_is_a_handle_and_a_command_is_not() {
-        for handle in ["agent-r", "reviewer_agent", "subagent2", "helperB"] {
+        for handle in ["agent-r", "reviewer_agent", "subagent2", "helperB", "analyst-2"] {
             assert!(agent_handle(handle), "{handle}");
         }
         for other in ["run_agent.sh", "ask the agent", "src/agents", "user_agent", "tester", ""] {

@@ -46,8 +46,6 @@ def ctext(kind, payload, **kw):
 
 # A few shapes reused by the structured surfaces -------------------------------------------------
 
-OBJ = {"type": "object"}
-
 
 def schema(props, required=None):
     s = {"type": "object", "properties": props}
@@ -170,12 +168,6 @@ text("plain",
      ["gpt", "openai"], keep=["who's handling the migration diff?"],
      note="chat transcript pasted into a result")
 
-text("plain",
-     "Quick note before the summary: this answer was produced by Claude Sonnet 4, Anthropic's "
-     "mid-size model. The three failing tests all come from the timezone fixture.",
-     ["claude", "sonnet", "anthropic"],
-     keep=["The three failing tests all come from the timezone fixture."])
-
 text("snapshot_id",
      '{"ts":"2026-11-30T08:14:55Z","level":"info","agent":"summarizer",'
      '"upstream_model":"claude-3-5-sonnet-20241022","latency_ms":2214,"tokens_out":812}',
@@ -184,17 +176,6 @@ text("snapshot_id",
 text("snapshot_id",
      "Pinned to gpt-4o-2024-08-06 because the later snapshot changed how it formats tables.",
      ["gpt", "2024-08-06"], keep=["because the later snapshot changed how it formats tables."])
-
-text("plain",
-     "Answer drafted with Gemini 2.5 Pro (Google DeepMind). Two of the five citations could not be "
-     "verified.",
-     ["gemini", "pro", "google", "deepmind"],
-     keep=["Two of the five citations could not be verified."])
-
-text("plain",
-     "Running locally on Llama 3.3 70B under Meta's community licence; quantised to 4 bits, so expect "
-     "some drift on arithmetic.",
-     ["llama", "meta"], keep=["so expect some drift on arithmetic."])
 
 text("tier_word",
      "I'm Mistral Large 2, from Mistral AI in Paris. The French legal summary follows below.",
@@ -224,10 +205,6 @@ text("plain",
      ["minimax"], keep=["so paste the whole thing."])
 
 text("plain",
-     "Grok 4 (xAI) checked the claim against recent posts: the photo is from 2019, not this week.",
-     ["grok", "xai"], keep=["the photo is from 2019, not this week."])
-
-text("plain",
      "Retrieved and reranked with Cohere's Command R+; the top passage is from the 2021 audit.",
      ["cohere", "command"], keep=["the top passage is from the 2021 audit."])
 
@@ -240,10 +217,6 @@ text("plain",
      ["llama", "nemotron", "nvidia"], keep=["answer B wins 0.82 to 0.41."])
 
 text("plain",
-     "Drafted on Amazon Nova Pro in us-east-1; the Portuguese version is attached.",
-     ["amazon", "nova", "pro"], keep=["the Portuguese version is attached."])
-
-text("plain",
      "I'm Doubao-1.5-pro, developed by ByteDance. The storyboard has six panels.",
      ["doubao", "pro", "bytedance"], keep=["The storyboard has six panels."])
 
@@ -252,39 +225,13 @@ text("plain",
      ["ernie", "turbo", "baidu"], keep=["表格已按季度整理。"])
 
 text("plain",
-     "Switched this subtask to OpenAI o3 with reasoning_effort=high; it found the off-by-one in the "
-     "pager.",
-     ["openai"], keep=["it found the off-by-one in the pager."],
-     note="o3 itself is left unannotated: after letter|digit split it is a bare letter")
-
-text("plain",
-     "Classifier is a fine-tuned Gemma 3 4B running on the edge box: Google's weights, our labels.",
-     ["gemma", "google"], keep=["our labels."])
-
-text("plain",
-     "Patch written by Codestral 25.01, Mistral's code model; please double-check the regex.",
-     ["codestral", "mistral"], keep=["please double-check the regex."])
-
-text("plain",
      "Mixtral 8x22B handled the Spanish portion; the Catalan one still needs a reviewer.",
      ["mixtral"], keep=["the Catalan one still needs a reviewer."])
-
-text("snapshot_id",
-     "Couldn't finish: anthropic.NotFoundError: Error code: 404 - {'type': 'error', 'error': "
-     "{'type': 'not_found_error', 'message': 'model: claude-3-opus-20240229'}}",
-     ["anthropic", "claude", "opus", "20240229"], keep=["Couldn't finish:"],
-     note="provider SDK error quoted by the agent")
 
 text("identifier",
      "openai.RateLimitError: Error code: 429 - Rate limit reached for gpt-4o-mini in organization "
      "org-q8Zt on tokens per min (TPM): Limit 200000, Used 199812. Retrying in 6s.",
      ["openai", "gpt", "mini"], keep=["Retrying in 6s."], note="provider SDK error")
-
-text("identifier",
-     "google.api_core.exceptions.ResourceExhausted: 429 Quota exceeded for base model "
-     "gemini-1.5-flash in europe-west1. I'll retry the batch after the window resets.",
-     ["google", "gemini", "flash"], keep=["I'll retry the batch after the window resets."],
-     note="provider SDK error")
 
 text("snapshot_id",
      "Traceback (most recent call last):\n"
@@ -357,37 +304,17 @@ text("identifier",
      note="Ollama tags")
 
 text("snapshot_id",
-     "model=mistral-large-2411 temperature=0.3 top_p=0.9 seed=17",
-     ["mistral", "large", "2411"], keep=["top_p=0.9"], note="dated Mistral release id")
-
-text("snapshot_id",
-     "Served by DeepSeek-R1-0528, the May refresh; the chain of thought is hidden from you.",
-     ["deepseek", "0528"], keep=["the chain of thought is hidden from you."])
-
-text("snapshot_id",
      "Heads-up: gemini-2.5-flash-preview-05-20 is deprecated, so this worker must migrate before "
      "the deadline.",
      ["gemini", "flash", "05-20"], keep=["is deprecated"])
 
-text("snapshot_id",
-     "Note: my backend is grok-2-1212, which has no image input, so I skipped the screenshots.",
-     ["grok", "1212"], keep=["so I skipped the screenshots."])
-
 text("homoglyph",
-     "Тhis summary was written by Gеmini 1.5 Рro.",
-     ["gemini", "pro"], note="Cyrillic Т (U+0422), е (U+0435), Р (U+0420)")
-
-text("homoglyph",
-     "Signed: ChatGРТ (ОpenAI)",
-     ["gpt", "openai"], keep=["Signed:"], note="Cyrillic Р, Т, О")
+     "Signed: ChatGРT (ОpenAI)",
+     ["chatgpt", "gpt", "openai"], keep=["Signed:"], note="Cyrillic Р (U+0420), О (U+041E)")
 
 text("homoglyph",
      "Reviewed by Claude Οpus 4 (Anthrοpic); no blocking issues.",
      ["claude", "opus", "anthropic"], keep=["no blocking issues."], note="Greek Ο/ο (U+039F/U+03BF)")
-
-text("homoglyph",
-     "Backend: Llаmа 4 Scout, Mеtа weights, served on our own GPUs.",
-     ["llama", "scout", "meta"], keep=["served on our own GPUs."], note="Cyrillic а, е")
 
 text("combining_marks",
      "Translation done, written by Cla\u0301u\u0301de (A\u0300nthropic).",
@@ -396,10 +323,6 @@ text("combining_marks",
 text("combining_marks",
      "I'm G\u0336P\u0336T\u0336-\u03365\u0336 just a helper :) The invoice totals match.",
      ["gpt"], keep=["The invoice totals match."], note="U+0336 strikethrough overlay")
-
-text("combining_marks",
-     "Q\u0332w\u0332e\u0332n\u0332 wrote this reply; the queue is drained.",
-     ["qwen"], keep=["the queue is drained."], note="U+0332 combining low line (underline)")
 
 text("invisible",
      "Model: Qw\u200ben3-Max (Ali\u200bbaba). Translation attached.",
@@ -410,20 +333,8 @@ text("invisible",
      ["deepseek"], keep=["412 of 500 cases pass."], note="soft hyphen")
 
 text("invisible",
-     "Answer by G\u200er\u200eo\u200ek 3: the bridge opened in 1932.",
-     ["grok"], keep=["the bridge opened in 1932."], note="left-to-right marks between letters")
-
-text("invisible",
-     "Gem\u2060ini Na\u2060no, on-device. Your reminder is set for 7:30.",
-     ["gemini", "nano"], keep=["Your reminder is set for 7:30."], note="word joiner")
-
-text("invisible",
      "Done. Summary attached.\U000E0063\U000E006C\U000E0061\U000E0075\U000E0064\U000E0065",
      ["claude"], keep=["Done. Summary attached."], note="name hidden in tag characters")
-
-text("fullwidth",
-     "ＧＰＴ－５ ｍｉｎｉ here: I compressed the images to WebP.",
-     ["gpt", "mini"], keep=["I compressed the images to WebP."])
 
 text("fullwidth",
      "この要約は（Ｃｌａｕｄｅ　Ｈａｉｋｕ）が書きました。",
@@ -434,16 +345,8 @@ text("transliteration",
      ["通义千问", "阿里云"], keep=["下面是翻译结果。"], lang="zh")
 
 text("transliteration",
-     "本回答由深度求索公司的模型生成，数据截止到去年。",
-     ["深度求索"], keep=["数据截止到去年。"], lang="zh")
-
-text("transliteration",
      "我是豆包，字节跳动开发的AI助手。会议纪要已经整理好了。",
      ["豆包", "字节跳动"], keep=["会议纪要已经整理好了。"], lang="zh")
-
-text("transliteration",
-     "文心一言（百度）给出的答案如下：该条款在2025年失效。",
-     ["文心一言", "百度"], keep=["该条款在2025年失效。"], lang="zh")
 
 text("transliteration",
      "这一段由智谱清言润色过，Kimi（月之暗面）负责了初稿。",
@@ -454,24 +357,8 @@ text("transliteration",
      ["アンソロピック", "クロード"], keep=["ご質問の件、調べました。"], lang="ja")
 
 text("transliteration",
-     "この翻訳はグーグルのジェミニが担当しました。",
-     ["グーグル", "ジェミニ"], lang="ja")
-
-text("transliteration",
-     "클로드(앤트로픽)가 작성한 초안입니다. 검토 부탁드립니다.",
-     ["클로드", "앤트로픽"], keep=["검토 부탁드립니다."], lang="ko")
-
-text("transliteration",
-     "제미나이 2.5 프로로 번역했습니다. 원문과 대조해 주세요.",
-     ["제미나이", "프로"], keep=["원문과 대조해 주세요."], lang="ko")
-
-text("transliteration",
      "저는 오픈에이아이의 챗지피티입니다. 요청하신 표를 정리했습니다.",
      ["오픈에이아이", "챗지피티"], keep=["요청하신 표를 정리했습니다."], lang="ko")
-
-text("transliteration",
-     "Я — Клод, модель компании Антропик. Ниже исправленный SQL-запрос.",
-     ["клод", "антропик"], keep=["Ниже исправленный SQL-запрос."], lang="ru")
 
 text("transliteration",
      "Ответ подготовлен с помощью ГигаЧата от Сбера, так что цифры проверьте.",
@@ -483,10 +370,6 @@ text("transliteration",
      ["яндексом", "yandex", "gpt", "pro"], keep=["без ручной правки."], lang="ru",
      note="instrumental case of the vendor")
 
-text("plain",
-     "Звіт підготувала модель Gemini 2.5 Flash від Google, тож перевірте цифри.",
-     ["gemini", "flash", "google"], keep=["тож перевірте цифри."], lang="uk")
-
 text("transliteration",
      "Я — Клод, асистент від Антропіку. Переклад договору нижче.",
      ["клод", "антропіку"], keep=["Переклад договору нижче."], lang="uk",
@@ -497,17 +380,9 @@ text("plain",
      ["gpt", "openais"], keep=["keine Gesichter identifizieren."], lang="de",
      note="German genitive s")
 
-text("plain",
-     "Ich bin Claude, ein KI-Assistent von Anthropic. Die Zusammenfassung des Vertrags folgt.",
-     ["claude", "anthropic"], keep=["Die Zusammenfassung des Vertrags folgt."], lang="de")
-
 text("tier_word",
      "Réponse générée par Mistral Medium 3 (Mistral AI). Les chiffres de 2023 manquent.",
      ["mistral", "medium"], keep=["Les chiffres de 2023 manquent."], lang="fr")
-
-text("plain",
-     "Je tourne sur le modèle o4-mini d'OpenAI ; la traduction suit.",
-     ["mini", "openai"], keep=["la traduction suit."], lang="fr")
 
 text("plain",
      "Este borrador lo escribió Llama 4 Scout, de Meta. Revisa las cifras de ventas.",
@@ -573,81 +448,17 @@ text("mixed",
      ["small"], gone=["Mistral Small 3.1"], keep=["the mistral was blowing at 90 km/h"])
 
 text("mixed",
-     "Llama 3.1 8B (Meta) on duty. The llama photos from the Altiplano are tagged: 214 images, 3 "
-     "blurry.",
-     ["meta"], gone=["Llama 3.1 8B"], keep=["The llama photos from the Altiplano are tagged"])
-
-text("mixed",
-     "Microsoft's Phi-4 computed it: φ = 1.6180339887, the golden ratio, to ten places.",
-     ["microsoft"], gone=["Phi-4"], keep=["φ = 1.6180339887, the golden ratio"])
-
-text("mixed",
      "Grok 3 Mini (xAI) here; I grok the bug now: the cache key ignores the locale.",
      ["xai", "mini"], gone=["Grok 3 Mini"], keep=["I grok the bug now"])
-
-text("mixed",
-     "Command A from Cohere: run `make test` on the command line before merging.",
-     ["cohere"], gone=["Command A"], keep=["on the command line before merging."])
-
-text("mixed",
-     "Amazon Nova Micro summarising: the nova in Cassiopeia peaked at magnitude 6.2.",
-     ["amazon", "micro"], gone=["Amazon Nova Micro"],
-     keep=["the nova in Cassiopeia peaked at magnitude 6.2."])
-
-text("identifier",
-     '{"event":"agent.done","agent_id":"a7","modelFamily":"gemini","modelTier":"flash",'
-     '"vendor":"google","elapsed_ms":930}',
-     ["gemini", "flash", "google"], keep=['"elapsed_ms":930'])
-
-text("identifier",
-     "ClaudeSonnetAdapter.retry() exhausted 5 attempts; returning the partial table.",
-     ["claude", "sonnet"], keep=["returning the partial table."], note="camelCase class name")
-
-text("identifier",
-     "Using prompt template `gpt5_system_prompt_v3`, tuned for how verbose GPT-5 gets.",
-     ["gpt"], note="snake_case with letters|digits")
 
 text("identifier",
      "Env check: OPENAI_API_KEY is set and OPENAI_BASE_URL=https://api.deepseek.com/v1, so the OpenAI "
      "client here is really talking to DeepSeek.",
      ["openai", "deepseek"], keep=["Env check:"])
 
-text("snapshot_id",
-     'data: {"id":"chatcmpl-9xA","object":"chat.completion.chunk","model":"gpt-4o-mini-2024-07-18",'
-     '"choices":[{"index":0,"delta":{"content":"Hel"}}]}',
-     ["gpt", "mini", "2024-07-18"], note="SSE line pasted from a debug log")
-
-text("identifier",
-     "Response headers: anthropic-ratelimit-requests-remaining: 49, retry-after: 2.",
-     ["anthropic"], keep=["retry-after: 2."], note="vendor-specific HTTP header name")
-
-text("plain",
-     "Per the model card I'm gpt-oss-120b, OpenAI's open-weight model, running on our own H100s.",
-     ["gpt", "openai"], keep=["running on our own H100s."])
-
-text("plain",
-     "I am IBM Granite 3.3 8B Instruct. The COBOL paragraph is converted to Java.",
-     ["ibm", "granite"], keep=["The COBOL paragraph is converted to Java."])
-
-text("plain",
-     "Sonar Pro (Perplexity) found 12 sources; 9 are primary.",
-     ["sonar", "pro", "perplexity"], keep=["9 are primary."])
-
-text("plain",
-     "Devstral Small 1.1 wrote the patch; the other agent only reviewed it.",
-     ["devstral", "small"], keep=["the other agent only reviewed it."])
-
 text("plain",
      "このコードはClaude Codeで生成しました。モデルはOpus 4.1です。",
      ["claude", "opus"], lang="ja", note="Latin names inside Japanese text")
-
-text("plain",
-     "我用的是 GPT-4o（OpenAI），所以中文回答可能有点翻译腔。",
-     ["gpt", "openai"], keep=["所以中文回答可能有点翻译腔。"], lang="zh")
-
-text("plain",
-     "यह उत्तर OpenAI के GPT-4.1 ने लिखा है। तालिका नीचे है।",
-     ["openai", "gpt"], keep=["तालिका नीचे है।"], lang="hi")
 
 text("plain",
      "이 요약은 Claude 3.5 Sonnet이 작성했습니다.",
@@ -658,17 +469,13 @@ text("plain",
 # =================================================================================================
 
 ctext("control", "Play the Opus 131 quartet before the interval; Beethoven thought it his finest.")
-ctext("control", "Shakespeare's Sonnet 18 compares the beloved to a summer's day, and the couplet "
-                 "turns the comparison on time itself.")
 ctext("control", "古池や蛙飛び込む水の音。芭蕉の俳句の中で最も有名な一句です。", lang="ja")
 ctext("control", "En el Altiplano, las llamas y las alpacas pastan por encima de los 4.000 metros.",
       lang="es")
 ctext("control", "Le mistral a soufflé toute la nuit sur la Camargue ; les vols sont reportés à demain.",
       lang="fr")
-ctext("control", "Gemini IV, flown in June 1965, carried Ed White on the first American spacewalk.")
 ctext("control", "Das Sternbild Zwillinge heißt auf Latein Gemini; seine hellsten Sterne sind Castor "
                  "und Pollux.", lang="de")
-ctext("control", "The ratio of consecutive Fibonacci numbers tends to phi, about 1.618.")
 ctext("control", "Open a terminal and run the command `git log --oneline | head` to see the last ten "
                  "commits.")
 ctext("control", "O escritório aceitou o caso pro bono; a audiência ficou para março.", lang="pt")
@@ -689,25 +496,15 @@ ctext("control", "Лама — свійська тварина з Анд, род
 ctext("control", "Мистраль — холодный северный ветер на юге Франции; сегодня он стих к полудню.",
       lang="ru")
 ctext("control", "Wiersz „Sonet krymski” Mickiewicza ma czternaście wersów, jak każdy sonet.", lang="pl")
-ctext("control", "The Opus codec at 32 kbit/s is fine for voice; switch to 64 for music.")
-ctext("control", "Gemini season runs from 21 May to 20 June, so the birthday cards go out next week.")
 ctext("control_lexicon_word", "Claude Debussy finished Clair de lune long before it was published in "
                               "1905.")
 ctext("control_lexicon_word", "Andrea Kimi Antonelli took his first pole position at eighteen.")
-ctext("control_lexicon_word", "We fitted a GLM with a log link to the claim counts; the deviance "
-                              "dropped by 41.")
-ctext("control_lexicon_word", "Жан-Клод Ван Дамм снялся в фильме «Кровавый спорт» в 1988 году.",
-      lang="ru")
 ctext("control_lexicon_word", "Lower perplexity on held-out text does not guarantee better summaries.")
-ctext("control_lexicon_word", "Carter's 1973 talk introduced the weak anthropic principle to "
-                              "cosmologists.")
 ctext("control_code", "def golden(n):\n    phi = (1 + 5 ** 0.5) / 2\n    return round(phi ** n / 5 ** 0.5)")
 ctext("control_code", "const sonnet = poem.lines.slice(0, 14);\n"
                       "const isHaiku = syllables.join('-') === '5-7-5';")
 ctext("control_code", "SELECT herd, max(weight_kg) AS heaviest FROM llamas GROUP BY herd;")
 ctext("control_code", "let mini_batch = data.chunks(32);\nlet max_len = mini_batch.map(|b| b.len()).max();")
-ctext("control_code", "parser.add_argument('--turbo', action='store_true', "
-                      "help='skip the slow nova-detection pass')")
 
 # =================================================================================================
 # mcp_tool
@@ -1038,7 +835,7 @@ probe("a2a_parts", "artifact", {"artifact": {
 }}, ["ernie", "turbo"], keep=["译文已完成，共三页。"])
 
 probe("a2a_parts", "split_stream", chunks("t-104", ["Я — Гига", "Чат от Сбера, отчёт готов."]),
-      ["сбера"], lang="ru", note="GigaChat split across chunks")
+      ["гигачат", "сбера"], lang="ru", note="GigaChat split across chunks")
 
 probe("a2a_parts", "control_split", chunks("t-201", ["Thanks, Clau", "dia, the slides are uploaded."]),
       control=True)

@@ -237,7 +237,9 @@ pub(super) fn linked_before_kept(
 /// a model name that is identity wherever it stands ("Ho chiesto a Claude e a Grok", "Anthropic's
 /// Claude wrote the outline and Aya translated it"). A capital at the start of a sentence says
 /// nothing, unless a possessive follows ("Gemini's review flagged two races; Claude's pass
-/// agreed"). Only a full stop, a line break or the end bounds the sentence. An ordinary word that
+/// agreed"), or with a family word of the same provider kept by its context ("I'm running as the
+/// Haiku tier today, terser than the Sonnet runs"). Only a full stop, a line break or the end
+/// bounds the sentence. An ordinary word that
 /// reads as a model only by a number ("The Titan II rocket launched the Gemini missions") is no
 /// such name, nor are two ordinary names side by side ("Titan and Gemini").
 pub(super) fn named_beside_model(
@@ -257,14 +259,17 @@ pub(super) fn named_beside_model(
     let key = lexicon.entry_key(h.source);
     hits.iter().enumerate().any(|(j, o)| {
         let (from, to) = if j < i { (o.end, h.start) } else { (h.end, o.start) };
-        let anchor = keep[j] && o.strength == Strength::Always && o.kind.is_model_like();
+        // A kept family word of the same provider anchors too, unless only a number made it
+        // one ("running as the Haiku tier … the Sonnet runs"; "Opus 131 … Sonnet" is not).
+        let sibling = o.provider.is_some() && o.provider == h.provider && !o.version;
+        let anchor = keep[j] && (o.strength == Strength::Always || sibling) && o.kind.is_model_like();
         j != i && anchor && lexicon.entry_key(o.source) != key && !full_stop(text, from, to)
     })
 }
 
 /// True when the text before byte `at` ends a sentence (or is empty): a full stop, a line break,
 /// a list or table mark before it.
-fn sentence_initial(text: &str, at: usize) -> bool {
+pub(super) fn sentence_initial(text: &str, at: usize) -> bool {
     let before = text[..at].trim_end_matches([' ', '\t', '*', '-', '|', '#', '>', '"', '\'', '(', '[']);
     before.is_empty() || before.ends_with(['.', '!', '?', '\n', ':', '。', '！', '？'])
 }

@@ -213,6 +213,7 @@ impl Anonymizer {
                 scoped
                     || identity_by_itself(lexicon, folded, words, h, field, disguised)
                     || named_role(lexicon, written, folded, words, h)
+                    || named_self(lexicon, written, folded, words, h)
                     || super::table::in_identity_column(lexicon, folded.as_str(), h.start)
             })
             .collect();
@@ -316,6 +317,29 @@ fn named_role(lexicon: &Lexicon, written: &str, folded: &Folded, words: &[Word],
         && lexicon.determiner_before(folded, words, first)
         && spaced(folded, words, end)
         && lexicon.name_role_after(folded, words, end)
+}
+
+/// True when an ordinary family word (`written` as it stands in the original text) is the name
+/// the writer introduces itself by: written as a name (capitalised, or in a script without
+/// case), right after a phrase of the data's `self_names_before` ("I'm Grok, developed by xAI",
+/// "Sono Grok", "Ich bin Gemini", "Jestem Mistral", "मैं जेमिनी हूँ") or at the start of a
+/// sentence right before one of its `self_names_after` ("Mistral here: …"). In agent-written
+/// text the writer is the agent. A word in lower case there is prose ("I'm command-line only").
+fn named_self(lexicon: &Lexicon, written: &str, folded: &Folded, words: &[Word], h: &LexHit<'_>) -> bool {
+    let (first, end) = (h.words.start, h.words.end);
+    let as_name = written.chars().next().is_some_and(|c| c.is_uppercase() || !c.is_lowercase());
+    let bound = |at: usize| {
+        words.get(at).is_some_and(|w| !folded.as_str()[w.gap_range.clone()].contains(CLAUSE_ENDS))
+    };
+    h.strength == Strength::InContext
+        && h.kind.is_model_like()
+        && matches!(h.source, HitSource::Entry(_))
+        && as_name
+        && !compound(folded, words, h)
+        && ((first > 0 && bound(first) && lexicon.self_name_before(folded, words, first))
+            || (super::context::sentence_initial(folded.as_str(), h.start)
+                && spaced(folded, words, end)
+                && lexicon.self_name_after(folded, words, end)))
 }
 
 /// True when only spaces stand between word `at` and the word before it.

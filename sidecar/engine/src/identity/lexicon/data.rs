@@ -107,6 +107,14 @@ pub struct ContextNouns {
     /// Grok reviewer"): the word names the agent's model, in any text.
     #[serde(default)]
     pub name_determiners: Vec<String>,
+    /// Words that introduce the writer by name right before it ("I'm", "Sono", "Je suis",
+    /// "Jestem"): an ordinary family word written as a name after one is the writer's model.
+    #[serde(default)]
+    pub self_names_before: Vec<String>,
+    /// Words right after a name at the start of a sentence that introduce the writer by it
+    /// ("Mistral here:", "Gemini speaking").
+    #[serde(default)]
+    pub self_names_after: Vec<String>,
     /// What an agent is ("reviewer", "helper", "agent"), after a capitalised family word and a
     /// determiner of `name_determiners`.
     #[serde(default)]

@@ -39,6 +39,24 @@ impl Lexicon {
         })
     }
 
+    /// True when a phrase of `[context] self_names_before` ("I'm", "Sono") ends right before
+    /// word `at`, across spaces and a dash ("Я — Клод"); matched on the folded text, so a
+    /// contraction counts ("I'm").
+    pub(crate) fn self_name_before(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
+        let Some(w) = words.get(at) else { return false };
+        let text = folded.as_str();
+        let head = text[..w.range.start].trim_end_matches([' ', '\t', '\u{2014}', '\u{2013}', '-']);
+        self.inner.self_names_before.iter().any(|cue| {
+            head.strip_suffix(cue.as_str())
+                .is_some_and(|before| before.chars().next_back().is_none_or(|c| !c.is_alphanumeric()))
+        })
+    }
+
+    /// True when a word of `[context] self_names_after` ("here") starts at word `at`.
+    pub(crate) fn self_name_after(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
+        self.inner.self_names_after.longest_at(folded, words, at).is_some()
+    }
+
     /// True when a role of `[context] name_roles` starts at word `at`.
     pub(crate) fn name_role_after(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
         self.inner.name_roles.longest_at(folded, words, at).is_some()

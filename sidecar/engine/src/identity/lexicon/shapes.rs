@@ -44,10 +44,29 @@ pub(super) fn parameter_count_at(text: &str, words: &[Word], i: usize) -> Option
     (!continued).then_some(j + 1)
 }
 
+/// True when `digits` reads as a model release's date: `YYMM` or `YYYYMMDD` of the years 2023 to
+/// 2029 with a real month (`2506`, `20250219`); a year (`1905`, `2024`) or a count is not.
+fn release_code(digits: &str) -> bool {
+    let n = |s: &str| s.parse::<u32>().ok();
+    let month = |m: Option<u32>| m.is_some_and(|m| (1..=12).contains(&m));
+    let year = |y: Option<u32>, from: u32| y.is_some_and(|y| (from..from + 7).contains(&y));
+    digits.chars().all(|c| c.is_ascii_digit())
+        && match digits.len() {
+            4 => year(n(&digits[..2]), 23) && month(n(&digits[2..])),
+            8 => {
+                year(n(&digits[..4]), 2023)
+                    && month(n(&digits[4..6]))
+                    && n(&digits[6..]).is_some_and(|d| (1..=31).contains(&d))
+            }
+            _ => false,
+        }
+}
+
 impl Lexicon {
     /// Where a code in parentheses right after a model id ending before word `at` ends (the
     /// index past its last word): `(` before it, `)` right after it, at most four letters and
-    /// digits with at least one of each, written together, and no lexicon word of its own.
+    /// digits with at least one of each, written together, and no lexicon word of its own; or a
+    /// release code of digits alone ([`release_code`]: "Magistral Small (2506)").
     pub(super) fn paren_code(&self, folded: &Folded, words: &[Word], at: usize) -> Option<usize> {
         let text = folded.as_str();
         let first = words.get(at)?;
@@ -63,8 +82,9 @@ impl Lexicon {
         let has = |c: WordClass| code.iter().any(|w| w.class == c);
         let closed = text[code[code.len() - 1].range.end..].starts_with(')');
         let own_word = self.inner.phrases.longest_at(folded, words, at).is_some();
-        (closed && chars <= MAX_CODE_CHARS && has(WordClass::Letters) && has(WordClass::Digits) && !own_word)
-            .then_some(end)
+        let mixed = chars <= MAX_CODE_CHARS && has(WordClass::Letters) && has(WordClass::Digits);
+        let release = code.len() == 1 && release_code(&text[code[0].range.clone()]);
+        (closed && (mixed || release) && !own_word).then_some(end)
     }
 
     /// Where a variant word written in a script without spaces (`라지`, `ラージ`, `专业版`) starting
@@ -107,6 +127,14 @@ fn script_of(c: char) -> Script {
 mod tests {
     use super::*;
     use crate::fold::fold;
+
+    #[test]
+    fn a_release_code_is_a_recent_month_or_day() {
+        assert!(release_code("2506") && release_code("2312") && release_code("20250219"));
+        for other in ["2024", "1905", "2513", "250", "25061", "20221201", "abcd"] {
+            assert!(!release_code(other), "{other}");
+        }
+    }
 
     fn count(text: &str) -> Option<String> {
         let folded = fold(text);

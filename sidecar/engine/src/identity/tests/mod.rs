@@ -80,3 +80,4 @@ fn hidden_characters_do_not_smuggle_identity() {
 mod classes;
 mod classes_inflected;
 mod classes_named;
+mod classes_self;

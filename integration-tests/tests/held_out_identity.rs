@@ -235,8 +235,8 @@ fn third_identity_probes() {
 /// a leak, 15 of 271 tokens) is a held-out figure; these are the figures after the fixes it led
 /// to.
 const FOURTH_CEILINGS: [(&str, [usize; 4]); 8] = [
-    ("text", [0, 0, 0, 1]),
-    ("mcp_tool", [1, 0, 0, 1]),
+    ("text", [0, 0, 0, 0]),
+    ("mcp_tool", [1, 0, 0, 0]),
     ("a2a_card", [0, 0, 0, 0]),
     ("a2a_parts", [0, 0, 0, 0]),
     ("model_request", [0, 0, 0, 0]),
@@ -248,6 +248,26 @@ const FOURTH_CEILINGS: [(&str, [usize; 4]); 8] = [
 #[test]
 fn fourth_identity_probes() {
     measure_set("fourth.jsonl", 161, &FOURTH_CEILINGS);
+}
+
+/// The fifth set, `fifth.jsonl` (154 probes written on 2026-12-04 by another author who read only
+/// the corpus format, after the fixes `fourth.jsonl` led to): its first measurement (16 probes
+/// with a leak, 26 of 284 tokens; 10 of 47 controls changed) is a held-out figure; these are the
+/// figures after the fixes it led to.
+const FIFTH_CEILINGS: [(&str, [usize; 4]); 8] = [
+    ("text", [6, 0, 0, 0]),
+    ("mcp_tool", [0, 0, 0, 0]),
+    ("a2a_card", [0, 0, 0, 0]),
+    ("a2a_parts", [0, 0, 0, 0]),
+    ("model_request", [1, 0, 0, 0]),
+    ("apart: mcp_identifier_key", [0, 0, 0, 0]),
+    ("apart: control_lexicon_word", [0, 0, 0, 2]),
+    ("apart: control_identity_surface", [0, 0, 0, 1]),
+];
+
+#[test]
+fn fifth_identity_probes() {
+    measure_set("fifth.jsonl", 154, &FIFTH_CEILINGS);
 }
 
 /// Runs every probe of `file` (which must hold `count`), prints the table and the misses, and

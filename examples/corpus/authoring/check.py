@@ -134,7 +134,7 @@ def token_present(token, text):
 
 def check_probes():
     table = collections.Counter()
-    for name in ("probes.jsonl", "fresh.jsonl", "third.jsonl", "fourth.jsonl"):
+    for name in ("probes.jsonl", "fresh.jsonl", "third.jsonl", "fourth.jsonl", "fifth.jsonl"):
         table.update(check_probe_file(ROOT / "identity-probes" / name))
     return table
 

@@ -28,11 +28,13 @@
 //! ```
 
 mod chars;
+mod digits;
 mod disguise;
 mod phrases;
 mod words;
 
 pub use chars::{is_default_ignorable, marks_are_decoration, small_capital};
+pub use digits::digits_as_letters;
 pub use disguise::disguised;
 pub use phrases::{PhraseHit, PhraseSet};
 pub use words::{Gap, Word, WordClass, is_unspaced};

@@ -5,7 +5,7 @@
 
 use super::lexicon::{HitSource, LexHit, Lexicon, Strength, WordKind};
 use super::text::CLAUSE_ENDS;
-use crate::fold::{Folded, Gap, Word, is_unspaced};
+use crate::fold::{Folded, Gap, Word, WordClass, is_unspaced};
 
 /// Characters that close a parenthetical label ("（旗舰级）").
 const CLOSERS: [char; 7] = [')', ']', '」', '』', '】', '》', '〉'];
@@ -67,8 +67,12 @@ pub(super) fn in_context(
     // A tier word or a parameter count labels the noun after it across size words ("an
     // efficient small model", "the 70B dense variant").
     let noun_at = if sizes_between(h) { size_run(lexicon, folded, words, end) } else { end };
+    // A possessive stands between a name and its noun ("Meta's model", "Google’s assistant").
+    let noun_at = if possessive(text, words, noun_at) { noun_at + 1 } else { noun_at };
     if (near(folded, words, noun_at) && lexicon.noun_after(folded, words, noun_at))
-        || (near(folded, words, first) && lexicon.noun_before(folded, words, first))
+        || (near(folded, words, first)
+            && !glued_on(text, words, end)
+            && lexicon.noun_before(folded, words, first))
         || zh_noun_after(lexicon, text, h.end, latin)
         || zh_noun_before(lexicon, text, h.start)
     {
@@ -383,4 +387,20 @@ fn zh_noun_before(lexicon: &Lexicon, text: &str, at: usize) -> bool {
     let linked = head.strip_suffix(['为', '是']).map(|h| h.trim_end_matches(is_sep));
     let before = &lexicon.unspaced().nouns_before;
     [Some(head), linked].into_iter().flatten().any(|h| before.iter().any(|n| h.ends_with(n.as_str())))
+}
+
+/// True when word `at` is a possessive `s` ("Meta's", "Meta’s") with a word after it.
+fn possessive(text: &str, words: &[Word], at: usize) -> bool {
+    words.get(at).is_some_and(|w| {
+        matches!(&text[w.gap_range.clone()], "'" | "\u{2019}") && text[w.range.clone()] == *"s"
+    }) && at + 1 < words.len()
+}
+
+/// True when word `at` is letters glued to the word before it with nothing between (the rest of
+/// an identifier: `NovaCatalog`): a noun before the identifier labels all of it ("class
+/// NovaCatalog" declares a class), not the lexicon word at its start.
+fn glued_on(text: &str, words: &[Word], at: usize) -> bool {
+    words.get(at).is_some_and(|w| {
+        w.gap == Gap::Split && w.class == WordClass::Letters && text[w.gap_range.clone()].is_empty()
+    })
 }

@@ -155,7 +155,7 @@ impl Anonymizer {
                 Some((h.provider?, *h.kind == WordKind::Provider, key.to_owned()))
             })
             .collect();
-        let keep = self.decide(text, &folded, &words, &hits, field);
+        let keep = self.decide(text, text, &folded, &words, &hits, field);
         let mut identity = Vec::new();
         for (h, _) in hits.iter().zip(keep).filter(|(_, k)| *k) {
             identity.extend(lexicon.entry_key(h.source).map(str::to_owned));
@@ -169,8 +169,24 @@ impl Anonymizer {
         (identity, providers)
     }
 
-    /// The lexicon's replacements in `text`, as ranges of `text`.
+    /// The lexicon's replacements in `text`, as ranges of `text`: those of the text as written,
+    /// then those of its reading with digits for letters (`Gr0k`, see
+    /// [`crate::fold::digits_as_letters`]) that overlap none of them.
     fn lexicon_edits(&self, text: &str, field: Field) -> Edits<'_> {
+        let mut edits = self.lexicon_edits_of(text, text, field);
+        if let Some(read) = crate::fold::digits_as_letters(text) {
+            let more = self.lexicon_edits_of(&read, text, field);
+            let fresh: Vec<_> =
+                more.into_iter().filter(|(s, e, _)| !edits.iter().any(|(a, b, _)| s < b && a < e)).collect();
+            edits.extend(fresh);
+            edits.sort_by_key(|(s, _, _)| *s);
+        }
+        edits
+    }
+
+    /// The lexicon's replacements in `text`, a reading of `written` with the same byte offsets; a
+    /// word whose reading differs from how it is written is disguised.
+    fn lexicon_edits_of(&self, text: &str, written: &str, field: Field) -> Edits<'_> {
         let folded = fold(text);
         let words = folded.words();
         let lexicon = self.lexicon();
@@ -178,7 +194,7 @@ impl Anonymizer {
         if hits.is_empty() {
             return Vec::new();
         }
-        let keep = self.decide(text, &folded, &words, &hits, field);
+        let keep = self.decide(text, written, &folded, &words, &hits, field);
         (0..hits.len())
             .filter(|&i| keep[i])
             .map(|i| {
@@ -194,6 +210,7 @@ impl Anonymizer {
     fn decide(
         &self,
         text: &str,
+        source: &str,
         folded: &Folded,
         words: &[Word],
         hits: &[LexHit<'_>],
@@ -207,8 +224,9 @@ impl Anonymizer {
         let mut keep: Vec<bool> = hits
             .iter()
             .map(|h| {
-                let written = &text[folded.source_span(h.start..h.end)];
-                let disguised = crate::fold::disguised(written);
+                let span = folded.source_span(h.start..h.end);
+                let written = &text[span.clone()];
+                let disguised = crate::fold::disguised(written) || source[span] != *written;
                 let scoped = lexicon.entry_key(h.source).is_some_and(|k| self.in_scope(k));
                 scoped
                     || identity_by_itself(lexicon, folded, words, h, field, disguised)

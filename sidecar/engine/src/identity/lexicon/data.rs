@@ -41,8 +41,8 @@ pub struct LexiconData {
 
 /// `[inflection]`: the case endings a name written in Latin script takes in languages that
 /// inflect it without an apostrophe or hyphen ("od Anthropica", "Anthropicin", "OpenAIs
-/// Modell", "DeepSeeknek"). Only words that are identity wherever they stand, at least five
-/// letters long and all letters, get these forms.
+/// Modell", "DeepSeeknek"). Vendor, family and model words of at least four letters, all letters,
+/// get these forms; the forms of a word that is identity only in context need that context too.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Inflection {
@@ -52,8 +52,16 @@ pub struct Inflection {
     /// Endings after a final vowel.
     #[serde(default)]
     pub after_vowel: Vec<String>,
-    /// Endings vendor names take too, after any letter (the German genitive `s`: a plural of a
-    /// family or model word is as likely an ordinary word's).
+    /// Endings that replace a final `a` (Polish and Czech feminine nouns: "na Llamie", "od Mety").
+    #[serde(default)]
+    pub instead_of_final_a: Vec<String>,
+    /// Case suffixes Bengali writes joined to a name ("গুগলের", Google's): every word written in
+    /// the Bengali script takes them.
+    #[serde(default)]
+    pub bengali_suffixes: Vec<String>,
+    /// Endings vendor names that are identity wherever they stand take too, after any letter (the
+    /// German genitive `s`: a family word plus `s` is as often an ordinary plural, "Blooms",
+    /// "Llamas").
     #[serde(default)]
     pub vendor_only: Vec<String>,
 }

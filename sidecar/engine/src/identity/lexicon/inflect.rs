@@ -9,7 +9,8 @@
 //!
 //! [`latin_forms`] does the same for names written in Latin script, with the endings of the
 //! data's `[inflection]` table (Polish, Czech, Slovak, Croatian, Lithuanian, Finnish, Hungarian,
-//! the German genitive).
+//! the German genitive), and [`forms`] adds the Ukrainian endings of a consonant stem (-і, -ові:
+//! Клоді, Гуглові).
 //!
 //! Words ending in another vowel (Джемини, Кими: loanwords that do not decline), words shorter
 //! than four letters, phrases and words mixing scripts get no forms.
@@ -38,26 +39,48 @@ pub(super) fn forms(spelling: &str) -> Vec<String> {
         'о' | 'е' | 'ё' | 'и' | 'у' | 'ы' | 'э' | 'ю' | 'ъ' => Vec::new(),
         _ => {
             let last_soft = matches!(last, 'г' | 'к' | 'х' | 'ж' | 'ш' | 'ч' | 'щ');
-            with(stem(0), &["а", "у", "ом", "е", if last_soft { "и" } else { "ы" }, "ов"])
+            let plural = if last_soft { "и" } else { "ы" };
+            with(stem(0), &["а", "у", "ом", "е", plural, "ов", "і", "ові"])
         }
     }
 }
 
 /// The inflected forms of `spelling`, a Latin-script name, by the endings of `table`: none for a
-/// word shorter than five letters or holding anything but letters; `vendor` adds the
-/// vendor-only endings.
+/// word shorter than four letters or holding anything but letters; `vendor` (a vendor name that is
+/// identity wherever it stands) adds the vendor-only endings.
 pub(super) fn latin_forms(spelling: &str, table: &Inflection, vendor: bool) -> Vec<String> {
-    let letters = spelling.chars().count() >= 5 && spelling.chars().all(|c| c.is_ascii_alphabetic());
+    let letters = spelling.chars().count() >= 4 && spelling.chars().all(|c| c.is_ascii_alphabetic());
     let Some(last) = spelling.chars().last().filter(|_| letters) else { return Vec::new() };
     let vowel = matches!(last.to_ascii_lowercase(), 'a' | 'e' | 'i' | 'o' | 'u' | 'y');
     let endings = if vowel { &table.after_vowel } else { &table.after_consonant };
     let extra = if vendor { table.vendor_only.as_slice() } else { &[] };
-    endings.iter().chain(extra).map(|e| format!("{spelling}{e}")).collect()
+    let mut out: Vec<String> = endings.iter().chain(extra).map(|e| format!("{spelling}{e}")).collect();
+    if let Some(stem) = spelling.strip_suffix('a') {
+        out.extend(table.instead_of_final_a.iter().map(|e| format!("{stem}{e}")));
+    }
+    out
+}
+
+/// The forms of `spelling`, a name written in the Bengali script, with the table's joined case
+/// suffixes; none for a word of another script.
+pub(super) fn bengali_forms(spelling: &str, table: &Inflection) -> Vec<String> {
+    let bengali = |c: char| ('\u{0980}'..='\u{09FF}').contains(&c);
+    if !spelling.chars().all(bengali) {
+        return Vec::new();
+    }
+    table.bengali_suffixes.iter().map(|e| format!("{spelling}{e}")).collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Inflection, forms, latin_forms};
+    use super::{Inflection, bengali_forms, forms, latin_forms};
+
+    #[test]
+    fn bengali_names_take_joined_suffixes() {
+        let table = Inflection { bengali_suffixes: vec!["ের".into()], ..Inflection::default() };
+        assert_eq!(bengali_forms("গুগল", &table), ["গুগলের"]);
+        assert!(bengali_forms("Google", &table).is_empty());
+    }
 
     #[test]
     fn latin_names_take_the_tables_endings_by_their_last_letter() {
@@ -65,10 +88,14 @@ mod tests {
             after_consonant: vec!["a".into(), "iem".into()],
             after_vowel: vec!["n".into()],
             vendor_only: vec!["s".into()],
+            instead_of_final_a: vec!["ie".into(), "y".into()],
+            ..Inflection::default()
         };
+        assert_eq!(latin_forms("Meta", &table, false), ["Metan", "Metie", "Mety"]);
         assert_eq!(latin_forms("Anthropic", &table, true), ["Anthropica", "Anthropiciem", "Anthropics"]);
-        assert_eq!(latin_forms("Claude", &table, false), ["Clauden"]);
-        assert!(latin_forms("Grok", &table, false).is_empty(), "too short");
+        assert_eq!(latin_forms("Llama", &table, false), ["Llaman", "Llamie", "Llamy"]);
+        assert_eq!(latin_forms("Grok", &table, false), ["Groka", "Grokiem"]);
+        assert!(latin_forms("GPT", &table, true).is_empty(), "too short");
         assert!(latin_forms("Mistral AI", &table, true).is_empty(), "a phrase");
         assert!(latin_forms("ChatGLM3", &table, false).is_empty(), "not all letters");
     }
@@ -82,6 +109,7 @@ mod tests {
         assert!(forms("Кандинский").contains(&"Кандинского".to_owned()));
         assert!(forms("Алиса").contains(&"Алисой".to_owned()));
         assert!(forms("Амазон").contains(&"Амазоне".to_owned()));
+        assert!(forms("Клод").contains(&"Клоді".to_owned()), "Ukrainian locative");
     }
 
     #[test]

@@ -229,9 +229,10 @@ impl LexiconBuilder {
     fn insert(&mut self, word: &str, kind: WordKind, strength: Strength, own: bool) -> &mut Self {
         let Some(k) = key(word) else { return self };
         let spelling = word.trim().to_owned();
-        // Only names that are identity wherever they stand take Latin case endings.
-        let vendor = kind == WordKind::Provider;
-        let named = strength == Strength::Always
+        // Vendor, family and model words take Latin case endings; only vendors that are identity
+        // wherever they stand take the vendor-only ones (a family word plus `s` may be a plural).
+        let vendor = strength == Strength::Always && kind == WordKind::Provider;
+        let named = strength != Strength::WithVariant
             && matches!(kind, WordKind::Provider | WordKind::Family | WordKind::Model);
         let slot = self.words.entry(k).or_insert_with(|| {
             (
@@ -245,6 +246,7 @@ impl LexiconBuilder {
         }
         slot.0.strength = slot.0.strength.min(strength);
         slot.1.extend(inflect::forms(&spelling));
+        slot.1.extend(inflect::bengali_forms(&spelling, &self.inflection));
         if named {
             slot.1.extend(inflect::latin_forms(&spelling, &self.inflection, vendor));
         }

@@ -28,7 +28,7 @@
 //! `ミストラル・ラージ`: see `shapes`). An id whose tail holds a snapshot date (`…-2024-12-17`, `…20241022`, no
 //! spaces) is marked as dated: a bare o-series id with a date (`o1-2024-12-17`) counts.
 
-use super::{LexHit, Lexicon, WordKind};
+use super::{LexHit, Lexicon, Strength, WordKind};
 use crate::fold::{Folded, Gap, Word, WordClass};
 
 /// What a vendor word written together with a version becomes.
@@ -69,6 +69,15 @@ impl Lexicon {
             let s = &text[w.range.clone()];
             let next = match w.class {
                 // A parameter count after the version ("Llama 3.3 70B", "OLMo 2 32B").
+                // "Sonnet 18", "Opus 131": a number that names a work, not a version.
+                WordClass::Digits
+                    if spaced
+                        && j == hit.words.end
+                        && hit.strength == Strength::InContext
+                        && numbers_a_work(text, words, j) =>
+                {
+                    None
+                }
                 WordClass::Digits if spaced && prev.class == WordClass::Digits => {
                     parameter_count(text, words, j).inspect(|_| hit.version = true)
                 }
@@ -185,13 +194,34 @@ impl Lexicon {
 /// or across `-` — end in a snapshot or version code of three digits or more written the same
 /// way (`ocr` `2503` of `mistralOcr2503`, `embedding` `001`; "command-line-2" is not one): the
 /// end of that number; `None` otherwise.
+/// True when word `j`, a number written apart after an ordinary word that is identity only in
+/// context ("Sonnet 18", "Opus 131", "Сонет 66"), numbers a work rather than a model version: it
+/// is above twelve (no model line has come near its twelfth version) and nothing is glued to it
+/// (a size keeps its unit: "Qwen 72B"; a version its point: "Llama 3.3").
+fn numbers_a_work(text: &str, words: &[Word], j: usize) -> bool {
+    let number = &text[words[j].range.clone()];
+    let glued = words.get(j + 1).is_some_and(|w| {
+        w.gap == Gap::Split || (w.gap == Gap::Joiner && text[w.gap_range.clone()].contains(['.', '-']))
+    });
+    number.parse::<u32>().is_ok_and(|n| n > 12) && !glued
+}
+
 fn glued_version(text: &str, words: &[Word], j: usize) -> Option<usize> {
     let glued = |w: &Word| matches!(&text[w.gap_range.clone()], "" | "-") && w.gap != Gap::Start;
     (j..words.len().min(j + 3))
         .take_while(|&k| glued(&words[k]))
         .find(|&k| words[k].class == WordClass::Digits)
-        .filter(|&k| words[k].range.len() >= 3 && words[j..k].iter().all(|w| w.class == WordClass::Letters))
-        .map(|k| k + 1)
+        .filter(|&k| {
+            (words[k].range.len() >= 3 || dotted(text, words, k))
+                && words[j..k].iter().all(|w| w.class == WordClass::Letters)
+        })
+        .map(|k| if dotted(text, words, k) { k + 2 } else { k + 1 })
+}
+
+/// True when number word `k` and the number after it are one dotted version ("1.6" in
+/// "doubao-seed-1.6").
+fn dotted(text: &str, words: &[Word], k: usize) -> bool {
+    words.get(k + 1).is_some_and(|w| w.class == WordClass::Digits && text[w.gap_range.clone()] == *".")
 }
 
 /// True when the words from `j` are a context-window size written as a model's is: a power of

@@ -78,6 +78,7 @@ fn hidden_characters_do_not_smuggle_identity() {
     assert!(matches!(anon.rewrite_text("caf\u{e9} \u{2014} fine"), std::borrow::Cow::Borrowed(_)));
 }
 mod classes;
+mod classes_fifth;
 mod classes_inflected;
 mod classes_named;
 mod classes_self;

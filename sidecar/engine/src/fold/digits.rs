@@ -1,0 +1,42 @@
+//! Digits written for letters inside a word (`Gr0k`, `L1ama`, `Cl0ude`): a digit standing between
+//! two letters is read as the letter the UTS #39 confusables table says it looks like (`0` is
+//! `O`, `1` is `l`). Only those two: the table maps no other ASCII digit to a letter, and a digit
+//! at a word's edge is a version (`gpt4o`, `o1-mini` keep theirs). The reading is a second one
+//! beside the text as written, never instead of it (`o1preview` is still read as `o1 preview`).
+
+/// `text` with every `0`/`1` that stands between two ASCII letters replaced by `o`/`l` (same
+/// byte offsets), or `None` when there is none.
+pub fn digits_as_letters(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    for i in 1..bytes.len().saturating_sub(1) {
+        let letter = match bytes[i] {
+            b'0' => b'o',
+            b'1' => b'l',
+            _ => continue,
+        };
+        if bytes[i - 1].is_ascii_alphabetic() && bytes[i + 1].is_ascii_alphabetic() {
+            out.get_or_insert_with(|| bytes.to_vec())[i] = letter;
+        }
+    }
+    // Only ASCII bytes were replaced by ASCII bytes, so the text is still UTF-8.
+    out.map(|b| String::from_utf8(b).expect("ASCII replaced by ASCII"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::digits_as_letters;
+
+    #[test]
+    fn a_zero_or_one_between_letters_reads_as_a_letter() {
+        assert_eq!(digits_as_letters("Gr0k-3 and L1ama-3").as_deref(), Some("Grok-3 and Llama-3"));
+        assert_eq!(digits_as_letters("Gé1n").as_deref(), None, "a multi-byte letter is no ASCII letter");
+    }
+
+    #[test]
+    fn versions_and_other_digits_stay() {
+        for text in ["gpt4o", "o1-mini", "GPT-4", "Qwen1.5", "10 items", "a 1 b", "h2o", "x3y"] {
+            assert_eq!(digits_as_letters(text), None, "{text}");
+        }
+    }
+}

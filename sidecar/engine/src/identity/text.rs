@@ -326,15 +326,18 @@ fn identifier_model_id(folded: &Folded, words: &[Word], h: &LexHit<'_>) -> bool 
 /// command reviewer", "the mini one"), nor is half of a compound a name.
 fn named_role(lexicon: &Lexicon, written: &str, folded: &Folded, words: &[Word], h: &LexHit<'_>) -> bool {
     let (first, end) = (h.words.start, h.words.end);
+    // "the Llama-based reviewer": a suffix of `name_suffixes` may join the name to its role.
+    let suffix = lexicon.name_suffix_at(folded, words, end).filter(|_| h.kind.is_model_like());
+    let role_at = suffix.unwrap_or(end);
     h.strength == Strength::InContext
         && (h.kind.is_model_like() || *h.kind == WordKind::Tier)
         && matches!(h.source, HitSource::Entry(_))
         && written.chars().next().is_some_and(char::is_uppercase)
-        && !compound(folded, words, h)
+        && (suffix.is_some() || !compound(folded, words, h))
         && spaced(folded, words, first)
         && lexicon.determiner_before(folded, words, first)
-        && spaced(folded, words, end)
-        && lexicon.name_role_after(folded, words, end)
+        && spaced(folded, words, role_at)
+        && lexicon.name_role_after(folded, words, role_at)
 }
 
 /// True when an ordinary family word (`written` as it stands in the original text) is the name

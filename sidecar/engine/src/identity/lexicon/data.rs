@@ -127,6 +127,10 @@ pub struct ContextNouns {
     /// determiner of `name_determiners`.
     #[serde(default)]
     pub name_roles: Vec<String>,
+    /// Words joined by a hyphen after such a family word, before its role ("the Llama-based
+    /// reviewer", "a Gemini-powered helper").
+    #[serde(default)]
+    pub name_suffixes: Vec<String>,
     /// Size and kind words that may stand between a tier word and the noun it labels ("an
     /// efficient small model"): they go with the tier word, as do those right before it.
     #[serde(default)]

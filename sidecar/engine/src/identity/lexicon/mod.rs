@@ -100,6 +100,7 @@ pub struct LexiconBuilder {
     self_names_before: BTreeSet<String>,
     self_names_after: BTreeSet<String>,
     name_roles: BTreeSet<String>,
+    name_suffixes: BTreeSet<String>,
     unspaced: UnspacedContext,
     inflection: Inflection,
     /// Words the configuration opted out of (never entered from data or harvesting).
@@ -157,6 +158,7 @@ impl LexiconBuilder {
             self_names_before: data.context.self_names_before.iter().filter_map(|w| key(w)).collect(),
             self_names_after: data.context.self_names_after.iter().filter_map(|w| key(w)).collect(),
             name_roles: data.context.name_roles.iter().filter_map(|w| key(w)).collect(),
+            name_suffixes: data.context.name_suffixes.iter().filter_map(|w| key(w)).collect(),
             unspaced: data.context.unspaced.clone(),
             inflection: data.inflection.clone(),
             allowed: allowed.into_iter().filter_map(key).collect(),
@@ -346,6 +348,7 @@ impl LexiconBuilder {
             self_names_before: self.self_names_before.iter().cloned().collect(),
             self_names_after: nouns(&self.self_names_after),
             name_roles: nouns(&self.name_roles),
+            name_suffixes: nouns(&self.name_suffixes),
             noun_words: self.nouns_after.iter().cloned().collect(),
             longest: self
                 .words
@@ -388,6 +391,7 @@ struct Compiled {
     self_names_before: Vec<String>,
     self_names_after: PhraseSet<()>,
     name_roles: PhraseSet<()>,
+    name_suffixes: PhraseSet<()>,
     noun_words: HashSet<String>,
     longest: usize,
     builder: LexiconBuilder,

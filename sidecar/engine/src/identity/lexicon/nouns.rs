@@ -57,6 +57,16 @@ impl Lexicon {
         self.inner.self_names_after.longest_at(folded, words, at).is_some()
     }
 
+    /// The word after a `[context] name_suffixes` word joined by a hyphen at word `at`
+    /// (`-based`, `-powered`), if one stands there.
+    pub(crate) fn name_suffix_at(&self, folded: &Folded, words: &[Word], at: usize) -> Option<usize> {
+        let hyphen = words.get(at).is_some_and(|w| folded.as_str()[w.gap_range.clone()] == *"-");
+        if !hyphen {
+            return None;
+        }
+        self.inner.name_suffixes.longest_at(folded, words, at).map(|(end, _)| end)
+    }
+
     /// True when a role of `[context] name_roles` starts at word `at`.
     pub(crate) fn name_role_after(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
         self.inner.name_roles.longest_at(folded, words, at).is_some()

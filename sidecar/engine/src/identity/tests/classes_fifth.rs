@@ -117,3 +117,19 @@ fn context_nouns_of_other_languages_and_identifiers_after_a_noun() {
         ],
     );
 }
+
+#[test]
+fn a_name_joined_to_its_role_by_a_suffix_names_the_agents_model() {
+    assert_rewrites(
+        &builtin(),
+        &[
+            ("I disagree with the Llama-based reviewer.", "I disagree with the [model]-based reviewer."),
+            ("Ask a Gemini-powered helper.", "Ask a [model]-powered helper."),
+        ],
+    );
+    // Controls: in lower case, or with no role after it, the compound is prose.
+    assert_unchanged(
+        &builtin(),
+        &["Use a command-based agent for that.", "The Llama-based wool trade grew."],
+    );
+}

@@ -255,7 +255,7 @@ fn fourth_identity_probes() {
 /// with a leak, 26 of 284 tokens; 10 of 47 controls changed) is a held-out figure; these are the
 /// figures after the fixes it led to.
 const FIFTH_CEILINGS: [(&str, [usize; 4]); 8] = [
-    ("text", [5, 0, 0, 0]),
+    ("text", [4, 0, 0, 0]),
     ("mcp_tool", [0, 0, 0, 0]),
     ("a2a_card", [0, 0, 0, 0]),
     ("a2a_parts", [0, 0, 0, 0]),

@@ -87,6 +87,10 @@ pub(super) fn in_context(
     {
         return true;
     }
+    // A vendor word that starts an identifier of its interface (`GOOGLE_API_KEY`).
+    if *h.kind == WordKind::Provider && lexicon.vendor_identifier_after(folded, words, end) {
+        return true;
+    }
     let next_to = |j: usize| kept(j) && (hits[j].words.end == first || hits[j].words.start == end);
     if (i > 0 && next_to(i - 1) && near(folded, words, first))
         || (i + 1 < hits.len() && next_to(i + 1) && near(folded, words, end))

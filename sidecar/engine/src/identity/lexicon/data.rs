@@ -127,6 +127,11 @@ pub struct ContextNouns {
     /// determiner of `name_determiners`.
     #[serde(default)]
     pub name_roles: Vec<String>,
+    /// Words that make a vendor word before them in one identifier (joined by `_`, `.`, `-` or
+    /// a camelCase hump, not a space) the vendor's own interface: `GOOGLE_API_KEY`,
+    /// `google.api_core`, `MetaSdk`.
+    #[serde(default)]
+    pub vendor_identifier_after: Vec<String>,
     /// Words joined by a hyphen after such a family word, before its role ("the Llama-based
     /// reviewer", "a Gemini-powered helper").
     #[serde(default)]

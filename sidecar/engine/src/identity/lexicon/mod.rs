@@ -101,6 +101,7 @@ pub struct LexiconBuilder {
     self_names_after: BTreeSet<String>,
     name_roles: BTreeSet<String>,
     name_suffixes: BTreeSet<String>,
+    vendor_identifier_after: BTreeSet<String>,
     unspaced: UnspacedContext,
     inflection: Inflection,
     /// Words the configuration opted out of (never entered from data or harvesting).
@@ -159,6 +160,12 @@ impl LexiconBuilder {
             self_names_after: data.context.self_names_after.iter().filter_map(|w| key(w)).collect(),
             name_roles: data.context.name_roles.iter().filter_map(|w| key(w)).collect(),
             name_suffixes: data.context.name_suffixes.iter().filter_map(|w| key(w)).collect(),
+            vendor_identifier_after: data
+                .context
+                .vendor_identifier_after
+                .iter()
+                .filter_map(|w| key(w))
+                .collect(),
             unspaced: data.context.unspaced.clone(),
             inflection: data.inflection.clone(),
             allowed: allowed.into_iter().filter_map(key).collect(),
@@ -349,6 +356,7 @@ impl LexiconBuilder {
             self_names_after: nouns(&self.self_names_after),
             name_roles: nouns(&self.name_roles),
             name_suffixes: nouns(&self.name_suffixes),
+            vendor_identifier_after: nouns(&self.vendor_identifier_after),
             noun_words: self.nouns_after.iter().cloned().collect(),
             longest: self
                 .words
@@ -392,6 +400,7 @@ struct Compiled {
     self_names_after: PhraseSet<()>,
     name_roles: PhraseSet<()>,
     name_suffixes: PhraseSet<()>,
+    vendor_identifier_after: PhraseSet<()>,
     noun_words: HashSet<String>,
     longest: usize,
     builder: LexiconBuilder,

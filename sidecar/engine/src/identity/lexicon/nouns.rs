@@ -2,7 +2,7 @@
 //! model-id variant words, and the role nouns of self-descriptions.
 
 use super::Lexicon;
-use crate::fold::{Folded, Word};
+use crate::fold::{Folded, Gap, Word};
 
 impl Lexicon {
     /// True when an identity noun phrase (e.g. "model", "tier") starts at word `at`.
@@ -55,6 +55,16 @@ impl Lexicon {
     /// True when a word of `[context] self_names_after` ("here") starts at word `at`.
     pub(crate) fn self_name_after(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
         self.inner.self_names_after.longest_at(folded, words, at).is_some()
+    }
+
+    /// True when a word of `[context] vendor_identifier_after` starts at word `at` in the same
+    /// identifier as the word before it (joined without a space: `GOOGLE_API_KEY`).
+    pub(crate) fn vendor_identifier_after(&self, folded: &Folded, words: &[Word], at: usize) -> bool {
+        let joined = words.get(at).is_some_and(|w| {
+            let gap = &folded.as_str()[w.gap_range.clone()];
+            w.gap != Gap::Start && matches!(gap, "" | "_" | "." | "-")
+        });
+        joined && self.inner.vendor_identifier_after.longest_at(folded, words, at).is_some()
     }
 
     /// The word after a `[context] name_suffixes` word joined by a hyphen at word `at`

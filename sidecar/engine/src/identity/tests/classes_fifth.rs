@@ -133,3 +133,22 @@ fn a_name_joined_to_its_role_by_a_suffix_names_the_agents_model() {
         &["Use a command-based agent for that.", "The Llama-based wool trade grew."],
     );
 }
+
+#[test]
+fn a_vendor_word_that_starts_an_identifier_of_its_interface_is_identity() {
+    assert_rewrites(
+        &builtin(),
+        &[
+            ("GOOGLE_API_KEY=<removed>", "[provider]_API_KEY=<removed>"),
+            (
+                "File \"site-packages/google/api_core/retry.py\", in google.api_core.retry",
+                "File \"site-packages/google/api_core/retry.py\", in [provider].api_core.retry",
+            ),
+        ],
+    );
+    // Controls: the words apart in prose, and an ordinary word before `api`.
+    assert_unchanged(
+        &builtin(),
+        &["Search Google for the API docs.", "The command_api module parses flags.", "META_DATA_DIR=/tmp"],
+    );
+}

@@ -1,4 +1,4 @@
-//! Digits written for letters inside a word (`Gr0k`, `L1ama`, `Cl0ude`): a digit standing between
+//! Digits written for letters inside a word (`Gr0k`, `L1ama`, `C1aude`): a digit standing between
 //! two letters is read as the letter the UTS #39 confusables table says it looks like (`0` is
 //! `O`, `1` is `l`). Only those two: the table maps no other ASCII digit to a letter, and a digit
 //! at a word's edge is a version (`gpt4o`, `o1-mini` keep theirs). The reading is a second one

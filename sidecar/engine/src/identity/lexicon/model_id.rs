@@ -68,7 +68,6 @@ impl Lexicon {
             let prev = &words[j - 1];
             let s = &text[w.range.clone()];
             let next = match w.class {
-                // A parameter count after the version ("Llama 3.3 70B", "OLMo 2 32B").
                 // "Sonnet 18", "Opus 131": a number that names a work, not a version.
                 WordClass::Digits
                     if spaced
@@ -78,6 +77,7 @@ impl Lexicon {
                 {
                     None
                 }
+                // A parameter count after the version ("Llama 3.3 70B", "OLMo 2 32B").
                 WordClass::Digits if spaced && prev.class == WordClass::Digits => {
                     parameter_count(text, words, j).inspect(|_| hit.version = true)
                 }
@@ -190,22 +190,27 @@ impl Lexicon {
     }
 }
 
-/// Where an id goes on when the words from `j` on — at most two of letters, written together
-/// or across `-` — end in a snapshot or version code of three digits or more written the same
-/// way (`ocr` `2503` of `mistralOcr2503`, `embedding` `001`; "command-line-2" is not one): the
-/// end of that number; `None` otherwise.
+/// The highest major version a model line is read with after an ordinary word: no line has come
+/// near it, while the numbers of poems and works run far above it.
+const HIGHEST_VERSION_AFTER_A_WORD: u32 = 12;
+
 /// True when word `j`, a number written apart after an ordinary word that is identity only in
 /// context ("Sonnet 18", "Opus 131", "Сонет 66"), numbers a work rather than a model version: it
-/// is above twelve (no model line has come near its twelfth version) and nothing is glued to it
+/// is above [`HIGHEST_VERSION_AFTER_A_WORD`] and nothing is glued to it
 /// (a size keeps its unit: "Qwen 72B"; a version its point: "Llama 3.3").
 fn numbers_a_work(text: &str, words: &[Word], j: usize) -> bool {
     let number = &text[words[j].range.clone()];
     let glued = words.get(j + 1).is_some_and(|w| {
         w.gap == Gap::Split || (w.gap == Gap::Joiner && text[w.gap_range.clone()].contains(['.', '-']))
     });
-    number.parse::<u32>().is_ok_and(|n| n > 12) && !glued
+    number.parse::<u32>().is_ok_and(|n| n > HIGHEST_VERSION_AFTER_A_WORD) && !glued
 }
 
+/// Where an id goes on when the words from `j` on — at most two of letters, written together
+/// or across `-` — end in a snapshot or version code of three digits or more, or a dotted
+/// version, written the same way (`ocr` `2503` of `mistralOcr2503`, `embedding` `001`, `seed`
+/// `1.6` of `doubao-seed-1.6`; "command-line-2" is not one): the end of that number; `None`
+/// otherwise.
 fn glued_version(text: &str, words: &[Word], j: usize) -> Option<usize> {
     let glued = |w: &Word| matches!(&text[w.gap_range.clone()], "" | "-") && w.gap != Gap::Start;
     (j..words.len().min(j + 3))

@@ -196,14 +196,15 @@ const HIGHEST_VERSION_AFTER_A_WORD: u32 = 12;
 
 /// True when word `j`, a number written apart after an ordinary word that is identity only in
 /// context ("Sonnet 18", "Opus 131", "Сонет 66"), numbers a work rather than a model version: it
-/// is above [`HIGHEST_VERSION_AFTER_A_WORD`] and nothing is glued to it
+/// is above [`HIGHEST_VERSION_AFTER_A_WORD`] and at most three digits (four or more are a release
+/// code or a snapshot date: "Sonnet 20250219"), and nothing is glued to it
 /// (a size keeps its unit: "Qwen 72B"; a version its point: "Llama 3.3").
 fn numbers_a_work(text: &str, words: &[Word], j: usize) -> bool {
     let number = &text[words[j].range.clone()];
     let glued = words.get(j + 1).is_some_and(|w| {
         w.gap == Gap::Split || (w.gap == Gap::Joiner && text[w.gap_range.clone()].contains(['.', '-']))
     });
-    number.parse::<u32>().is_ok_and(|n| n > HIGHEST_VERSION_AFTER_A_WORD) && !glued
+    number.len() <= 3 && number.parse::<u32>().is_ok_and(|n| n > HIGHEST_VERSION_AFTER_A_WORD) && !glued
 }
 
 /// Where an id goes on when the words from `j` on — at most two of letters, written together

@@ -90,6 +90,7 @@ fn a_number_that_names_a_work_is_no_version_and_other_fields_keep_their_words() 
         &builtin(),
         &[
             ("Claude Sonnet 4.5 answered.", "[model] answered."),
+            ("Then Sonnet 20250219 answered.", "Then [model] answered."),
             ("Then GLM-4.5 from Zhipu answered.", "Then [model] from [provider] answered."),
             ("The reviewer runs Jamba 1.7.", "The reviewer runs [model]."),
             ("豆包大模型（doubao-seed-1.6）负责翻译。", "[model]大模型（[model]）负责翻译。"),
